@@ -1,0 +1,109 @@
+#include "backend/cuda/cuda.hpp"
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <sstream>
+
+#include "spmvkit/error.hpp"
+
+namespace spmvkit::cuda {
+
+namespace {
+std::string where(const char* call, const char* file, int line) {
+  std::ostringstream os;
+  os << " in " << call << " at " << file << ":" << line;
+  return os.str();
+}
+}  // namespace
+
+void throw_cuda_error(cudaError_t status, const char* call, const char* file, int line) {
+  cudaGetLastError();  // clear a sticky non-fatal error so later calls are not poisoned
+  throw CudaError(std::string("CUDA error ") + cudaGetErrorName(status) + " (" +
+                  cudaGetErrorString(status) + ")" + where(call, file, line));
+}
+
+void throw_cusparse_error(cusparseStatus_t status, const char* call, const char* file, int line) {
+  throw CusparseError(std::string("cuSPARSE error ") + cusparseGetErrorName(status) + " (" +
+                      cusparseGetErrorString(status) + ")" + where(call, file, line));
+}
+
+void throw_cublas_error(cublasStatus_t status, const char* call, const char* file, int line) {
+  throw CusparseError(std::string("cuBLAS error ") + cublasGetStatusName(status) + " (" +
+                      cublasGetStatusString(status) + ")" + where(call, file, line));
+}
+
+Context::Context(int device) : device_(device) {
+  SPMVKIT_CUDA_CHECK(cudaSetDevice(device));
+  SPMVKIT_CUDA_CHECK(cudaGetDeviceProperties(&props_, device));
+  SPMVKIT_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+  SPMVKIT_CUSPARSE_CHECK(cusparseCreate(&cusparse_));
+  SPMVKIT_CUSPARSE_CHECK(cusparseSetStream(cusparse_, stream_));
+  SPMVKIT_CUBLAS_CHECK(cublasCreate(&cublas_));
+  SPMVKIT_CUBLAS_CHECK(cublasSetStream(cublas_, stream_));
+}
+
+Context::~Context() {
+  // Process teardown: errors here cannot be reported, so they are ignored.
+  if (cublas_) cublasDestroy(cublas_);
+  if (cusparse_) cusparseDestroy(cusparse_);
+  if (stream_) cudaStreamDestroy(stream_);
+}
+
+Context& Context::get() {
+  int device = 0;
+  SPMVKIT_CUDA_CHECK(cudaGetDevice(&device));
+  return get(device);
+}
+
+Context& Context::get(int device) {
+  static std::mutex mutex;
+  static std::map<int, std::unique_ptr<Context>> contexts;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto& slot = contexts[device];
+  if (!slot) slot.reset(new Context(device));
+  SPMVKIT_CUDA_CHECK(cudaSetDevice(device));
+  return *slot;
+}
+
+void Context::synchronize() const { SPMVKIT_CUDA_CHECK(cudaStreamSynchronize(stream_)); }
+
+void* device_alloc(std::size_t bytes) {
+  void* p = nullptr;
+  const cudaError_t status = cudaMalloc(&p, bytes);
+  if (status != cudaSuccess) {
+    cudaGetLastError();
+    std::ostringstream os;
+    os << "CUDA error " << cudaGetErrorName(status) << " (" << cudaGetErrorString(status)
+       << ") allocating " << bytes << " bytes of device memory";
+    throw CudaError(os.str());
+  }
+  return p;
+}
+
+void device_free(void* p) noexcept {
+  if (p) cudaFree(p);
+}
+
+void copy_to_device(void* dst, const void* src, std::size_t bytes) {
+  auto& ctx = Context::get();
+  SPMVKIT_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, ctx.stream()));
+  ctx.synchronize();
+}
+
+void copy_to_host(void* dst, const void* src, std::size_t bytes) {
+  auto& ctx = Context::get();
+  SPMVKIT_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, ctx.stream()));
+  ctx.synchronize();
+}
+
+void copy_on_device(void* dst, const void* src, std::size_t bytes) {
+  SPMVKIT_CUDA_CHECK(
+      cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, Context::get().stream()));
+}
+
+void fill_bytes(void* dst, int byte, std::size_t bytes) {
+  SPMVKIT_CUDA_CHECK(cudaMemsetAsync(dst, byte, bytes, Context::get().stream()));
+}
+
+}  // namespace spmvkit::cuda

@@ -1,0 +1,136 @@
+// The CUDA backend's internals: checked calls, the per-device context (stream, cuSPARSE and
+// cuBLAS handles, properties) and RAII device buffers. Only code under backend/cuda/ calls
+// cudaMalloc/cudaFree or creates handles; formats use DeviceBuffer and Context.
+#pragma once
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <cusparse.h>
+
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace spmvkit::cuda {
+
+[[noreturn]] void throw_cuda_error(cudaError_t status, const char* call, const char* file,
+                                   int line);
+[[noreturn]] void throw_cusparse_error(cusparseStatus_t status, const char* call,
+                                       const char* file, int line);
+[[noreturn]] void throw_cublas_error(cublasStatus_t status, const char* call, const char* file,
+                                     int line);
+
+}  // namespace spmvkit::cuda
+
+#define SPMVKIT_CUDA_CHECK(call)                                                   \
+  do {                                                                             \
+    const cudaError_t spmvkit_status_ = (call);                                    \
+    if (spmvkit_status_ != cudaSuccess)                                            \
+      ::spmvkit::cuda::throw_cuda_error(spmvkit_status_, #call, __FILE__, __LINE__); \
+  } while (0)
+
+#define SPMVKIT_CUSPARSE_CHECK(call)                                                   \
+  do {                                                                                 \
+    const cusparseStatus_t spmvkit_status_ = (call);                                   \
+    if (spmvkit_status_ != CUSPARSE_STATUS_SUCCESS)                                    \
+      ::spmvkit::cuda::throw_cusparse_error(spmvkit_status_, #call, __FILE__, __LINE__); \
+  } while (0)
+
+#define SPMVKIT_CUBLAS_CHECK(call)                                                   \
+  do {                                                                               \
+    const cublasStatus_t spmvkit_status_ = (call);                                   \
+    if (spmvkit_status_ != CUBLAS_STATUS_SUCCESS)                                    \
+      ::spmvkit::cuda::throw_cublas_error(spmvkit_status_, #call, __FILE__, __LINE__); \
+  } while (0)
+
+// After every kernel launch: reports launch-configuration errors at the launch site.
+#define SPMVKIT_LAUNCH_CHECK() SPMVKIT_CUDA_CHECK(cudaGetLastError())
+
+namespace spmvkit::cuda {
+
+// One per device: the stream all spmvkit work is queued on, library handles bound to it, and
+// the device's properties. Created on first use; lives for the process.
+class Context {
+ public:
+  static Context& get();            // the current device's context
+  static Context& get(int device);  // a given device's context (multi-GPU)
+
+  int device() const { return device_; }
+  cudaStream_t stream() const { return stream_; }
+  cusparseHandle_t cusparse() const { return cusparse_; }
+  cublasHandle_t cublas() const { return cublas_; }
+  const cudaDeviceProp& props() const { return props_; }
+  int sm_count() const { return props_.multiProcessorCount; }
+  void synchronize() const;
+
+  Context(const Context&) = delete;
+  Context& operator=(const Context&) = delete;
+  ~Context();
+
+ private:
+  explicit Context(int device);
+  int device_ = 0;
+  cudaStream_t stream_ = nullptr;
+  cusparseHandle_t cusparse_ = nullptr;
+  cublasHandle_t cublas_ = nullptr;
+  cudaDeviceProp props_{};
+};
+
+// Raw allocation, for DeviceBuffer and Vector. Throws CudaError naming the size on failure.
+void* device_alloc(std::size_t bytes);
+void device_free(void* p) noexcept;
+void copy_to_device(void* dst, const void* src, std::size_t bytes);    // on the stream, then sync
+void copy_to_host(void* dst, const void* src, std::size_t bytes);      // on the stream, then sync
+void copy_on_device(void* dst, const void* src, std::size_t bytes);    // async on the stream
+void fill_bytes(void* dst, int byte, std::size_t bytes);               // async on the stream
+
+// An owning, move-only device array of n elements of T.
+template <class T>
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  explicit DeviceBuffer(std::size_t n) : n_(n) {
+    if (n_ > 0) ptr_ = static_cast<T*>(device_alloc(n_ * sizeof(T)));
+  }
+  explicit DeviceBuffer(const std::vector<T>& host) : DeviceBuffer(host.size()) {
+    upload(host.data(), host.size());
+  }
+  DeviceBuffer(DeviceBuffer&& o) noexcept : ptr_(std::exchange(o.ptr_, nullptr)), n_(std::exchange(o.n_, 0)) {}
+  DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
+    if (this != &o) {
+      device_free(ptr_);
+      ptr_ = std::exchange(o.ptr_, nullptr);
+      n_ = std::exchange(o.n_, 0);
+    }
+    return *this;
+  }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  ~DeviceBuffer() { device_free(ptr_); }
+
+  void upload(const T* host, std::size_t n) {
+    if (n > 0) copy_to_device(ptr_, host, n * sizeof(T));
+  }
+  std::vector<T> download() const {
+    std::vector<T> h(n_);
+    if (n_ > 0) copy_to_host(h.data(), ptr_, n_ * sizeof(T));
+    return h;
+  }
+  T* data() { return ptr_; }
+  const T* data() const { return ptr_; }
+  std::size_t size() const { return n_; }
+  std::size_t bytes() const { return n_ * sizeof(T); }
+
+ private:
+  T* ptr_ = nullptr;
+  std::size_t n_ = 0;
+};
+
+// Grid size for a 1D launch of `work` items, `per_block` items a block.
+inline unsigned grid_for(std::size_t work, std::size_t per_block) {
+  const std::size_t g = (work + per_block - 1) / per_block;
+  return static_cast<unsigned>(g == 0 ? 1 : g);
+}
+
+}  // namespace spmvkit::cuda

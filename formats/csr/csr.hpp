@@ -1,0 +1,42 @@
+// CSR on both backends: scalar (a thread a row), vector (a warp or sub-warp a row) and
+// load-balanced (merge-path: rows + nonzeros split evenly, so one huge row cannot stall).
+#pragma once
+
+#include <memory>
+
+#include "spmvkit/operator.hpp"
+#include "spmvkit/params.hpp"
+#include "spmvkit/registry.hpp"
+
+namespace spmvkit {
+
+enum class CsrKernel { scalar, vector, balanced };
+
+FormatEntry csr_scalar_format();
+FormatEntry csr_vector_format();
+FormatEntry csr_balanced_format();
+
+// Byte model shared by every CSR variant: row pointer, column indices and values, read once.
+template <class V>
+std::size_t csr_matrix_bytes(const Csr<V>& a) {
+  return (static_cast<std::size_t>(a.rows) + 1) * sizeof(index_t) +
+         static_cast<std::size_t>(a.nnz()) * (sizeof(index_t) + sizeof(V));
+}
+
+// OpenMP kernels, reusable by other formats' CPU paths.
+// Row-parallel (static schedule over rows).
+template <class V>
+void csr_spmv_rows_cpu(const Csr<V>& a, const V* x, const V* y, V* z, V alpha, V beta);
+// Merge-path over rows + nonzeros: balanced whatever the row lengths.
+template <class V>
+void csr_spmv_merge_cpu(const Csr<V>& a, const V* x, const V* y, V* z, V alpha, V beta);
+
+template <class V>
+std::unique_ptr<Operator<V>> make_csr_cpu(const Csr<V>& a, CsrKernel kernel);
+
+#if SPMVKIT_HAVE_CUDA
+template <class V>
+std::unique_ptr<Operator<V>> make_csr_cuda(const Csr<V>& a, CsrKernel kernel, const Params& p);
+#endif
+
+}  // namespace spmvkit

@@ -1,0 +1,57 @@
+// The one place that knows every format.
+#include "spmvkit/registry.hpp"
+
+#include "formats/csr/csr.hpp"
+#include "spmvkit/error.hpp"
+
+namespace spmvkit {
+
+const std::vector<FormatEntry>& formats() {
+  static const std::vector<FormatEntry> all = {
+      csr_scalar_format(),
+      csr_vector_format(),
+      csr_balanced_format(),
+  };
+  return all;
+}
+
+const FormatEntry& find_format(std::string_view name) {
+  std::string known;
+  for (const auto& f : formats()) {
+    if (f.name == name) return f;
+    known += (known.empty() ? "" : ", ") + f.name;
+  }
+  throw InputError("unknown format '" + std::string(name) + "' (known: " + known + ")");
+}
+
+template <class V>
+std::unique_ptr<Operator<V>> build_operator(std::string_view format, const Csr<V>& a,
+                                            const Params& params, Backend b) {
+  const FormatEntry& f = find_format(format);
+  for (const auto& [key, value] : params.items()) {
+    bool known = false;
+    std::string accepted;
+    for (const auto& name : f.params) {
+      known = known || name == key;
+      accepted += (accepted.empty() ? "" : ", ") + name;
+    }
+    if (!known)
+      throw InputError("unknown parameter '" + key + "' for format " + f.name + " (accepts: " +
+                       (accepted.empty() ? "none" : accepted) + ")");
+  }
+  if (!f.supports(b))
+    throw UnsupportedError("format " + f.name + " has no " + std::string(to_string(b)) +
+                           " kernel");
+  if (b == Backend::cuda && !cuda_compiled())
+    throw UnsupportedError("this build of spmvkit has no CUDA backend");
+  if (b == Backend::cuda && !cuda_available())
+    throw UnsupportedError("no CUDA device is available");
+  return f.builder<V>()(a, params, b);
+}
+
+template std::unique_ptr<Operator<float>> build_operator(std::string_view, const Csr<float>&,
+                                                         const Params&, Backend);
+template std::unique_ptr<Operator<double>> build_operator(std::string_view, const Csr<double>&,
+                                                          const Params&, Backend);
+
+}  // namespace spmvkit

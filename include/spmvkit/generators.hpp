@@ -1,0 +1,48 @@
+// Matrix generators, deterministic from a seed: the structures the papers evaluate on.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "spmvkit/csr.hpp"
+
+namespace spmvkit {
+
+// 2D stencils on an n x n grid (5 or 9 points), 3D on n^3 (7 or 27 points): Laplacian-like
+// values (diagonal = points - 1, off-diagonals -1), rows = n^d.
+Csr<double> generate_stencil_2d(index_t n, int points);
+Csr<double> generate_stencil_3d(index_t n, int points);
+
+// The BSR paper's SPE5-like reservoir matrix: an n^3 grid with 7-point connectivity, each
+// coupling a dense bs x bs block of random values (diagonally dominant), rows = n^3 * bs.
+Csr<double> generate_reservoir(index_t n, int block_size, std::uint64_t seed = 1);
+
+// Every entry of `a` becomes a dense bs x bs block (as the BSR paper's experiment): entry
+// (i, j, v) gives block (i, j) with values v * (1 + small deterministic perturbation).
+Csr<double> block_expand(const Csr<double>& a, int block_size, std::uint64_t seed = 1);
+
+// A power-law graph with `rows` rows: most rows short, a few very long (lengths Zipf-like up
+// to `max_row` entries), as the SURAA paper's circuit and web matrices. Random values.
+Csr<double> generate_powerlaw(index_t rows, double mean_row, index_t max_row,
+                              std::uint64_t seed = 1);
+
+// Random banded: each row has about `per_row` entries within [i - half_band, i + half_band].
+Csr<double> generate_banded(index_t rows, index_t half_band, index_t per_row,
+                            std::uint64_t seed = 1);
+
+// Uniform random sparse matrix (rows x cols, about `per_row` entries a row), for tests.
+Csr<double> generate_random(index_t rows, index_t cols, double per_row, std::uint64_t seed = 1);
+
+// Builds a generated matrix from its name (as used by the CLI, the benchmark and results):
+//   stencil5_N, stencil9_N (2D), stencil7_N, stencil27_N (3D), reservoir_bsB_N,
+//   powerlaw_ROWS[_MAXROW], banded_ROWS_HALFBAND[_PERROW], random_ROWS_COLS_PERROW,
+//   expand_bsB_NAME (block expansion of any matrix name or .mtx path).
+// Returns false when `name` is not a generator name (e.g. a file path); InputError when it
+// is one but its parameters are invalid.
+bool is_generator_name(const std::string& name);
+Csr<double> generate_by_name(const std::string& name);
+
+// A generator name or a Matrix Market path: loads whichever it is.
+Csr<double> load_matrix(const std::string& name_or_path);
+
+}  // namespace spmvkit

@@ -1,0 +1,47 @@
+// A built sparse operator: one format's data on one backend, for value type V.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "spmvkit/backend.hpp"
+#include "spmvkit/csr.hpp"
+
+namespace spmvkit {
+
+struct OperatorInfo {
+  index_t rows = 0;
+  index_t cols = 0;
+  std::int64_t nnz = 0;          // nonzeros of the original matrix (GFLOP/s = 2*nnz/t)
+  std::size_t matrix_bytes = 0;  // bytes of format data one apply must read (byte model);
+                                 // x (cols values) and y/z traffic are added by the caller
+  Backend backend = Backend::cpu;
+  std::string format;            // registry name
+  std::string details;           // chosen parameters, e.g. "threads_per_row=8"
+};
+
+template <class V>
+class Operator {
+ public:
+  explicit Operator(OperatorInfo info) : info_(std::move(info)) {}
+  virtual ~Operator() = default;
+  Operator(const Operator&) = delete;
+  Operator& operator=(const Operator&) = delete;
+
+  // z = alpha*A*x + beta*y. Pointers are host memory on the CPU backend and device memory on
+  // the CUDA backend (work is queued on the backend's stream, asynchronously). y may alias z
+  // (then this is y = alpha*A*x + beta*y); when beta == 0, y is not read and may be null.
+  // x must not alias z.
+  virtual void apply(const V* x, const V* y, V* z, V alpha, V beta) const = 0;
+
+  const OperatorInfo& info() const { return info_; }
+  index_t rows() const { return info_.rows; }
+  index_t cols() const { return info_.cols; }
+  Backend backend() const { return info_.backend; }
+
+ protected:
+  OperatorInfo info_;
+};
+
+}  // namespace spmvkit
