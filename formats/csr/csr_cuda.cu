@@ -1,0 +1,326 @@
+// CUDA CSR kernels: scalar, vector (sub-warp per row) and balanced (nnz-split row tiles).
+//
+// Bytes one apply must move (all three): row_ptr (rows+1 indices), col_idx + values (nnz each),
+// x at least once (cols values), y when beta != 0, z written (rows values).
+#include <algorithm>
+#include <cub/block/block_reduce.cuh>
+#include <string>
+#include <vector>
+
+#include "backend/cuda/cuda.hpp"
+#include "formats/csr/csr.hpp"
+#include "spmvkit/error.hpp"
+
+namespace spmvkit {
+
+namespace {
+
+template <class V>
+__device__ __forceinline__ V finish(V sum, const V* y, index_t row, V alpha, V beta) {
+  return beta == V(0) ? alpha * sum : alpha * sum + beta * y[row];
+}
+
+// --- scalar: a thread a row (HEC paper, "CSR scalar") ---------------------------------------
+template <class V>
+__global__ void csr_scalar_kernel(index_t rows, const index_t* __restrict__ row_ptr,
+                                  const index_t* __restrict__ col_idx,
+                                  const V* __restrict__ values, const V* __restrict__ x,
+                                  const V* y, V* z, V alpha, V beta) {
+  const std::int64_t row = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (row >= rows) return;
+  V sum = 0;
+  for (index_t k = row_ptr[row]; k < row_ptr[row + 1]; ++k)
+    sum += values[k] * __ldg(x + col_idx[k]);
+  z[row] = finish(sum, y, static_cast<index_t>(row), alpha, beta);
+}
+
+// --- vector: THREADS_PER_ROW consecutive lanes a row, shuffle reduction ------------------
+// (HEC paper "CSR vector", with the sub-warp width chosen from the mean row length.)
+template <class V, int THREADS_PER_ROW>
+__global__ void csr_vector_kernel(index_t rows, const index_t* __restrict__ row_ptr,
+                                  const index_t* __restrict__ col_idx,
+                                  const V* __restrict__ values, const V* __restrict__ x,
+                                  const V* y, V* z, V alpha, V beta) {
+  const std::int64_t gid = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const std::int64_t row = gid / THREADS_PER_ROW;
+  const int lane = static_cast<int>(gid % THREADS_PER_ROW);
+  const bool active = row < rows;
+  // Inactive lanes still take part in the shuffles (full mask), with an empty range.
+  const index_t begin = active ? row_ptr[row] : 0;
+  const index_t end = active ? row_ptr[row + 1] : 0;
+  V sum = 0;
+  for (index_t k = begin + lane; k < end; k += THREADS_PER_ROW)
+    sum += values[k] * __ldg(x + col_idx[k]);
+#pragma unroll
+  for (int offset = THREADS_PER_ROW / 2; offset > 0; offset /= 2)
+    sum += __shfl_down_sync(0xffffffffu, sum, offset, THREADS_PER_ROW);
+  if (active && lane == 0) z[row] = finish(sum, y, static_cast<index_t>(row), alpha, beta);
+}
+
+// --- balanced: nnz-split tiles ---------------------------------------------------------------
+// Setup cuts the rows into tiles of at most `tile_nnz` nonzeros (and at most `max_tile_rows`
+// rows). A tile of whole rows is processed by one thread block: all threads first compute the
+// products values[k] * x[col_idx[k]] of the tile into shared memory with coalesced loads
+// (`items_per_thread` independent loads in flight per thread), then groups of
+// `threads_per_row` threads (chosen per tile from its mean row length) reduce each row from
+// shared memory. A row longer than `tile_nnz` is split over several blocks, each reducing
+// its slice into a partial sum; a fix-up kernel adds a long row's partials and writes z. Every
+// block thus does the same bounded work whatever the row lengths.
+struct BalancedPolicy {
+  int block_threads = 256;
+  int items_per_thread = 8;
+  int tile_nnz() const { return block_threads * items_per_thread; }
+  int max_tile_rows() const { return block_threads * 4; }
+};
+
+struct Tile {
+  index_t row_begin;
+  index_t row_end;    // == row_begin + 1 for a slice of a long row
+  index_t nnz_begin;
+  index_t nnz_end;
+  int threads_per_row;  // 0 marks a long-row slice
+  index_t partial;      // slice: index into the partial sums
+};
+
+struct LongRow {
+  index_t row;
+  index_t partial_begin;
+  index_t partial_end;
+};
+
+template <class V, int BLOCK, int ITEMS>
+__global__ void __launch_bounds__(BLOCK)
+    csr_balanced_kernel(const Tile* __restrict__ tiles, const index_t* __restrict__ row_ptr,
+                        const index_t* __restrict__ col_idx, const V* __restrict__ values,
+                        const V* __restrict__ x, const V* y, V* z, V* partials, V alpha,
+                        V beta) {
+  __shared__ V products[BLOCK * ITEMS];
+  using BlockReduce = cub::BlockReduce<V, BLOCK>;
+  __shared__ typename BlockReduce::TempStorage reduce_storage;
+  const Tile tile = tiles[blockIdx.x];
+  const int tid = threadIdx.x;
+  const index_t n = tile.nnz_end - tile.nnz_begin;
+
+  if (tile.threads_per_row == 0) {  // a slice of a long row: block reduction to a partial
+    V sum = 0;
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) {
+      const index_t k = i * BLOCK + tid;
+      if (k < n) sum += values[tile.nnz_begin + k] * __ldg(x + col_idx[tile.nnz_begin + k]);
+    }
+    sum = BlockReduce(reduce_storage).Sum(sum);
+    if (tid == 0) partials[tile.partial] = sum;
+    return;
+  }
+
+  // Phase 1: coalesced products into shared memory.
+  V prod[ITEMS];
+#pragma unroll
+  for (int i = 0; i < ITEMS; ++i) {
+    const index_t k = i * BLOCK + tid;
+    prod[i] = k < n ? values[tile.nnz_begin + k] * __ldg(x + col_idx[tile.nnz_begin + k]) : V(0);
+  }
+#pragma unroll
+  for (int i = 0; i < ITEMS; ++i) products[i * BLOCK + tid] = prod[i];
+  __syncthreads();
+
+  // Phase 2: groups of threads_per_row lanes reduce rows from shared memory.
+  const int group = tile.threads_per_row;
+  const int lane = tid % group;
+  const index_t rows = tile.row_end - tile.row_begin;
+  const int groups = BLOCK / group;
+  const index_t rounds = (rows + groups - 1) / groups;  // the same for every thread
+  for (index_t round = 0; round < rounds; ++round) {
+    const index_t local = round * groups + tid / group;
+    const bool active = local < rows;
+    const index_t row = tile.row_begin + local;
+    const index_t begin = active ? row_ptr[row] - tile.nnz_begin : 0;
+    const index_t end = active ? row_ptr[row + 1] - tile.nnz_begin : 0;
+    V sum = 0;
+    for (index_t k = begin + lane; k < end; k += group) sum += products[k];
+    for (int offset = group / 2; offset > 0; offset /= 2)
+      sum += __shfl_down_sync(0xffffffffu, sum, offset, group);
+    if (active && lane == 0) z[row] = finish(sum, y, row, alpha, beta);
+  }
+}
+
+template <class V>
+__global__ void csr_long_row_fixup_kernel(const LongRow* __restrict__ long_rows, index_t count,
+                                          const V* __restrict__ partials, const V* y, V* z,
+                                          V alpha, V beta) {
+  const index_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= count) return;
+  const LongRow lr = long_rows[i];
+  V sum = 0;
+  for (index_t p = lr.partial_begin; p < lr.partial_end; ++p) sum += partials[p];
+  z[lr.row] = finish(sum, y, lr.row, alpha, beta);
+}
+
+int pow2_at_least(double v, int lo, int hi) {
+  int p = lo;
+  while (p < hi && p < v) p *= 2;
+  return p;
+}
+
+template <class V>
+class CsrCudaOperator final : public Operator<V> {
+ public:
+  CsrCudaOperator(const Csr<V>& a, CsrKernel kernel, const Params& p)
+      : Operator<V>(OperatorInfo{a.rows, a.cols, a.nnz(), csr_matrix_bytes(a), Backend::cuda,
+                                 kernel == CsrKernel::scalar   ? "csr_scalar"
+                                 : kernel == CsrKernel::vector ? "csr_vector"
+                                                               : "csr_balanced",
+                                 ""}),
+        kernel_(kernel),
+        row_ptr_(a.row_ptr),
+        col_idx_(a.col_idx),
+        values_(a.values) {
+    if (kernel == CsrKernel::vector) {
+      const double mean = a.rows > 0 ? static_cast<double>(a.nnz()) / a.rows : 0.0;
+      threads_per_row_ = static_cast<int>(
+          p.get_int("threads_per_row", pow2_at_least(mean, 2, 32)));
+      if (threads_per_row_ < 1 || threads_per_row_ > 32 ||
+          (threads_per_row_ & (threads_per_row_ - 1)) != 0)
+        throw InputError("csr_vector: threads_per_row must be a power of two in 1..32, got " +
+                         std::to_string(threads_per_row_));
+      this->info_.details = "threads_per_row=" + std::to_string(threads_per_row_);
+    } else if (kernel == CsrKernel::balanced) {
+      policy_.items_per_thread = static_cast<int>(p.get_int("items_per_thread", 8));
+      if (policy_.items_per_thread != 4 && policy_.items_per_thread != 8 &&
+          policy_.items_per_thread != 16)
+        throw InputError("csr_balanced: items_per_thread must be 4, 8 or 16");
+      build_tiles(a);
+      this->info_.details = "items_per_thread=" + std::to_string(policy_.items_per_thread) +
+                            ",tiles=" + std::to_string(tiles_.size()) +
+                            ",long_rows=" + std::to_string(long_rows_.size());
+      // Tile descriptors are read once per apply too.
+      this->info_.matrix_bytes += tiles_.bytes() + long_rows_.bytes();
+    }
+  }
+
+  void apply(const V* x, const V* y, V* z, V alpha, V beta) const override {
+    const index_t rows = this->info_.rows;
+    if (rows == 0) return;
+    cudaStream_t stream = cuda::Context::get().stream();
+    const index_t* rp = row_ptr_.data();
+    const index_t* ci = col_idx_.data();
+    const V* va = values_.data();
+    constexpr int block = 256;
+    switch (kernel_) {
+      case CsrKernel::scalar:
+        csr_scalar_kernel<V><<<cuda::grid_for(rows, block), block, 0, stream>>>(
+            rows, rp, ci, va, x, y, z, alpha, beta);
+        break;
+      case CsrKernel::vector:
+        launch_vector(x, y, z, alpha, beta, stream);
+        break;
+      case CsrKernel::balanced:
+        launch_balanced(x, y, z, alpha, beta, stream);
+        return;
+    }
+    SPMVKIT_LAUNCH_CHECK();
+  }
+
+ private:
+  void launch_vector(const V* x, const V* y, V* z, V alpha, V beta, cudaStream_t stream) const {
+    const index_t rows = this->info_.rows;
+    constexpr int block = 256;
+    const unsigned grid =
+        cuda::grid_for(static_cast<std::size_t>(rows) * threads_per_row_, block);
+    auto args = [&](auto kernel) {
+      kernel<<<grid, block, 0, stream>>>(rows, row_ptr_.data(), col_idx_.data(), values_.data(),
+                                         x, y, z, alpha, beta);
+    };
+    switch (threads_per_row_) {
+      case 1: args(csr_vector_kernel<V, 1>); break;
+      case 2: args(csr_vector_kernel<V, 2>); break;
+      case 4: args(csr_vector_kernel<V, 4>); break;
+      case 8: args(csr_vector_kernel<V, 8>); break;
+      case 16: args(csr_vector_kernel<V, 16>); break;
+      default: args(csr_vector_kernel<V, 32>); break;
+    }
+  }
+
+  template <int ITEMS>
+  void launch_balanced_items(const V* x, const V* y, V* z, V alpha, V beta,
+                             cudaStream_t stream) const {
+    constexpr int block = 256;
+    csr_balanced_kernel<V, block, ITEMS><<<static_cast<unsigned>(tiles_.size()), block, 0, stream>>>(
+        tiles_.data(), row_ptr_.data(), col_idx_.data(), values_.data(), x, y, z,
+        partials_.data(), alpha, beta);
+  }
+
+  void launch_balanced(const V* x, const V* y, V* z, V alpha, V beta, cudaStream_t stream) const {
+    if (tiles_.size() > 0) {
+      switch (policy_.items_per_thread) {
+        case 4: launch_balanced_items<4>(x, y, z, alpha, beta, stream); break;
+        case 16: launch_balanced_items<16>(x, y, z, alpha, beta, stream); break;
+        default: launch_balanced_items<8>(x, y, z, alpha, beta, stream); break;
+      }
+      SPMVKIT_LAUNCH_CHECK();
+    }
+    if (long_rows_.size() > 0) {
+      const auto count = static_cast<index_t>(long_rows_.size());
+      csr_long_row_fixup_kernel<V><<<cuda::grid_for(count, 128), 128, 0, stream>>>(
+          long_rows_.data(), count, partials_.data(), y, z, alpha, beta);
+      SPMVKIT_LAUNCH_CHECK();
+    }
+  }
+
+  // Greedy tiling: whole rows while they fit in tile_nnz; a longer row becomes slices.
+  void build_tiles(const Csr<V>& a) {
+    const index_t tile_nnz = policy_.tile_nnz();
+    const index_t max_rows = policy_.max_tile_rows();
+    std::vector<Tile> tiles;
+    std::vector<LongRow> long_rows;
+    index_t partials = 0;
+    index_t r = 0;
+    while (r < a.rows) {
+      const index_t len = a.row_length(r);
+      if (len > tile_nnz) {
+        LongRow lr{r, partials, partials};
+        for (index_t k = a.row_ptr[r]; k < a.row_ptr[r + 1]; k += tile_nnz)
+          tiles.push_back(Tile{r, r + 1, k, std::min(k + tile_nnz, a.row_ptr[r + 1]), 0, partials++});
+        lr.partial_end = partials;
+        long_rows.push_back(lr);
+        ++r;
+        continue;
+      }
+      const index_t begin = r;
+      while (r < a.rows && r - begin < max_rows && a.row_length(r) <= tile_nnz &&
+             a.row_ptr[r + 1] - a.row_ptr[begin] <= tile_nnz)
+        ++r;
+      const index_t nnz = a.row_ptr[r] - a.row_ptr[begin];
+      const double mean = static_cast<double>(nnz) / (r - begin);
+      tiles.push_back(Tile{begin, r, a.row_ptr[begin], a.row_ptr[r],
+                           pow2_at_least(mean / 2.0, 1, 32), 0});
+    }
+    tiles_ = cuda::DeviceBuffer<Tile>(tiles);
+    long_rows_ = cuda::DeviceBuffer<LongRow>(long_rows);
+    partials_ = cuda::DeviceBuffer<V>(static_cast<std::size_t>(partials));
+  }
+
+  CsrKernel kernel_;
+  int threads_per_row_ = 32;
+  BalancedPolicy policy_;
+  cuda::DeviceBuffer<index_t> row_ptr_;
+  cuda::DeviceBuffer<index_t> col_idx_;
+  cuda::DeviceBuffer<V> values_;
+  cuda::DeviceBuffer<Tile> tiles_;
+  cuda::DeviceBuffer<LongRow> long_rows_;
+  mutable cuda::DeviceBuffer<V> partials_;  // scratch written by every apply
+};
+
+}  // namespace
+
+template <class V>
+std::unique_ptr<Operator<V>> make_csr_cuda(const Csr<V>& a, CsrKernel kernel, const Params& p) {
+  return std::make_unique<CsrCudaOperator<V>>(a, kernel, p);
+}
+
+template std::unique_ptr<Operator<float>> make_csr_cuda(const Csr<float>&, CsrKernel,
+                                                        const Params&);
+template std::unique_ptr<Operator<double>> make_csr_cuda(const Csr<double>&, CsrKernel,
+                                                         const Params&);
+
+}  // namespace spmvkit
