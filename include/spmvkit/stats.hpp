@@ -30,4 +30,9 @@ struct MatrixStats {
 template <class V>
 MatrixStats compute_stats(const Csr<V>& a);
 
+// The largest bs in 2..64 such that rows and cols are multiples of bs and every aligned
+// bs x bs block that holds an entry is full (the matrix is exactly a BSR matrix); 1 if none.
+template <class V>
+int detect_block_size(const Csr<V>& a);
+
 }  // namespace spmvkit
