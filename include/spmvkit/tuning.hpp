@@ -1,0 +1,19 @@
+// A small persistent store of measured tuning results (calibrations, autotuned kernel
+// parameters), keyed by device name and a key string. Formats consult it when they build;
+// `spmvkit tune` and calibration routines write it.
+//
+// File: $SPMVKIT_TUNING_FILE, else $XDG_CACHE_HOME/spmvkit/tuning.tsv, else
+// ~/.cache/spmvkit/tuning.tsv. One record a line: device <TAB> key <TAB> value. Later lines
+// win. A missing file is an empty store.
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace spmvkit {
+
+std::string tuning_file_path();
+std::optional<std::string> tuning_get(const std::string& device, const std::string& key);
+void tuning_put(const std::string& device, const std::string& key, const std::string& value);
+
+}  // namespace spmvkit
