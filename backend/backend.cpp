@@ -5,6 +5,8 @@
 
 #include "spmvkit/error.hpp"
 
+#include <omp.h>
+
 #if SPMVKIT_HAVE_CUDA
 #include "backend/cuda/cuda.hpp"
 #endif
@@ -50,6 +52,20 @@ std::string device_name(Backend b) {
       if (colon != std::string::npos) return line.substr(line.find_first_not_of(' ', colon + 1));
     }
   return "CPU";
+}
+
+std::string driver_version(Backend b) {
+  if (b == Backend::cuda) {
+#if SPMVKIT_HAVE_CUDA
+    int driver = 0, runtime = 0;
+    cudaDriverGetVersion(&driver);
+    cudaRuntimeGetVersion(&runtime);
+    auto v = [](int x) { return std::to_string(x / 1000) + "." + std::to_string(x % 1000 / 10); };
+    return "driver " + v(driver) + ", runtime " + v(runtime);
+#endif
+    return "none";
+  }
+  return "OpenMP, " + std::to_string(omp_get_max_threads()) + " threads";
 }
 
 void synchronize(Backend b) {

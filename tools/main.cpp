@@ -1,2 +1,37 @@
-#include <iostream>
-int main() { std::cout << "spmvkit\n"; }
+#include <cstdio>
+#include <exception>
+
+#include "spmvkit/error.hpp"
+#include "tools/commands.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "spmvkit: fast sparse matrix-vector products on NVIDIA GPUs and CPUs.\n"
+      "A MATRIX is a Matrix Market file (.mtx, .mtx.gz), a matrix name from ../shared/matrices\n"
+      "or $SPMVKIT_MATRICES, or a generator name: stencil5_N stencil9_N stencil7_N stencil27_N\n"
+      "reservoir_bsB_N powerlaw_ROWS[_MAXROW] banded_ROWS_HALFBAND[_PERROW]\n"
+      "random_ROWS_COLS_PERROW expand_bsB_MATRIX",
+      "spmvkit"};
+  app.require_subcommand(1);
+  spmvkit::cli::add_info(app);
+  spmvkit::cli::add_generate(app);
+  spmvkit::cli::add_convert(app);
+  spmvkit::cli::add_bench(app);
+  spmvkit::cli::add_formats(app);
+  spmvkit::cli::add_tune(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const spmvkit::Error& e) {
+    std::fprintf(stderr, "spmvkit: error: %s\n", e.what());
+    return 1;
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "spmvkit: error: out of host memory\n");
+    return 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "spmvkit: error: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

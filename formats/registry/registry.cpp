@@ -2,6 +2,7 @@
 #include "spmvkit/registry.hpp"
 
 #include "formats/csr/csr.hpp"
+#include "formats/cusparse/cusparse.hpp"
 #include "spmvkit/error.hpp"
 
 namespace spmvkit {
@@ -11,6 +12,10 @@ const std::vector<FormatEntry>& formats() {
       csr_scalar_format(),
       csr_vector_format(),
       csr_balanced_format(),
+      cusparse_csr_alg1_format(),
+      cusparse_csr_alg2_format(),
+      cusparse_coo_format(),
+      cusparse_sell_format(),
   };
   return all;
 }

@@ -18,6 +18,8 @@ bool cuda_compiled();
 bool cuda_available();
 // Human-readable device name ("NVIDIA H100 80GB HBM3", or the CPU model for Backend::cpu).
 std::string device_name(Backend b);
+// Driver and runtime versions ("driver 13.0, runtime 13.0"), or the OpenMP thread count.
+std::string driver_version(Backend b);
 // Waits until all work queued on the backend's stream is done (no-op on the CPU).
 void synchronize(Backend b);
 

@@ -24,6 +24,8 @@ std::vector<double> random_vector(std::size_t n, std::mt19937_64& rng) {
 }
 
 std::string shared_matrix(const std::string& file) {
+  // $SPMVKIT_MATRICES (the GPU machine gets a carried copy) or ../shared/matrices.
+  if (const char* d = std::getenv("SPMVKIT_MATRICES"); d && *d) return std::string(d) + "/" + file;
   return std::string(SPMVKIT_SHARED_DIR) + "/matrices/" + file;
 }
 

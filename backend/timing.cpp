@@ -1,0 +1,78 @@
+#include "spmvkit/timing.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <memory>
+
+#if SPMVKIT_HAVE_CUDA
+#include "backend/cuda/cuda.hpp"
+#endif
+
+namespace spmvkit {
+
+#if SPMVKIT_HAVE_CUDA
+namespace cuda {
+std::vector<double> time_runs_cuda(int warmup, int reps, const std::function<void()>& fn);
+double read_bandwidth_gbs_cuda(std::size_t bytes);
+}  // namespace cuda
+#endif
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0.0;
+  const std::size_t mid = v.size() / 2;
+  std::nth_element(v.begin(), v.begin() + mid, v.end());
+  if (v.size() % 2 == 1) return v[mid];
+  const double upper = v[mid];
+  return 0.5 * (upper + *std::max_element(v.begin(), v.begin() + mid));
+}
+
+std::vector<double> time_runs(Backend b, int warmup, int reps, const std::function<void()>& fn) {
+#if SPMVKIT_HAVE_CUDA
+  if (b == Backend::cuda) return cuda::time_runs_cuda(warmup, reps, fn);
+#endif
+  (void)b;
+  for (int i = 0; i < warmup; ++i) fn();
+  std::vector<double> ms;
+  ms.reserve(reps);
+  for (int i = 0; i < reps; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    fn();
+    const auto t1 = std::chrono::steady_clock::now();
+    ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+  }
+  return ms;
+}
+
+double measure_read_bandwidth_gbs(Backend b, std::size_t bytes) {
+#if SPMVKIT_HAVE_CUDA
+  if (b == Backend::cuda) return cuda::read_bandwidth_gbs_cuda(bytes);
+#endif
+  (void)b;
+  // CPU: a read-only OpenMP pass over 8-byte words, first touched by the same threads.
+  const std::size_t n = std::max<std::size_t>(bytes / 2 / sizeof(double), 1);  // 1 GiB default
+  std::unique_ptr<double[]> data(new double[n]);
+#pragma omp parallel for schedule(static)
+  for (std::size_t i = 0; i < n; ++i) data[i] = static_cast<double>(i & 7);
+  double sink = 0;
+  const auto ms = time_runs(Backend::cpu, 1, 5, [&] {
+    double sum = 0;
+#pragma omp parallel for schedule(static) reduction(+ : sum)
+    for (std::size_t i = 0; i < n; ++i) sum += data[i];
+    sink += sum;
+  });
+  if (sink < 0) return 0;  // keeps the reduction alive
+  return static_cast<double>(n * sizeof(double)) / (median(ms) * 1e-3) / 1e9;
+}
+
+std::size_t last_level_cache_bytes(Backend b) {
+#if SPMVKIT_HAVE_CUDA
+  if (b == Backend::cuda && cuda_available())
+    return static_cast<std::size_t>(cuda::Context::get().props().l2CacheSize);
+#endif
+  (void)b;
+  return 0;
+}
+
+}  // namespace spmvkit

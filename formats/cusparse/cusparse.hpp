@@ -1,0 +1,26 @@
+// cuSPARSE wrapped as registry formats, so the peers run through the same tests and
+// benchmark path as our kernels: CSR (SpMV ALG1, ALG2), COO, sliced ELL, BSR (generic SpMV
+// and legacy bsrmv).
+#pragma once
+
+#include <memory>
+
+#include "spmvkit/operator.hpp"
+#include "spmvkit/params.hpp"
+#include "spmvkit/registry.hpp"
+
+namespace spmvkit {
+
+enum class CusparsePeer { csr_alg1, csr_alg2, coo, sell, bsr, bsrmv };
+
+FormatEntry cusparse_csr_alg1_format();
+FormatEntry cusparse_csr_alg2_format();
+FormatEntry cusparse_coo_format();
+FormatEntry cusparse_sell_format();
+
+#if SPMVKIT_HAVE_CUDA
+template <class V>
+std::unique_ptr<Operator<V>> make_cusparse(const Csr<V>& a, CusparsePeer peer, const Params& p);
+#endif
+
+}  // namespace spmvkit

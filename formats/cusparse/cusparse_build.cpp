@@ -1,0 +1,50 @@
+#include "formats/cusparse/cusparse.hpp"
+
+#include "spmvkit/error.hpp"
+
+namespace spmvkit {
+
+namespace {
+
+template <class V>
+std::unique_ptr<Operator<V>> build_peer(const Csr<V>& a, const Params& p, Backend b,
+                                        CusparsePeer peer) {
+  (void)a;
+  (void)p;
+  (void)b;
+  (void)peer;
+#if SPMVKIT_HAVE_CUDA
+  return make_cusparse(a, peer, p);
+#else
+  throw UnsupportedError("cuSPARSE peers need the CUDA backend");
+#endif
+}
+
+FormatEntry peer_entry(const char* name, const char* summary, CusparsePeer peer,
+                       std::vector<std::string> params = {}) {
+  return make_format(
+      name, summary, std::move(params),
+      [peer](const auto& a, const Params& p, Backend b) { return build_peer(a, p, b, peer); },
+      /*cpu=*/false, /*cuda=*/true, /*peer=*/true);
+}
+
+}  // namespace
+
+FormatEntry cusparse_csr_alg1_format() {
+  return peer_entry("cusparse_csr_alg1", "cuSPARSE SpMV, CSR, CUSPARSE_SPMV_CSR_ALG1",
+                    CusparsePeer::csr_alg1);
+}
+FormatEntry cusparse_csr_alg2_format() {
+  return peer_entry("cusparse_csr_alg2", "cuSPARSE SpMV, CSR, CUSPARSE_SPMV_CSR_ALG2",
+                    CusparsePeer::csr_alg2);
+}
+FormatEntry cusparse_coo_format() {
+  return peer_entry("cusparse_coo", "cuSPARSE SpMV, COO, CUSPARSE_SPMV_COO_ALG1",
+                    CusparsePeer::coo);
+}
+FormatEntry cusparse_sell_format() {
+  return peer_entry("cusparse_sell", "cuSPARSE SpMV, sliced ELL, CUSPARSE_SPMV_SELL_ALG1",
+                    CusparsePeer::sell, {"slice_size"});
+}
+
+}  // namespace spmvkit

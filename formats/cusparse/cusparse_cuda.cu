@@ -1,0 +1,194 @@
+// cuSPARSE peers. Setup does what a careful cuSPARSE user would: descriptors, workspace and
+// cusparseSpMV_preprocess once; each apply only updates the dense-vector pointers.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "backend/cuda/cuda.hpp"
+#include "formats/csr/csr.hpp"
+#include "formats/cusparse/cusparse.hpp"
+#include "spmvkit/error.hpp"
+
+namespace spmvkit {
+
+namespace {
+
+template <class V>
+constexpr cudaDataType value_type() {
+  return std::is_same_v<V, float> ? CUDA_R_32F : CUDA_R_64F;
+}
+
+const char* peer_name(CusparsePeer p) {
+  switch (p) {
+    case CusparsePeer::csr_alg1: return "cusparse_csr_alg1";
+    case CusparsePeer::csr_alg2: return "cusparse_csr_alg2";
+    case CusparsePeer::coo: return "cusparse_coo";
+    case CusparsePeer::sell: return "cusparse_sell";
+    case CusparsePeer::bsr: return "cusparse_bsr";
+    case CusparsePeer::bsrmv: return "cusparse_bsrmv";
+  }
+  return "cusparse";
+}
+
+template <class V>
+class CusparseOperator final : public Operator<V> {
+ public:
+  CusparseOperator(const Csr<V>& a, CusparsePeer peer, const Params& p)
+      : Operator<V>(OperatorInfo{a.rows, a.cols, a.nnz(), 0, Backend::cuda, peer_name(peer), ""}),
+        peer_(peer) {
+    auto& ctx = cuda::Context::get();
+    const std::int64_t rows = a.rows, cols = a.cols, nnz = a.nnz();
+    switch (peer) {
+      case CusparsePeer::csr_alg1:
+      case CusparsePeer::csr_alg2: {
+        ptr_ = cuda::DeviceBuffer<index_t>(a.row_ptr);
+        idx_ = cuda::DeviceBuffer<index_t>(a.col_idx);
+        val_ = cuda::DeviceBuffer<V>(a.values);
+        SPMVKIT_CUSPARSE_CHECK(cusparseCreateCsr(
+            &mat_, rows, cols, nnz, ptr_.data(), idx_.data(), val_.data(), CUSPARSE_INDEX_32I,
+            CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, value_type<V>()));
+        alg_ = peer == CusparsePeer::csr_alg1 ? CUSPARSE_SPMV_CSR_ALG1 : CUSPARSE_SPMV_CSR_ALG2;
+        this->info_.matrix_bytes = csr_matrix_bytes(a);
+        break;
+      }
+      case CusparsePeer::coo: {
+        std::vector<index_t> row_idx(static_cast<std::size_t>(nnz));
+        for (index_t r = 0; r < a.rows; ++r)
+          std::fill(row_idx.begin() + a.row_ptr[r], row_idx.begin() + a.row_ptr[r + 1], r);
+        ptr_ = cuda::DeviceBuffer<index_t>(row_idx);
+        idx_ = cuda::DeviceBuffer<index_t>(a.col_idx);
+        val_ = cuda::DeviceBuffer<V>(a.values);
+        SPMVKIT_CUSPARSE_CHECK(cusparseCreateCoo(&mat_, rows, cols, nnz, ptr_.data(), idx_.data(),
+                                                 val_.data(), CUSPARSE_INDEX_32I,
+                                                 CUSPARSE_INDEX_BASE_ZERO, value_type<V>()));
+        alg_ = CUSPARSE_SPMV_COO_ALG1;
+        this->info_.matrix_bytes = static_cast<std::size_t>(nnz) * (2 * sizeof(index_t) + sizeof(V));
+        break;
+      }
+      case CusparsePeer::sell: {
+        const index_t slice = static_cast<index_t>(p.get_int("slice_size", 32));
+        if (slice < 1 || slice > 1024) throw InputError("cusparse_sell: slice_size must be 1..1024");
+        build_sell(a, slice);
+        alg_ = CUSPARSE_SPMV_SELL_ALG1;
+        this->info_.details = "slice_size=" + std::to_string(slice) +
+                              ",stored=" + std::to_string(val_.size());
+        break;
+      }
+      default:
+        throw UnsupportedError("cuSPARSE BSR peers are built by the BSR format folder");
+    }
+    // Workspace and preprocessing with placeholder vectors.
+    x_tmp_ = cuda::DeviceBuffer<V>(std::max<std::size_t>(a.cols, 1));
+    y_tmp_ = cuda::DeviceBuffer<V>(std::max<std::size_t>(a.rows, 1));
+    SPMVKIT_CUSPARSE_CHECK(cusparseCreateDnVec(&vx_, cols, x_tmp_.data(), value_type<V>()));
+    SPMVKIT_CUSPARSE_CHECK(cusparseCreateDnVec(&vy_, rows, y_tmp_.data(), value_type<V>()));
+    const V one = 1, zero = 0;
+    std::size_t bytes = 0;
+    SPMVKIT_CUSPARSE_CHECK(cusparseSpMV_bufferSize(ctx.cusparse(), CUSPARSE_OPERATION_NON_TRANSPOSE,
+                                                   &one, mat_, vx_, &zero, vy_, value_type<V>(),
+                                                   alg_, &bytes));
+    buffer_ = cuda::DeviceBuffer<char>(std::max<std::size_t>(bytes, 1));
+    if (nnz > 0)
+      SPMVKIT_CUSPARSE_CHECK(cusparseSpMV_preprocess(ctx.cusparse(), CUSPARSE_OPERATION_NON_TRANSPOSE,
+                                                     &one, mat_, vx_, &zero, vy_, value_type<V>(),
+                                                     alg_, buffer_.data()));
+    ctx.synchronize();
+  }
+
+  ~CusparseOperator() override {
+    if (vx_) cusparseDestroyDnVec(vx_);
+    if (vy_) cusparseDestroyDnVec(vy_);
+    if (mat_) cusparseDestroySpMat(mat_);
+  }
+
+  void apply(const V* x, const V* y, V* z, V alpha, V beta) const override {
+    const index_t rows = this->info_.rows;
+    if (rows == 0) return;
+    if (beta != V(0) && y != z) cuda::copy_on_device(z, y, rows * sizeof(V));
+    if (this->info_.nnz == 0 || this->info_.cols == 0) {
+      // cuSPARSE with an empty matrix: z = beta*y, computed here.
+      scale(z, beta);
+      return;
+    }
+    auto& ctx = cuda::Context::get();
+    SPMVKIT_CUSPARSE_CHECK(cusparseDnVecSetValues(vx_, const_cast<V*>(x)));
+    SPMVKIT_CUSPARSE_CHECK(cusparseDnVecSetValues(vy_, z));
+    SPMVKIT_CUSPARSE_CHECK(cusparseSpMV(ctx.cusparse(), CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha,
+                                        mat_, vx_, &beta, vy_, value_type<V>(), alg_,
+                                        buffer_.data()));
+  }
+
+ private:
+  void scale(V* z, V beta) const {
+    auto& ctx = cuda::Context::get();
+    const int n = this->info_.rows;
+    if (beta == V(0)) {
+      cuda::fill_bytes(z, 0, n * sizeof(V));
+      return;
+    }
+    if constexpr (std::is_same_v<V, float>)
+      SPMVKIT_CUBLAS_CHECK(cublasSscal(ctx.cublas(), n, &beta, z, 1));
+    else
+      SPMVKIT_CUBLAS_CHECK(cublasDscal(ctx.cublas(), n, &beta, z, 1));
+  }
+
+  // Sliced ELL as cuSPARSE expects it: slices of `slice` rows, each padded to its longest row,
+  // column-major inside the slice, padding column -1.
+  void build_sell(const Csr<V>& a, index_t slice) {
+    const index_t slices = (a.rows + slice - 1) / slice;
+    std::vector<index_t> offsets(static_cast<std::size_t>(slices) + 1, 0);
+    for (index_t s = 0; s < slices; ++s) {
+      index_t width = 0;
+      for (index_t r = s * slice; r < std::min(a.rows, (s + 1) * slice); ++r)
+        width = std::max(width, a.row_length(r));
+      const std::int64_t next = static_cast<std::int64_t>(offsets[s]) + std::int64_t{width} * slice;
+      if (next > std::numeric_limits<index_t>::max())
+        throw UnsupportedError("cusparse_sell: padded size exceeds 32-bit offsets");
+      offsets[s + 1] = static_cast<index_t>(next);
+    }
+    std::vector<index_t> cols(offsets.back(), -1);
+    std::vector<V> vals(offsets.back(), V(0));
+    for (index_t r = 0; r < a.rows; ++r) {
+      const index_t s = r / slice, lane = r % slice;
+      for (index_t k = a.row_ptr[r], j = 0; k < a.row_ptr[r + 1]; ++k, ++j) {
+        const std::size_t pos = offsets[s] + static_cast<std::size_t>(j) * slice + lane;
+        cols[pos] = a.col_idx[k];
+        vals[pos] = a.values[k];
+      }
+    }
+    ptr_ = cuda::DeviceBuffer<index_t>(offsets);
+    idx_ = cuda::DeviceBuffer<index_t>(cols);
+    val_ = cuda::DeviceBuffer<V>(vals);
+    SPMVKIT_CUSPARSE_CHECK(cusparseCreateSlicedEll(
+        &mat_, a.rows, a.cols, a.nnz(), static_cast<std::int64_t>(vals.size()), slice, ptr_.data(),
+        idx_.data(), val_.data(), CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
+        value_type<V>()));
+    this->info_.matrix_bytes = ptr_.bytes() + idx_.bytes() + val_.bytes();
+  }
+
+  CusparsePeer peer_;
+  cusparseSpMatDescr_t mat_ = nullptr;
+  cusparseDnVecDescr_t vx_ = nullptr;
+  cusparseDnVecDescr_t vy_ = nullptr;
+  cusparseSpMVAlg_t alg_ = CUSPARSE_SPMV_ALG_DEFAULT;
+  cuda::DeviceBuffer<index_t> ptr_;
+  cuda::DeviceBuffer<index_t> idx_;
+  cuda::DeviceBuffer<V> val_;
+  cuda::DeviceBuffer<V> x_tmp_;
+  cuda::DeviceBuffer<V> y_tmp_;
+  mutable cuda::DeviceBuffer<char> buffer_;
+};
+
+}  // namespace
+
+template <class V>
+std::unique_ptr<Operator<V>> make_cusparse(const Csr<V>& a, CusparsePeer peer, const Params& p) {
+  return std::make_unique<CusparseOperator<V>>(a, peer, p);
+}
+
+template std::unique_ptr<Operator<float>> make_cusparse(const Csr<float>&, CusparsePeer,
+                                                        const Params&);
+template std::unique_ptr<Operator<double>> make_cusparse(const Csr<double>&, CusparsePeer,
+                                                         const Params&);
+
+}  // namespace spmvkit

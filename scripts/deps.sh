@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs the Debian packages spmvkit needs, only those that are missing.
+set -euo pipefail
+packages=(cmake ninja-build g++ git zlib1g-dev libgtest-dev libcli11-dev nlohmann-json3-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing: ${missing[*]}" >&2
+  sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+# CUDA is optional: with nvcc on the PATH or in /usr/local/cuda the CUDA backend is built too.
+if ! command -v nvcc >/dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then
+  echo "export PATH=/usr/local/cuda/bin:\$PATH" >&2
+fi

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The one command to run on the GPU machine: build for Hopper, run every test (GPU cases
+# included), run benchmark suites, write logs + JSON under $OUT and print a compact table last.
+#   scripts/gpu-check.sh [SUITE ...]        (default suite: smoke)
+# Needs the carried folder .deps/ (CLI11 + nlohmann-json .debs, a copy of the shared matrices).
+# Env: SPMVKIT_COMMIT (commit reported in results), SKIP_TESTS=1, SKIP_BUILD=1, BENCH_ARGS.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-$PWD/gpu-out}
+mkdir -p "$OUT"
+suites=("$@")
+[ ${#suites[@]} -eq 0 ] && suites=(smoke)
+export NCCL_NVLS_ENABLE=0
+mkdir -p /tmp/deps
+for f in .deps/debs/*.deb; do dpkg -x "$f" /tmp/deps; done
+export CMAKE_PREFIX_PATH=/tmp/deps/usr${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}
+export SPMVKIT_MATRICES=$PWD/.deps/matrices
+export SPMVKIT_TUNING_FILE=${SPMVKIT_TUNING_FILE:-$OUT/tuning.tsv}
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv > "$OUT/gpu.txt" 2>&1
+cat "$OUT/gpu.txt"
+
+if [ "${SKIP_BUILD:-0}" != 1 ]; then
+  t0=$(date +%s)
+  cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DSPMVKIT_CUDA=ON \
+        -DSPMVKIT_CUDA_ARCHS=90 > "$OUT/build.log" 2>&1 &&
+    cmake --build build-gpu -j "$(nproc)" >> "$OUT/build.log" 2>&1
+  rc=$?
+  echo "build: rc=$rc in $(( $(date +%s) - t0 ))s"
+  [ $rc -ne 0 ] && { grep -E 'error|FAILED' "$OUT/build.log" | head -40; exit 1; }
+fi
+
+summary="$OUT/summary.txt"
+: > "$summary"
+if [ "${SKIP_TESTS:-0}" != 1 ]; then
+  t0=$(date +%s)
+  ctest --test-dir build-gpu -j 8 --timeout 300 --output-on-failure > "$OUT/ctest.log" 2>&1
+  echo "tests: rc=$? in $(( $(date +%s) - t0 ))s" | tee -a "$summary"
+  grep -E 'tests passed|tests failed' "$OUT/ctest.log" | tee -a "$summary"
+  grep -c 'Skipped' "$OUT/ctest.log" | sed 's/^/skipped: /' | tee -a "$summary"
+  grep -E '\(Failed\)|\*\*\*Failed|Exception' "$OUT/ctest.log" | head -40 | tee -a "$summary"
+fi
+
+for s in "${suites[@]}"; do
+  t0=$(date +%s)
+  build-gpu/spmvkit bench "$s" --backend cuda --json "$OUT/bench_$s.json" ${BENCH_ARGS:-} \
+    > "$OUT/bench_$s.txt" 2>&1
+  echo "bench $s: rc=$? in $(( $(date +%s) - t0 ))s" >> "$summary"
+  cat "$OUT/bench_$s.txt" >> "$summary"
+done
+echo "==== summary ===="
+cat "$summary"
