@@ -2,6 +2,7 @@
 #include "spmvkit/registry.hpp"
 
 #include "formats/csr/csr.hpp"
+#include "formats/csr3/csr3.hpp"
 #include "spmvkit/error.hpp"
 
 namespace spmvkit {
@@ -11,6 +12,7 @@ const std::vector<FormatEntry>& formats() {
       csr_scalar_format(),
       csr_vector_format(),
       csr_balanced_format(),
+      csr3_format(),
   };
   return all;
 }
