@@ -153,8 +153,7 @@ std::vector<index_t> rcm_graph(const Graph& g) {
   queue.reserve(static_cast<std::size_t>(n));
   for (index_t v = 0; v < n; ++v) {
     if (placed[v]) continue;
-    const index_t start =
-        g.degree(v) == 0 ? v : pseudo_peripheral_node(g, v, mark, stamp, queue);
+    const index_t start = g.degree(v) == 0 ? v : pseudo_peripheral_node(g, v, mark, stamp, queue);
     // Cuthill-McKee: breadth first, each vertex's new neighbours by increasing degree.
     std::size_t head = order.size();
     order.push_back(start);
@@ -211,7 +210,8 @@ Coarsening coarsen(const Graph& g, int max_size) {
     }
   }
   // Members of each aggregate, then the quotient graph with summed edge weights.
-  std::vector<index_t> mptr(static_cast<std::size_t>(count) + 1, 0), members(static_cast<std::size_t>(n));
+  std::vector<index_t> mptr(static_cast<std::size_t>(count) + 1, 0),
+      members(static_cast<std::size_t>(n));
   for (index_t v = 0; v < n; ++v) ++mptr[c.aggregate[v] + 1];
   std::partial_sum(mptr.begin(), mptr.end(), mptr.begin());
   {
@@ -269,9 +269,12 @@ std::vector<index_t> project_positions(const Graph& fine, const Coarsening& c,
 
 std::string_view to_string(ReorderMethod m) {
   switch (m) {
-    case ReorderMethod::rcm: return "rcm";
-    case ReorderMethod::band: return "band";
-    default: return "none";
+    case ReorderMethod::rcm:
+      return "rcm";
+    case ReorderMethod::band:
+      return "band";
+    default:
+      return "none";
   }
 }
 
@@ -314,11 +317,12 @@ std::vector<index_t> band_order(const Csr<V>& a, const BandOptions& options) {
 }
 
 template <class V>
-std::vector<index_t> reorder_order(const Csr<V>& a, ReorderMethod method,
-                                   const BandOptions& band) {
+std::vector<index_t> reorder_order(const Csr<V>& a, ReorderMethod method, const BandOptions& band) {
   switch (method) {
-    case ReorderMethod::rcm: return rcm_order(a);
-    case ReorderMethod::band: return band_order(a, band);
+    case ReorderMethod::rcm:
+      return rcm_order(a);
+    case ReorderMethod::band:
+      return band_order(a, band);
     default: {
       std::vector<index_t> id(static_cast<std::size_t>(a.rows));
       std::iota(id.begin(), id.end(), 0);
@@ -339,7 +343,8 @@ bool is_permutation(const std::vector<index_t>& perm, index_t n) {
 
 std::vector<index_t> inverse_permutation(const std::vector<index_t>& perm) {
   const auto n = static_cast<index_t>(perm.size());
-  if (!is_permutation(perm, n)) throw InputError("not a permutation of 0.." + std::to_string(n - 1));
+  if (!is_permutation(perm, n))
+    throw InputError("not a permutation of 0.." + std::to_string(n - 1));
   std::vector<index_t> inv(perm.size());
   for (index_t i = 0; i < n; ++i) inv[perm[i]] = i;
   return inv;
@@ -419,15 +424,14 @@ Reordered<V> reorder_matrix(const Csr<V>& a, ReorderMethod method, const BandOpt
   return r;
 }
 
-#define SPMVKIT_INSTANTIATE(V)                                                                 \
-  template std::vector<index_t> rcm_order(const Csr<V>&);                                    \
-  template std::vector<index_t> band_order(const Csr<V>&, const BandOptions&);               \
-  template std::vector<index_t> reorder_order(const Csr<V>&, ReorderMethod,                   \
-                                              const BandOptions&);                            \
-  template Csr<V> permute_symmetric(const Csr<V>&, const std::vector<index_t>&);             \
-  template Csr<V> permute_rows(const Csr<V>&, const std::vector<index_t>&);                  \
-  template std::vector<V> to_permuted(const std::vector<V>&, const std::vector<index_t>&);   \
-  template std::vector<V> from_permuted(const std::vector<V>&, const std::vector<index_t>&); \
+#define SPMVKIT_INSTANTIATE(V)                                                                   \
+  template std::vector<index_t> rcm_order(const Csr<V>&);                                        \
+  template std::vector<index_t> band_order(const Csr<V>&, const BandOptions&);                   \
+  template std::vector<index_t> reorder_order(const Csr<V>&, ReorderMethod, const BandOptions&); \
+  template Csr<V> permute_symmetric(const Csr<V>&, const std::vector<index_t>&);                 \
+  template Csr<V> permute_rows(const Csr<V>&, const std::vector<index_t>&);                      \
+  template std::vector<V> to_permuted(const std::vector<V>&, const std::vector<index_t>&);       \
+  template std::vector<V> from_permuted(const std::vector<V>&, const std::vector<index_t>&);     \
   template Reordered<V> reorder_matrix(const Csr<V>&, ReorderMethod, const BandOptions&);
 SPMVKIT_INSTANTIATE(float)
 SPMVKIT_INSTANTIATE(double)

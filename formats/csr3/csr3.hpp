@@ -50,9 +50,9 @@ struct Csr3Params {
   int block_y = 12;                  // serial: super-rows;          parallel: rows of a super-row
   int block_z = 1;                   // serial: more super-rows;     parallel: super-rows
   Csr3Reorder reorder = Csr3Reorder::band;
-  bool permute_x = false;            // renumber columns too (the paper's fully reordered
-                                     // input); costs a gather of x into scratch per apply
-  index_t long_row_threshold = 0;    // rows with more entries go to long-row blocks
+  bool permute_x = false;          // renumber columns too (the paper's fully reordered
+                                   // input); costs a gather of x into scratch per apply
+  index_t long_row_threshold = 0;  // rows with more entries go to long-row blocks
   Csr3Rule rule = Csr3Rule::hopper;
 
   int threads() const { return block_x * block_y * block_z; }
@@ -98,9 +98,9 @@ struct Csr3 {
   std::vector<index_t> sup_sup_row_ptr;  // super-super-rows -> super-rows
   std::vector<index_t> long_rows;        // rows (CSR-3 order) longer than the threshold
   Csr3Params params;
-  index_t user_cols = 0;                 // cols of the user's matrix
-  double reorder_ms = 0;                 // computing the ordering and permuting the matrix
-  std::string reorder_note;              // e.g. "rectangular: not reordered"
+  index_t user_cols = 0;     // cols of the user's matrix
+  double reorder_ms = 0;     // computing the ordering and permuting the matrix
+  std::string reorder_note;  // e.g. "rectangular: not reordered"
 
   index_t super_rows() const { return static_cast<index_t>(sup_row_ptr.size()) - 1; }
   index_t super_super_rows() const { return static_cast<index_t>(sup_sup_row_ptr.size()) - 1; }

@@ -54,8 +54,8 @@ Csr3<V> build_csr3(const Csr<V>& a, const Csr3Params& params, bool reorder_expli
   Csr3Reorder reorder = params.reorder;
   if (reorder != Csr3Reorder::none && a.rows != a.cols) {
     if (reorder_explicit)
-      throw UnsupportedError("csr3: reorder needs a square matrix (got " +
-                             std::to_string(a.rows) + "x" + std::to_string(a.cols) + ")");
+      throw UnsupportedError("csr3: reorder needs a square matrix (got " + std::to_string(a.rows) +
+                             "x" + std::to_string(a.cols) + ")");
     f.reorder_note = "rectangular: not reordered";
     reorder = Csr3Reorder::none;
   }
@@ -63,8 +63,8 @@ Csr3<V> build_csr3(const Csr<V>& a, const Csr3Params& params, bool reorder_expli
 
   const auto t0 = clock::now();
   if (reorder != Csr3Reorder::none) {
-    f.perm = reorder_order(a, reorder == Csr3Reorder::rcm ? ReorderMethod::rcm
-                                                          : ReorderMethod::band);
+    f.perm =
+        reorder_order(a, reorder == Csr3Reorder::rcm ? ReorderMethod::rcm : ReorderMethod::band);
     const bool need_sym = params.permute_x || reorder == Csr3Reorder::auto_;
     Csr<V> sym = need_sym ? permute_symmetric(a, f.perm) : Csr<V>{};
     if (reorder == Csr3Reorder::auto_ &&
@@ -119,13 +119,13 @@ FormatEntry csr3_format() {
       "csr3",
       "CSR-3 (CSR-k GPU paper): super-rows and super-super-rows, a block per super-super-row, "
       "serial or parallel inner loop, own Band-k/RCM ordering",
-      {"rule", "kernel", "super_row_size", "super_super_row_size", "block_x", "block_y",
-       "block_z", "reorder", "permute_x", "long_row"},
+      {"rule", "kernel", "super_row_size", "super_super_row_size", "block_x", "block_y", "block_z",
+       "reorder", "permute_x", "long_row"},
       [](const auto& a, const Params& p, Backend b) { return build_csr3_operator(a, p, b); });
 }
 
-#define SPMVKIT_INSTANTIATE(V)                                            \
-  template Csr3<V> build_csr3(const Csr<V>&, const Csr3Params&, bool);  \
+#define SPMVKIT_INSTANTIATE(V)                                         \
+  template Csr3<V> build_csr3(const Csr<V>&, const Csr3Params&, bool); \
   template struct Csr3<V>;
 SPMVKIT_INSTANTIATE(float)
 SPMVKIT_INSTANTIATE(double)

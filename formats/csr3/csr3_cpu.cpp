@@ -17,11 +17,11 @@ template <class V>
 class Csr3CpuOperator final : public Operator<V> {
  public:
   explicit Csr3CpuOperator(Csr3<V> host)
-      : Operator<V>(OperatorInfo{host.csr.rows, host.user_cols, host.csr.nnz(),
-                                 host.matrix_bytes() + (host.sup_row_ptr.size() +
-                                                        host.sup_sup_row_ptr.size()) *
-                                                           sizeof(index_t),
-                                 Backend::cpu, "csr3", host.details()}),
+      : Operator<V>(OperatorInfo{
+            host.csr.rows, host.user_cols, host.csr.nnz(),
+            host.matrix_bytes() +
+                (host.sup_row_ptr.size() + host.sup_sup_row_ptr.size()) * sizeof(index_t),
+            Backend::cpu, "csr3", host.details()}),
         f_(std::move(host)) {
     if (f_.params.permute_x) x_perm_.resize(static_cast<std::size_t>(f_.csr.cols));
   }

@@ -15,10 +15,14 @@ const char* kernel_name(Csr3Kernel k) { return k == Csr3Kernel::serial ? "serial
 
 const char* reorder_name(Csr3Reorder r) {
   switch (r) {
-    case Csr3Reorder::none: return "none";
-    case Csr3Reorder::rcm: return "rcm";
-    case Csr3Reorder::band: return "band";
-    default: return "auto";
+    case Csr3Reorder::none:
+      return "none";
+    case Csr3Reorder::rcm:
+      return "rcm";
+    case Csr3Reorder::band:
+      return "band";
+    default:
+      return "auto";
   }
 }
 
@@ -26,11 +30,11 @@ const char* reorder_name(Csr3Reorder r) {
 
 std::string Csr3Params::to_string() const {
   std::ostringstream s;
-  s << "rule=" << (rule == Csr3Rule::paper ? "paper" : "hopper") << ",kernel=" << kernel_name(kernel)
-    << ",super_row_size=" << super_row_size << ",super_super_row_size=" << super_super_row_size
-    << ",block=" << block_x << "x" << block_y << "x" << block_z
-    << ",reorder=" << reorder_name(reorder) << ",permute_x=" << (permute_x ? 1 : 0)
-    << ",long_row=" << long_row_threshold;
+  s << "rule=" << (rule == Csr3Rule::paper ? "paper" : "hopper")
+    << ",kernel=" << kernel_name(kernel) << ",super_row_size=" << super_row_size
+    << ",super_super_row_size=" << super_super_row_size << ",block=" << block_x << "x" << block_y
+    << "x" << block_z << ",reorder=" << reorder_name(reorder)
+    << ",permute_x=" << (permute_x ? 1 : 0) << ",long_row=" << long_row_threshold;
   return s.str();
 }
 
@@ -137,18 +141,18 @@ void csr3_validate(const Csr3Params& p) {
   if (p.super_row_size < 1 || p.super_row_size > kMaxSize)
     fail("super_row_size must be in 1..65536, got " + std::to_string(p.super_row_size));
   if (p.super_super_row_size < 1 || p.super_super_row_size > kMaxSize)
-    fail("super_super_row_size must be in 1..65536, got " +
-         std::to_string(p.super_super_row_size));
+    fail("super_super_row_size must be in 1..65536, got " + std::to_string(p.super_super_row_size));
   if (p.block_x < 1 || p.block_y < 1 || p.block_z < 1) fail("block dimensions must be >= 1");
   if (p.block_z > 64) fail("block_z must be <= 64 (CUDA limit)");
   const long long threads = 1LL * p.block_x * p.block_y * p.block_z;
   if (threads > 1024 || threads % 32 != 0)
     fail("block_x*block_y*block_z must be a multiple of 32 and <= 1024, got " +
          std::to_string(threads));
-  if (p.kernel == Csr3Kernel::parallel &&
-      (p.block_x > 32 || (p.block_x & (p.block_x - 1)) != 0))
-    fail("the parallel kernel needs block_x a power of two <= 32 (lanes of one row stay in "
-         "one warp), got " + std::to_string(p.block_x));
+  if (p.kernel == Csr3Kernel::parallel && (p.block_x > 32 || (p.block_x & (p.block_x - 1)) != 0))
+    fail(
+        "the parallel kernel needs block_x a power of two <= 32 (lanes of one row stay in "
+        "one warp), got " +
+        std::to_string(p.block_x));
   if (p.long_row_threshold < 0) fail("long_row must be >= 0");
 }
 

@@ -24,7 +24,8 @@ index_t bandwidth(const Csr<double>& a) {
   return bw;
 }
 
-Csr<double> from_entries(index_t n, index_t m, std::vector<std::tuple<index_t, index_t, double>> e) {
+Csr<double> from_entries(index_t n, index_t m,
+                         std::vector<std::tuple<index_t, index_t, double>> e) {
   Coo<double> coo;
   coo.rows = n;
   coo.cols = m;
@@ -172,7 +173,8 @@ TEST(Reorder, SpmvOnPermutedMatrixMatchesAfterUnpermuting) {
   std::vector<std::tuple<index_t, index_t, double>> e;
   for (index_t i = 0; i < n; ++i)
     for (int t = 0; t < 6; ++t)
-      e.emplace_back(i, std::clamp<index_t>(i + static_cast<index_t>(rng() % 41) - 20, 0, n - 1), u(rng));
+      e.emplace_back(i, std::clamp<index_t>(i + static_cast<index_t>(rng() % 41) - 20, 0, n - 1),
+                     u(rng));
   const Csr<double> a = permute_symmetric(from_entries(n, n, std::move(e)), random_perm(n, 7));
   const std::vector<double> x = testing::random_vector(n, rng);
   const std::vector<double> y = testing::random_vector(n, rng);
@@ -185,8 +187,8 @@ TEST(Reorder, SpmvOnPermutedMatrixMatchesAfterUnpermuting) {
     EXPECT_GE(r.permute_ms, 0.0);
     r.matrix.validate("permuted");
     EXPECT_EQ(r.matrix.nnz(), a.nnz());
-    const auto zp = reference_spmv(r.matrix, to_permuted(x, r.perm), to_permuted(y, r.perm),
-                                   1.5, -0.5);
+    const auto zp =
+        reference_spmv(r.matrix, to_permuted(x, r.perm), to_permuted(y, r.perm), 1.5, -0.5);
     EXPECT_LE(relative_error(from_permuted(zp, r.perm), ref), 1e-14);
   }
   const Csr<double> rows_only = permute_rows(a, rcm_order(a));

@@ -1,6 +1,8 @@
 // CSR-3 specifics: the paper's heuristic (table-driven), the Hopper table, parameter rules,
 // structure invariants of the built format, the internal reordering, the byte model, the
 // tuner's candidate grid and rule fit. SpMV correctness over the zoo is the registry suite's.
+#include "formats/csr3/csr3.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -11,7 +13,6 @@
 #include <tuple>
 
 #include "formats/csr/csr.hpp"
-#include "formats/csr3/csr3.hpp"
 #include "formats/csr3/csr3_tune.hpp"
 #include "spmvkit/error.hpp"
 #include "spmvkit/reference.hpp"
@@ -35,27 +36,27 @@ TEST(Csr3Rule, PaperHeuristicTable) {
   const auto S = Csr3Kernel::serial, P = Csr3Kernel::parallel;
   const std::vector<PaperCase> cases = {
       // d <= 8: serial, 8x12x1, ssr = round(3.333 + 20/(d ln d)), sr = round(.667 ssr + 2.667)
-      {2.0, S, 18, 15, 8, 12, 1},     // 3.333 + 14.427 = 17.76
-      {2.75, S, 11, 10, 8, 12, 1},    // roadNet-TX: 10.52 -> 11; 9.99 -> 10
-      {3.0, S, 9, 9, 8, 12, 1},       // hugetric: 9.40 -> 9; 8.67 -> 9
-      {4.0, S, 7, 7, 8, 12, 1},       // 6.94 -> 7; 7.34 -> 7
-      {4.83, S, 6, 7, 8, 12, 1},      // G3_circuit: 5.96 -> 6; 6.67 -> 7
-      {6.0, S, 5, 6, 8, 12, 1},       // delaunay_n20: 5.19 -> 5; 6.00 -> 6
-      {8.0, S, 5, 6, 8, 12, 1},       // threshold is strict: d > 8
+      {2.0, S, 18, 15, 8, 12, 1},   // 3.333 + 14.427 = 17.76
+      {2.75, S, 11, 10, 8, 12, 1},  // roadNet-TX: 10.52 -> 11; 9.99 -> 10
+      {3.0, S, 9, 9, 8, 12, 1},     // hugetric: 9.40 -> 9; 8.67 -> 9
+      {4.0, S, 7, 7, 8, 12, 1},     // 6.94 -> 7; 7.34 -> 7
+      {4.83, S, 6, 7, 8, 12, 1},    // G3_circuit: 5.96 -> 6; 6.67 -> 7
+      {6.0, S, 5, 6, 8, 12, 1},     // delaunay_n20: 5.19 -> 5; 6.00 -> 6
+      {8.0, S, 5, 6, 8, 12, 1},     // threshold is strict: d > 8
       // 8 < d <= 16: parallel, ssr *= 2, sr += 2, 4x8x12
-      {8.5, P, 8, 7, 4, 8, 12},       // 4.43 -> 4 -> 8; 5.34 -> 5 -> 7
-      {11.7, P, 8, 7, 4, 8, 12},      // brack2
-      {13.55, P, 8, 7, 4, 8, 12},     // wave
+      {8.5, P, 8, 7, 4, 8, 12},    // 4.43 -> 4 -> 8; 5.34 -> 5 -> 7
+      {11.7, P, 8, 7, 4, 8, 12},   // brack2
+      {13.55, P, 8, 7, 4, 8, 12},  // wave
       {16.0, P, 8, 7, 4, 8, 12},
       // 16 < d <= 32: sr += 1, x = 8, z = 8
-      {16.3, P, 8, 8, 8, 8, 8},       // packing-500x100x100
+      {16.3, P, 8, 8, 8, 8, 8},  // packing-500x100x100
       {32.0, P, 8, 8, 8, 8, 8},
       // 32 < d <= 64: ssr += 1, sr -= 1, x = 16, z = 4
-      {33.0, P, 9, 7, 16, 8, 4},      // 3.506 -> 4 -> 8 -> 9; 5.335 -> 5 -> 7 -> 8 -> 7
-      {43.7, P, 7, 7, 16, 8, 4},      // Emilia_923: 3.45 -> 3 -> 6 -> 7; 4.67 -> 5 -> 7 -> 8 -> 7
+      {33.0, P, 9, 7, 16, 8, 4},  // 3.506 -> 4 -> 8 -> 9; 5.335 -> 5 -> 7 -> 8 -> 7
+      {43.7, P, 7, 7, 16, 8, 4},  // Emilia_923: 3.45 -> 3 -> 6 -> 7; 4.67 -> 5 -> 7 -> 8 -> 7
       {64.0, P, 7, 7, 16, 8, 4},
       // d > 64: sr += 1, x = 32, y = 2
-      {71.5, P, 7, 8, 32, 2, 4},      // bmwcra_1
+      {71.5, P, 7, 8, 32, 2, 4},  // bmwcra_1
       {1000.0, P, 7, 8, 32, 2, 4},
   };
   for (const PaperCase& c : cases) {
@@ -134,14 +135,13 @@ TEST(Csr3Rule, ExplicitParametersOverrideTheRule) {
             std::numeric_limits<index_t>::max());
   EXPECT_EQ(csr3_choose(a, Params::parse("reorder=auto")).reorder, Csr3Reorder::auto_);
 
-  for (const char* bad :
-       {"rule=volta", "kernel=vector", "reorder=metis", "super_row_size=0",
-        "super_super_row_size=-2", "block_x=3,block_y=8,block_z=1",  // 24 threads
-        "block_x=32,block_y=32,block_z=2",                            // 2048 threads
-        "kernel=parallel,block_x=12,block_y=8,block_z=1",             // not a power of two
-        "kernel=parallel,block_x=64,block_y=1,block_z=1",             // > 32 lanes a row
-        "block_x=1,block_y=1,block_z=96",                             // block_z > 64
-        "long_row=-1"}) {
+  for (const char* bad : {"rule=volta", "kernel=vector", "reorder=metis", "super_row_size=0",
+                          "super_super_row_size=-2", "block_x=3,block_y=8,block_z=1",  // 24 threads
+                          "block_x=32,block_y=32,block_z=2",                 // 2048 threads
+                          "kernel=parallel,block_x=12,block_y=8,block_z=1",  // not a power of two
+                          "kernel=parallel,block_x=64,block_y=1,block_z=1",  // > 32 lanes a row
+                          "block_x=1,block_y=1,block_z=96",                  // block_z > 64
+                          "long_row=-1"}) {
     SCOPED_TRACE(bad);
     EXPECT_THROW(csr3_choose(a, Params::parse(bad)), InputError);
   }
@@ -184,8 +184,7 @@ void check_structure(const Csr<double>& a, const Csr3<double>& f) {
     EXPECT_EQ(f.csr.col_idx, a.col_idx);
   } else {
     ASSERT_TRUE(is_permutation(f.perm, a.rows));
-    const Csr<double> expect =
-        p.permute_x ? permute_symmetric(a, f.perm) : permute_rows(a, f.perm);
+    const Csr<double> expect = p.permute_x ? permute_symmetric(a, f.perm) : permute_rows(a, f.perm);
     EXPECT_EQ(f.csr.row_ptr, expect.row_ptr);
     EXPECT_EQ(f.csr.col_idx, expect.col_idx);
     EXPECT_EQ(f.csr.values, expect.values);
@@ -199,10 +198,10 @@ void check_structure(const Csr<double>& a, const Csr3<double>& f) {
 TEST(Csr3Build, StructureInvariantsOverTheZoo) {
   for (const auto& name : testing::zoo_names()) {
     const Csr<double>& a = testing::zoo_matrix(name);
-    for (const char* params :
-         {"", "rule=paper", "super_row_size=1,super_super_row_size=1", "super_row_size=7,super_super_row_size=3",
-          "super_row_size=1000,super_super_row_size=1000", "reorder=none", "reorder=auto",
-          "long_row=0", "long_row=1"}) {
+    for (const char* params : {"", "rule=paper", "super_row_size=1,super_super_row_size=1",
+                               "super_row_size=7,super_super_row_size=3",
+                               "super_row_size=1000,super_super_row_size=1000", "reorder=none",
+                               "reorder=auto", "long_row=0", "long_row=1"}) {
       SCOPED_TRACE(name + " [" + params + "]");
       const Params p = Params::parse(params);
       const Csr3<double> f = build_csr3(a, csr3_choose(a, p));
@@ -281,7 +280,8 @@ TEST(Csr3Build, ByteModel) {
   auto bytes = [&](const char* params) {
     return build_csr3(a, csr3_choose(a, Params::parse(params))).matrix_bytes();
   };
-  const std::size_t rows = static_cast<std::size_t>(a.rows), cols = static_cast<std::size_t>(a.cols);
+  const std::size_t rows = static_cast<std::size_t>(a.rows),
+                    cols = static_cast<std::size_t>(a.cols);
   EXPECT_EQ(bytes("reorder=none,long_row=0"), csr);
   EXPECT_EQ(bytes("reorder=rcm,long_row=0"), csr + rows * sizeof(index_t));
   EXPECT_EQ(bytes("reorder=rcm,permute_x=1,long_row=0"),
@@ -311,7 +311,8 @@ TEST(Csr3Tune, CandidateGridIsValidAndDistinct) {
   EXPECT_TRUE(serial && parallel);
   // The provisional Hopper rows are in the grid, so a fit can keep them.
   for (const auto& row : csr3_hopper_table())
-    EXPECT_GE(csr3_find_candidate(grid, csr3_rule_from_table(csr3_hopper_table(), row.max_density)), 0);
+    EXPECT_GE(csr3_find_candidate(grid, csr3_rule_from_table(csr3_hopper_table(), row.max_density)),
+              0);
   EXPECT_FALSE(csr3_training_set().empty());
 }
 
@@ -340,13 +341,13 @@ TEST(Csr3Tune, FitPicksTheBestGeometricMeanPerDensityBucket) {
     m.time_ms = {std::move(t)};
     r.matrices.push_back(m);
   };
-  matrix(3, {1.0, 2.0, 3.0});   // bucket <= 4: serial
+  matrix(3, {1.0, 2.0, 3.0});  // bucket <= 4: serial
   matrix(3.5, {1.0, 1.1, nan});
-  matrix(6, {2.0, 1.0, 1.5});   // bucket <= 8: parallel 4
+  matrix(6, {2.0, 1.0, 1.5});  // bucket <= 8: parallel 4
   matrix(7, {2.0, 1.0, 1.1});
-  matrix(20, {3.0, 1.0, 1.2});  // bucket <= 32: geomean of parallel 4 (1, 1.5) vs 16 (1.2, 1)
-  matrix(30, {3.0, 1.5, 1.0});  // -> sqrt(1.5) = 1.22 vs sqrt(1.2) = 1.10: parallel 16
-  matrix(100, {nan, nan, nan}); // no valid time: ignored
+  matrix(20, {3.0, 1.0, 1.2});   // bucket <= 32: geomean of parallel 4 (1, 1.5) vs 16 (1.2, 1)
+  matrix(30, {3.0, 1.5, 1.0});   // -> sqrt(1.5) = 1.22 vs sqrt(1.2) = 1.10: parallel 16
+  matrix(100, {nan, nan, nan});  // no valid time: ignored
   const auto rows = csr3_fit_rule(r);
   ASSERT_EQ(rows.size(), 3u);
   EXPECT_EQ(rows[0].kernel, Csr3Kernel::serial);
