@@ -72,10 +72,9 @@ Csr3<V> build_csr3(const Csr<V>& a, const Csr3Params& params, bool reorder_expli
       f.perm.clear();
       f.reorder_note = "auto: banding gave no gain, not reordered";
       f.csr = a;
-    } else if (params.permute_x) {
-      f.csr = std::move(sym);
     } else {
-      f.csr = permute_rows(a, f.perm);
+      if (reorder == Csr3Reorder::auto_) f.reorder_note = "auto: banding kept";
+      f.csr = params.permute_x ? std::move(sym) : permute_rows(a, f.perm);
     }
   } else {
     f.csr = a;
