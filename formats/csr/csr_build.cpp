@@ -34,7 +34,7 @@ FormatEntry csr_vector_format() {
 
 FormatEntry csr_balanced_format() {
   return make_format("csr_balanced", "CSR, merge-path load balancing over rows + nonzeros",
-                     {"items_per_thread"}, [](const auto& a, const Params& p, Backend b) {
+                     {"items_per_thread", "block_threads"}, [](const auto& a, const Params& p, Backend b) {
                        return build_csr(a, p, b, CsrKernel::balanced);
                      });
 }

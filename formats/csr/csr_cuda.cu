@@ -70,7 +70,8 @@ struct BalancedPolicy {
   int block_threads = 256;
   int items_per_thread = 8;
   int tile_nnz() const { return block_threads * items_per_thread; }
-  int max_tile_rows() const { return block_threads * 4; }
+  static constexpr int max_tile_rows(int block_threads) { return block_threads * 2; }
+  int max_tile_rows() const { return max_tile_rows(block_threads); }
 };
 
 struct Tile {
@@ -95,6 +96,7 @@ __global__ void __launch_bounds__(BLOCK)
                         const V* __restrict__ x, const V* y, V* z, V* partials, V alpha,
                         V beta) {
   __shared__ V products[BLOCK * ITEMS];
+  __shared__ index_t offsets[BalancedPolicy::max_tile_rows(BLOCK) + 1];
   using BlockReduce = cub::BlockReduce<V, BLOCK>;
   __shared__ typename BlockReduce::TempStorage reduce_storage;
   const Tile tile = tiles[blockIdx.x];
@@ -113,7 +115,10 @@ __global__ void __launch_bounds__(BLOCK)
     return;
   }
 
-  // Phase 1: coalesced products into shared memory.
+  // Phase 1: coalesced products into shared memory, and the tile's row offsets beside them
+  // (so phase 2 makes no dependent global loads).
+  const index_t rows = tile.row_end - tile.row_begin;
+  for (index_t r = tid; r <= rows; r += BLOCK) offsets[r] = row_ptr[tile.row_begin + r] - tile.nnz_begin;
   V prod[ITEMS];
 #pragma unroll
   for (int i = 0; i < ITEMS; ++i) {
@@ -127,15 +132,14 @@ __global__ void __launch_bounds__(BLOCK)
   // Phase 2: groups of threads_per_row lanes reduce rows from shared memory.
   const int group = tile.threads_per_row;
   const int lane = tid % group;
-  const index_t rows = tile.row_end - tile.row_begin;
   const int groups = BLOCK / group;
   const index_t rounds = (rows + groups - 1) / groups;  // the same for every thread
   for (index_t round = 0; round < rounds; ++round) {
     const index_t local = round * groups + tid / group;
     const bool active = local < rows;
     const index_t row = tile.row_begin + local;
-    const index_t begin = active ? row_ptr[row] - tile.nnz_begin : 0;
-    const index_t end = active ? row_ptr[row + 1] - tile.nnz_begin : 0;
+    const index_t begin = active ? offsets[local] : 0;
+    const index_t end = active ? offsets[local + 1] : 0;
     V sum = 0;
     for (index_t k = begin + lane; k < end; k += group) sum += products[k];
     for (int offset = group / 2; offset > 0; offset /= 2)
@@ -186,11 +190,15 @@ class CsrCudaOperator final : public Operator<V> {
       this->info_.details = "threads_per_row=" + std::to_string(threads_per_row_);
     } else if (kernel == CsrKernel::balanced) {
       policy_.items_per_thread = static_cast<int>(p.get_int("items_per_thread", 8));
+      policy_.block_threads = static_cast<int>(p.get_int("block_threads", 256));
       if (policy_.items_per_thread != 4 && policy_.items_per_thread != 8 &&
           policy_.items_per_thread != 16)
         throw InputError("csr_balanced: items_per_thread must be 4, 8 or 16");
+      if (policy_.block_threads != 128 && policy_.block_threads != 256)
+        throw InputError("csr_balanced: block_threads must be 128 or 256");
       build_tiles(a);
-      this->info_.details = "items_per_thread=" + std::to_string(policy_.items_per_thread) +
+      this->info_.details = "block_threads=" + std::to_string(policy_.block_threads) +
+                            ",items_per_thread=" + std::to_string(policy_.items_per_thread) +
                             ",tiles=" + std::to_string(tiles_.size()) +
                             ",long_rows=" + std::to_string(long_rows_.size());
       // Tile descriptors are read once per apply too.
@@ -241,22 +249,30 @@ class CsrCudaOperator final : public Operator<V> {
     }
   }
 
-  template <int ITEMS>
-  void launch_balanced_items(const V* x, const V* y, V* z, V alpha, V beta,
+  template <int BLOCK, int ITEMS>
+  void launch_balanced_tiles(const V* x, const V* y, V* z, V alpha, V beta,
                              cudaStream_t stream) const {
-    constexpr int block = 256;
-    csr_balanced_kernel<V, block, ITEMS><<<static_cast<unsigned>(tiles_.size()), block, 0, stream>>>(
+    csr_balanced_kernel<V, BLOCK, ITEMS><<<static_cast<unsigned>(tiles_.size()), BLOCK, 0, stream>>>(
         tiles_.data(), row_ptr_.data(), col_idx_.data(), values_.data(), x, y, z,
         partials_.data(), alpha, beta);
   }
 
+  template <int BLOCK>
+  void launch_balanced_block(const V* x, const V* y, V* z, V alpha, V beta,
+                             cudaStream_t stream) const {
+    switch (policy_.items_per_thread) {
+      case 4: launch_balanced_tiles<BLOCK, 4>(x, y, z, alpha, beta, stream); break;
+      case 16: launch_balanced_tiles<BLOCK, 16>(x, y, z, alpha, beta, stream); break;
+      default: launch_balanced_tiles<BLOCK, 8>(x, y, z, alpha, beta, stream); break;
+    }
+  }
+
   void launch_balanced(const V* x, const V* y, V* z, V alpha, V beta, cudaStream_t stream) const {
     if (tiles_.size() > 0) {
-      switch (policy_.items_per_thread) {
-        case 4: launch_balanced_items<4>(x, y, z, alpha, beta, stream); break;
-        case 16: launch_balanced_items<16>(x, y, z, alpha, beta, stream); break;
-        default: launch_balanced_items<8>(x, y, z, alpha, beta, stream); break;
-      }
+      if (policy_.block_threads == 128)
+        launch_balanced_block<128>(x, y, z, alpha, beta, stream);
+      else
+        launch_balanced_block<256>(x, y, z, alpha, beta, stream);
       SPMVKIT_LAUNCH_CHECK();
     }
     if (long_rows_.size() > 0) {
