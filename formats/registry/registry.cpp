@@ -3,6 +3,7 @@
 
 #include "formats/csr/csr.hpp"
 #include "formats/cusparse/cusparse.hpp"
+#include "formats/suraa/suraa.hpp"
 #include "spmvkit/error.hpp"
 
 namespace spmvkit {
@@ -12,6 +13,8 @@ const std::vector<FormatEntry>& formats() {
       csr_scalar_format(),
       csr_vector_format(),
       csr_balanced_format(),
+      suraa_format(),
+      suraa_static_format(),
       cusparse_csr_alg1_format(),
       cusparse_csr_alg2_format(),
       cusparse_coo_format(),
