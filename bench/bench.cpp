@@ -16,6 +16,7 @@
 #include "spmvkit/generators.hpp"
 #include "spmvkit/reference.hpp"
 #include "spmvkit/registry.hpp"
+#include "spmvkit/reorder.hpp"
 #include "spmvkit/timing.hpp"
 #include "spmvkit/vector.hpp"
 
@@ -216,11 +217,25 @@ Report run(const std::vector<std::string>& matrices, const Options& opt) {
     progress.update(base, "loading " + matrices[m]);
     Csr<double> a = load_matrix(matrices[m]);
     std::string name = matrices[m];
-    if (opt.reorder != "none") throw InputError("unknown reordering '" + opt.reorder + "'");
+    double reorder_ms = 0;
+    const ReorderMethod method = parse_reorder_method(opt.reorder);
+    if (method != ReorderMethod::none) {
+      progress.update(base, "reordering " + matrices[m]);
+      Reordered<double> r = reorder_matrix(a, method);
+      a = std::move(r.matrix);
+      reorder_ms = r.total_ms();
+      name += "+" + opt.reorder;
+    }
+    const std::size_t first = report.results.size();
     if (opt.double_precision)
       run_matrix<double>(name, a, opt, list, params, report, progress, base, step);
     else
       run_matrix<float>(name, a, opt, list, params, report, progress, base, step);
+    for (std::size_t i = first; i < report.results.size(); ++i) {
+      Record& r = report.results[i];
+      r.reorder_ms = reorder_ms;
+      r.reorder_spmv_equiv = spmv_equivalents(reorder_ms, r.spmv_ms);
+    }
   }
   progress.update(1.0);
   return report;
@@ -286,6 +301,8 @@ nlohmann::json to_json(const Report& rep) {
                             {"max_rel_err", r.max_rel_err},
                             {"l2_resident", r.l2_resident},
                             {"peer", r.peer},
+                            {"reorder_ms", r.reorder_ms},
+                            {"reorder_spmv_equiv", r.reorder_spmv_equiv},
                             {"details", r.details},
                             {"status", r.status}});
   }

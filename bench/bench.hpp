@@ -19,7 +19,7 @@ struct Options {
   std::string params;                // "format:key=v,key=v;format2:..." per-format overrides
   int warmup = 10;
   int reps = 50;                     // timed runs (median reported)
-  std::string reorder = "none";      // none | rcm (applied to the matrix before all formats)
+  std::string reorder = "none";      // none | rcm | band (applied before all formats)
   bool check = true;                 // compare one result against the float64 reference
 };
 
@@ -27,6 +27,7 @@ struct Record {
   std::string matrix, format, backend, precision, details, status = "ok";
   long long rows = 0, cols = 0, nnz = 0;
   double setup_ms = 0, setup_spmv_equiv = 0;
+  double reorder_ms = 0, reorder_spmv_equiv = 0;  // --reorder: ordering + permutation cost
   double spmv_ms = 0, spmv_ms_min = 0, spmv_ms_max = 0;
   double gflops = 0, bytes = 0, gbs = 0, pct_ceiling = 0;
   double ratio_vs_cusparse = 0;  // best cuSPARSE time / this time (> 1: faster than cuSPARSE)

@@ -7,6 +7,7 @@
 
 #include "bench/progress.hpp"
 #include "spmvkit/generators.hpp"
+#include "spmvkit/reorder.hpp"
 #include "spmvkit/stats.hpp"
 #include "tools/commands.hpp"
 
@@ -51,15 +52,28 @@ void add_info(CLI::App& app) {
   auto* cmd = app.add_subcommand("info", "Statistics of a matrix, with a row-length histogram");
   auto matrix = std::make_shared<std::string>();
   auto json = std::make_shared<bool>(false);
+  auto reorder = std::make_shared<std::string>("none");
   cmd->add_option("MATRIX", *matrix, "Matrix Market file, shared matrix name or generator name")
       ->required();
   cmd->add_flag("--json", *json, "Print the statistics as JSON");
-  cmd->callback([matrix, json] {
+  cmd->add_option("--reorder", *reorder,
+                  "Also report bandwidth and profile after reordering: none, rcm or band");
+  cmd->callback([matrix, json, reorder] {
+    const ReorderMethod method = parse_reorder_method(*reorder);
     Progress progress("loading " + *matrix);
     progress.update(0.0);
     const Csr<double> a = load_matrix(*matrix);
     progress.update(1.0);
     const MatrixStats s = compute_stats(a);
+    MatrixStats after;
+    double reorder_ms = 0;
+    if (method != ReorderMethod::none) {
+      Progress p2("reordering");
+      p2.update(0.0);
+      const Reordered<double> r = reorder_matrix(a, method);
+      after = compute_stats(r.matrix);
+      reorder_ms = r.total_ms();
+    }
     if (*json) {
       nlohmann::json j{{"matrix", *matrix},       {"rows", s.rows},
                        {"cols", s.cols},          {"nnz", s.nnz},
@@ -68,10 +82,20 @@ void add_info(CLI::App& app) {
                        {"empty_rows", s.empty_rows}, {"bandwidth", s.bandwidth},
                        {"profile", s.profile},    {"pattern_symmetric", s.pattern_symmetric},
                        {"block_size", s.block_size}, {"row_histogram", s.row_histogram}};
+      if (method != ReorderMethod::none)
+        j["reordered"] = {{"method", *reorder},
+                          {"bandwidth", after.bandwidth},
+                          {"profile", after.profile},
+                          {"reorder_ms", reorder_ms}};
       std::cout << j.dump(2) << "\n";
       return;
     }
     print_stats(*matrix, s);
+    if (method != ReorderMethod::none)
+      std::printf("after %s: bandwidth %d (was %d), profile %lld (was %lld), %.1f ms\n",
+                  reorder->c_str(), after.bandwidth, s.bandwidth,
+                  static_cast<long long>(after.profile), static_cast<long long>(s.profile),
+                  reorder_ms);
   });
 }
 

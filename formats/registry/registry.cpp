@@ -2,6 +2,7 @@
 #include "spmvkit/registry.hpp"
 
 #include "formats/csr/csr.hpp"
+#include "formats/csr3/csr3.hpp"
 #include "formats/cusparse/cusparse.hpp"
 #include "formats/suraa/suraa.hpp"
 #include "spmvkit/error.hpp"
@@ -13,8 +14,10 @@ const std::vector<FormatEntry>& formats() {
       csr_scalar_format(),
       csr_vector_format(),
       csr_balanced_format(),
+      csr3_format(),
       suraa_format(),
       suraa_static_format(),
+      // cuSPARSE peers
       cusparse_csr_alg1_format(),
       cusparse_csr_alg2_format(),
       cusparse_coo_format(),

@@ -14,7 +14,8 @@ Csr<double> generate_stencil_2d(index_t n, int points);
 Csr<double> generate_stencil_3d(index_t n, int points);
 
 // The BSR paper's SPE5-like reservoir matrix: an n^3 grid with 7-point connectivity, each
-// coupling a dense bs x bs block of random values (diagonally dominant), rows = n^3 * bs.
+// coupling a dense bs x bs block of random values in [-1, 1), each diagonal entry 1 + the sum
+// of its row's |off-diagonals| (strictly diagonally dominant), rows = n^3 * bs.
 Csr<double> generate_reservoir(index_t n, int block_size, std::uint64_t seed = 1);
 
 // Every entry of `a` becomes a dense bs x bs block (as the BSR paper's experiment): entry
@@ -23,20 +24,29 @@ Csr<double> block_expand(const Csr<double>& a, int block_size, std::uint64_t see
 
 // A power-law graph with `rows` rows: most rows short, a few very long (lengths Zipf-like up
 // to `max_row` entries), as the SURAA paper's circuit and web matrices. Random values.
+// Square; the longest row has exactly max_row entries, nnz is about rows * mean_row; every
+// row holds its diagonal, 3/4 of the rest lie near the diagonal, the others anywhere; long
+// rows are spread over the matrix by a seeded shuffle (details in core/generators.cpp).
 Csr<double> generate_powerlaw(index_t rows, double mean_row, index_t max_row,
                               std::uint64_t seed = 1);
 
-// Random banded: each row has about `per_row` entries within [i - half_band, i + half_band].
+// Random banded: each row has about `per_row` entries within [i - half_band, i + half_band]
+// (min(per_row, band width at that row), the diagonal among them). Square; off-diagonals in
+// [-1, 1), the diagonal equal to the row length (strictly diagonally dominant).
 Csr<double> generate_banded(index_t rows, index_t half_band, index_t per_row,
                             std::uint64_t seed = 1);
 
 // Uniform random sparse matrix (rows x cols, about `per_row` entries a row), for tests.
+// Row lengths Poisson(per_row), columns uniform, values in [-1, 1).
 Csr<double> generate_random(index_t rows, index_t cols, double per_row, std::uint64_t seed = 1);
 
 // Builds a generated matrix from its name (as used by the CLI, the benchmark and results):
 //   stencil5_N, stencil9_N (2D), stencil7_N, stencil27_N (3D), reservoir_bsB_N,
 //   powerlaw_ROWS[_MAXROW], banded_ROWS_HALFBAND[_PERROW], random_ROWS_COLS_PERROW,
 //   expand_bsB_NAME (block expansion of any matrix name or .mtx path).
+// Defaults: powerlaw mean_row 12.5, MAXROW min(200000, ROWS) (powerlaw_8000000: ~100M
+// nonzeros); banded PERROW min(16, 2 * HALFBAND + 1). All seeds are 1. Names containing '/'
+// or ending in .mtx / .mtx.gz are paths (except after expand_bsB_).
 // Returns false when `name` is not a generator name (e.g. a file path); InputError when it
 // is one but its parameters are invalid.
 bool is_generator_name(const std::string& name);

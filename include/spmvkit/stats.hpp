@@ -18,7 +18,8 @@ struct MatrixStats {
   double row_variance = 0;      // population variance of row lengths
   index_t empty_rows = 0;
   index_t bandwidth = 0;        // max |i - j| over stored entries
-  std::int64_t profile = 0;     // sum over rows of (i - min column in row i), 0 for empty rows
+  std::int64_t profile = 0;     // sum over rows of max(0, i - min column in row i), 0 for
+                                // empty rows (the lower envelope)
   bool pattern_symmetric = false;  // square and the pattern equals its transpose
   int block_size = 1;           // largest bs in 2..64 such that the matrix is made of dense
                                 // aligned bs x bs blocks (1 when none)

@@ -1,0 +1,133 @@
+// CSR-3 host build (reordering, grouping, long rows) and the registry entry.
+#include <chrono>
+#include <cstdint>
+#include <sstream>
+
+#include "formats/csr/csr.hpp"
+#include "formats/csr3/csr3.hpp"
+#include "spmvkit/error.hpp"
+#include "spmvkit/reorder.hpp"
+
+namespace spmvkit {
+
+namespace {
+
+// Profile: sum over rows of (i - first column), counting only columns left of the diagonal;
+// what the `auto` reorder compares (a shorter profile = rows closer to their columns).
+template <class V>
+std::int64_t profile(const Csr<V>& a) {
+  std::int64_t p = 0;
+  for (index_t i = 0; i < a.rows; ++i)
+    if (a.row_length(i) > 0 && a.col_idx[a.row_ptr[i]] < i) p += i - a.col_idx[a.row_ptr[i]];
+  return p;
+}
+
+template <class V>
+std::unique_ptr<Operator<V>> build_csr3_operator(const Csr<V>& a, const Params& p, Backend b) {
+  const Csr3Params params = csr3_choose(a, p);
+  Csr3<V> host = build_csr3(a, params, p.has("reorder"));
+#if SPMVKIT_HAVE_CUDA
+  if (b == Backend::cuda) return make_csr3_cuda(std::move(host));
+#endif
+  (void)b;
+  return make_csr3_cpu(std::move(host));
+}
+
+}  // namespace
+
+std::vector<index_t> csr3_uniform_ptr(index_t count, index_t group) {
+  const index_t groups = count == 0 ? 0 : (count - 1) / group + 1;
+  std::vector<index_t> ptr(static_cast<std::size_t>(groups) + 1);
+  for (index_t g = 0; g < groups; ++g)
+    ptr[g] = static_cast<index_t>(static_cast<std::int64_t>(g) * group);
+  ptr[groups] = count;
+  return ptr;
+}
+
+template <class V>
+Csr3<V> build_csr3(const Csr<V>& a, const Csr3Params& params, bool reorder_explicit) {
+  csr3_validate(params);
+  using clock = std::chrono::steady_clock;
+  Csr3<V> f;
+  f.params = params;
+  f.user_cols = a.cols;
+  Csr3Reorder reorder = params.reorder;
+  if (reorder != Csr3Reorder::none && a.rows != a.cols) {
+    if (reorder_explicit)
+      throw UnsupportedError("csr3: reorder needs a square matrix (got " + std::to_string(a.rows) +
+                             "x" + std::to_string(a.cols) + ")");
+    f.reorder_note = "rectangular: not reordered";
+    reorder = Csr3Reorder::none;
+  }
+  if (a.rows == 0) reorder = Csr3Reorder::none;
+
+  const auto t0 = clock::now();
+  if (reorder != Csr3Reorder::none) {
+    f.perm =
+        reorder_order(a, reorder == Csr3Reorder::rcm ? ReorderMethod::rcm : ReorderMethod::band);
+    const bool need_sym = params.permute_x || reorder == Csr3Reorder::auto_;
+    Csr<V> sym = need_sym ? permute_symmetric(a, f.perm) : Csr<V>{};
+    if (reorder == Csr3Reorder::auto_ &&
+        !(static_cast<double>(profile(sym)) < 0.75 * static_cast<double>(profile(a)))) {
+      f.perm.clear();
+      f.reorder_note = "auto: banding gave no gain, not reordered";
+      f.csr = a;
+    } else {
+      if (reorder == Csr3Reorder::auto_) f.reorder_note = "auto: banding kept";
+      f.csr = params.permute_x ? std::move(sym) : permute_rows(a, f.perm);
+    }
+  } else {
+    f.csr = a;
+  }
+  f.reorder_ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
+  if (f.perm.empty()) {  // what actually runs (the note says why when it differs)
+    f.params.reorder = Csr3Reorder::none;
+    f.params.permute_x = false;
+  }
+
+  f.sup_row_ptr = csr3_uniform_ptr(f.csr.rows, params.super_row_size);
+  f.sup_sup_row_ptr = csr3_uniform_ptr(f.super_rows(), params.super_super_row_size);
+  for (index_t i = 0; i < f.csr.rows; ++i)
+    if (f.csr.row_length(i) > params.long_row_threshold) f.long_rows.push_back(i);
+  return f;
+}
+
+template <class V>
+std::size_t Csr3<V>::matrix_bytes() const {
+  std::size_t bytes = csr_matrix_bytes(csr) + long_rows.size() * sizeof(index_t);
+  if (!perm.empty()) {
+    bytes += static_cast<std::size_t>(csr.rows) * sizeof(index_t);  // z[perm[i]], y[perm[i]]
+    if (params.permute_x)  // the gather: perm again, x copy written then read by the kernel
+      bytes += static_cast<std::size_t>(csr.cols) * (sizeof(index_t) + 2 * sizeof(V));
+  }
+  return bytes;
+}
+
+template <class V>
+std::string Csr3<V>::details() const {
+  std::ostringstream s;
+  s << params.to_string() << ",super_rows=" << super_rows()
+    << ",super_super_rows=" << super_super_rows() << ",long_rows=" << long_rows.size()
+    << ",reorder_ms=" << reorder_ms;
+  if (!reorder_note.empty()) s << ",note=" << reorder_note;
+  return s.str();
+}
+
+FormatEntry csr3_format() {
+  return make_format(
+      "csr3",
+      "CSR-3 (CSR-k GPU paper): super-rows and super-super-rows, a block per super-super-row, "
+      "serial or parallel inner loop, own Band-k/RCM ordering",
+      {"rule", "kernel", "super_row_size", "super_super_row_size", "block_x", "block_y", "block_z",
+       "reorder", "permute_x", "long_row"},
+      [](const auto& a, const Params& p, Backend b) { return build_csr3_operator(a, p, b); });
+}
+
+#define SPMVKIT_INSTANTIATE(V)                                         \
+  template Csr3<V> build_csr3(const Csr<V>&, const Csr3Params&, bool); \
+  template struct Csr3<V>;
+SPMVKIT_INSTANTIATE(float)
+SPMVKIT_INSTANTIATE(double)
+#undef SPMVKIT_INSTANTIATE
+
+}  // namespace spmvkit
