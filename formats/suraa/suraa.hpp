@@ -53,6 +53,7 @@ struct SuraaOptions {
                                     // consecutive segments with the same threads per row
   int streams = 4;                  // side streams for G2/G3 launches; 0: all on the context stream
   int nnz_per_thread = 8;           // G1 child / G2 vector threads per row ~ npr / this (paper: 2)
+  bool class_sort = false;          // sort by power-of-two npr class instead of exact npr
 };
 
 std::vector<std::string> suraa_param_names();
@@ -72,17 +73,19 @@ SuraaOptions suraa_options(const Params& p, bool dynamic);
 // The raw rule: 2 * iqr / cbrt(m) (0 when m == 0).
 double fd_bin_width(double iqr, index_t m);
 
-// Order statistics of the sorted (descending) npr that the rule needs: the paper reads
-// q12 = nprSort[m/4] and q34 = nprSort[3m/4] (Algorithm 2, lines 6-7).
+// What the rule needs of the sorted npr: the paper reads q12 = nprSort[m/4] and
+// q34 = nprSort[3m/4] (Algorithm 2, lines 6-7); the range; and the count of rows with
+// npr > 32 for max_child_threads.
 struct SuraaProbes {
   index_t rows = 0;
-  index_t npr_max = 0;            // nprSort[0]
-  index_t npr_min = 0;            // nprSort[m-1]
+  index_t npr_max = 0;
+  index_t npr_min = 0;
   index_t npr_quarter = 0;        // nprSort[m/4]
   index_t npr_three_quarter = 0;  // nprSort[3m/4]
-  index_t rows_over_warp = 0;     // rows with npr > 32 (for max_child_threads)
+  index_t rows_over_warp = 0;     // rows with npr > 32
 };
-// Probes of an npr vector sorted in descending order.
+// Probes of the npr in sorted order (descending, or descending by class for class_sort, where
+// the quartiles read at m/4 and 3m/4 are those of the class order).
 SuraaProbes suraa_probes(const std::vector<index_t>& npr_sorted);
 
 struct SuraaSegmentation {
@@ -163,6 +166,18 @@ SPMVKIT_SURAA_HD inline index_t suraa_static_blocks(index_t npr) {
   return static_cast<index_t>(b < 1 ? 1 : b);
 }
 
+// The sort key's length part: npr itself (the paper), or with class_sort its power-of-two
+// class, bit_width(npr) (0, 1, 2-3, 4-7, ...). Rows of one class keep the first-column order,
+// which for a matrix with locality is close to the row order: the sort then sweeps x once per
+// class (a handful) instead of once per distinct npr, and rows in a warp still differ at most
+// twofold in length. The class boundary 32 | 63 matches the paper's warp threshold.
+SPMVKIT_SURAA_HD inline index_t suraa_sort_class(index_t npr, bool class_sort) {
+  if (!class_sort) return npr;
+  index_t b = 0;
+  for (auto v = static_cast<std::uint32_t>(npr); v != 0; v >>= 1) ++b;
+  return b;
+}
+
 // --- the plan --------------------------------------------------------------------------------
 struct SuraaPlan {
   index_t rows = 0;
@@ -179,9 +194,10 @@ struct SuraaPlan {
 };
 
 // Sort order of Section 4.1: npr descending, ties by the first column index ascending (empty
-// rows last), remaining ties by row index (a stable sort, as the GPU radix sort is).
+// rows last), remaining ties by row index (a stable sort, as the GPU radix sort is). With
+// class_sort, npr's power-of-two class (suraa_sort_class) replaces npr.
 template <class V>
-std::vector<index_t> suraa_sort_rows(const Csr<V>& a);
+std::vector<index_t> suraa_sort_rows(const Csr<V>& a, bool class_sort = false);
 // The rows of `a` in the order `perm` (row i of the result is row perm[i] of `a`).
 template <class V>
 Csr<V> suraa_permute_rows(const Csr<V>& a, const std::vector<index_t>& perm);

@@ -94,37 +94,51 @@ template <class T>
 struct MaxOp {
   __device__ __forceinline__ T operator()(const T& a, const T& b) const { return a < b ? b : a; }
 };
+template <class T>
+struct MinOp {
+  __device__ __forceinline__ T operator()(const T& a, const T& b) const { return b < a ? b : a; }
+};
 
 // ============================ setup kernels (Section 4.1) ===================================
 
-// npr moments: stats[0] += sum npr^2, stats[1] = max npr. Grid-stride, a thread a row.
+// npr moments: stats[0] += sum npr^2, stats[1] = max npr, stats[2] = min npr, stats[3] +=
+// rows with npr > 32. Grid-stride, a thread a row.
 template <int BLOCK>
 __global__ void __launch_bounds__(BLOCK)
     suraa_npr_stats_kernel(index_t m, const index_t* __restrict__ row_ptr,
                            unsigned long long* __restrict__ stats) {
   using Reduce = cub::BlockReduce<unsigned long long, BLOCK>;
   __shared__ typename Reduce::TempStorage storage;
-  unsigned long long sq = 0, mx = 0;
+  unsigned long long sq = 0, mx = 0, mn = ~0ull, over = 0;
   for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * BLOCK + threadIdx.x; i < m;
        i += static_cast<std::int64_t>(gridDim.x) * BLOCK) {
     const auto n = static_cast<unsigned long long>(row_ptr[i + 1] - row_ptr[i]);
     sq += n * n;
     mx = n > mx ? n : mx;
+    mn = n < mn ? n : mn;
+    over += n > static_cast<unsigned long long>(kSuraaWarp) ? 1 : 0;
   }
   const unsigned long long block_sq = Reduce(storage).Sum(sq);
   __syncthreads();
   const unsigned long long block_mx = Reduce(storage).Reduce(mx, MaxOp<unsigned long long>{});
+  __syncthreads();
+  const unsigned long long block_mn = Reduce(storage).Reduce(mn, MinOp<unsigned long long>{});
+  __syncthreads();
+  const unsigned long long block_over = Reduce(storage).Sum(over);
   if (threadIdx.x == 0) {
     atomicAdd(stats, block_sq);
     atomicMax(stats + 1, block_mx);
+    atomicMin(stats + 2, block_mn);
+    atomicAdd(stats + 3, block_over);
   }
 }
 
-// Sort keys of Section 4.1: (max_npr - npr) in the high bits, the first column (cols for an
-// empty row) in the low `col_bits` bits; an ascending sort gives npr descending, ties by first
-// column ascending. A thread a row.
-__global__ void suraa_sort_keys_kernel(index_t m, index_t cols, index_t max_npr, int col_bits,
-                                       const index_t* __restrict__ row_ptr,
+// Sort keys of Section 4.1: (max_class - class(npr)) in the high bits (class = npr, or its
+// power-of-two class with class_sort), the first column (cols for an empty row) in the low
+// `col_bits` bits; an ascending sort gives npr descending, ties by first column ascending. A
+// thread a row.
+__global__ void suraa_sort_keys_kernel(index_t m, index_t cols, index_t max_class, bool class_sort,
+                                       int col_bits, const index_t* __restrict__ row_ptr,
                                        const index_t* __restrict__ col_idx,
                                        std::uint64_t* __restrict__ keys,
                                        index_t* __restrict__ rows) {
@@ -132,7 +146,8 @@ __global__ void suraa_sort_keys_kernel(index_t m, index_t cols, index_t max_npr,
   if (i >= m) return;
   const index_t b = row_ptr[i], e = row_ptr[i + 1];
   const auto first = static_cast<std::uint64_t>(e > b ? col_idx[b] : cols);
-  keys[i] = (static_cast<std::uint64_t>(max_npr - (e - b)) << col_bits) | first;
+  const index_t cls = suraa_sort_class(e - b, class_sort);
+  keys[i] = (static_cast<std::uint64_t>(max_class - cls) << col_bits) | first;
   rows[i] = static_cast<index_t>(i);
 }
 
@@ -177,24 +192,12 @@ __global__ void __launch_bounds__(BLOCK)
   }
 }
 
-// The order statistics of Algorithm 2 lines 6-7 (O(1) on the sorted npr) and the count of rows
-// with npr > 32 (a binary search: they are a prefix). One thread.
+// The order statistics of Algorithm 2 lines 6-7: O(1) reads of the sorted npr. One thread.
 __global__ void suraa_probe_kernel(index_t m, const index_t* __restrict__ row_ptr,
                                    index_t* __restrict__ out) {
   auto npr = [&](std::int64_t i) { return row_ptr[i + 1] - row_ptr[i]; };
-  out[0] = npr(0);
-  out[1] = npr(m - 1);
-  out[2] = npr(m / 4);
-  out[3] = npr(3 * static_cast<std::int64_t>(m) / 4);
-  index_t lo = 0, hi = m;
-  while (lo < hi) {
-    const index_t mid = lo + (hi - lo) / 2;
-    if (npr(mid) > kSuraaWarp)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  out[4] = lo;
+  out[0] = npr(m / 4);
+  out[1] = npr(3 * static_cast<std::int64_t>(m) / 4);
 }
 
 // Nonzeros of each segment of `segment_size` sorted rows. A thread a segment.
@@ -380,19 +383,23 @@ int bits_for(std::uint64_t v) {
 struct NprMoments {
   double sum_squared = 0;
   index_t max = 0;
+  index_t min = 0;
+  index_t over_warp = 0;  // rows with npr > 32
 };
 
 NprMoments npr_moments(index_t m, const index_t* row_ptr) {
   auto& ctx = cuda::Context::get();
-  cuda::DeviceBuffer<unsigned long long> stats(2);
+  cuda::DeviceBuffer<unsigned long long> stats(4);
   cuda::fill_bytes(stats.data(), 0, stats.bytes());
+  cuda::fill_bytes(stats.data() + 2, 0xff, sizeof(unsigned long long));  // min starts at ~0
   constexpr int block = SuraaPolicy::setup_block;
   const unsigned grid =
       std::min<unsigned>(cuda::grid_for(m, block), static_cast<unsigned>(ctx.sm_count()) * 8);
   suraa_npr_stats_kernel<block><<<grid, block, 0, ctx.stream()>>>(m, row_ptr, stats.data());
   SPMVKIT_LAUNCH_CHECK();
   const std::vector<unsigned long long> h = stats.download();
-  return NprMoments{static_cast<double>(h[0]), static_cast<index_t>(h[1])};
+  return NprMoments{static_cast<double>(h[0]), static_cast<index_t>(h[1]),
+                    static_cast<index_t>(h[2]), static_cast<index_t>(h[3])};
 }
 
 // What the GPU setup leaves: the sorted matrix, perm, G1's partial-sum layout and the plan.
@@ -421,7 +428,7 @@ void cub_call(Fn&& fn, cudaStream_t stream) {
 template <class V>
 SuraaDeviceData<V> suraa_setup_device(const Csr<V>& a,
                                       const cuda::DeviceBuffer<index_t>& row_ptr_in,
-                                      index_t max_npr, const SuraaOptions& o) {
+                                      const NprMoments& mom, const SuraaOptions& o) {
   auto& ctx = cuda::Context::get();
   cudaStream_t s = ctx.stream();
   const index_t m = a.rows, n = a.cols;
@@ -436,12 +443,14 @@ SuraaDeviceData<V> suraa_setup_device(const Csr<V>& a,
   // as few passes as the matrix allows.
   {
     const int col_bits = bits_for(static_cast<std::uint64_t>(n));
-    const int end_bit = std::max(1, col_bits + bits_for(static_cast<std::uint64_t>(max_npr)));
+    const index_t max_class = suraa_sort_class(mom.max, o.class_sort);
+    const int end_bit = std::max(1, col_bits + bits_for(static_cast<std::uint64_t>(max_class)));
     cuda::DeviceBuffer<std::uint64_t> keys_in(m), keys_out(m);
     cuda::DeviceBuffer<index_t> rows_in(m);
     d.perm = cuda::DeviceBuffer<index_t>(m);
     suraa_sort_keys_kernel<<<cuda::grid_for(m, block), block, 0, s>>>(
-        m, n, max_npr, col_bits, row_ptr_in.data(), col_in.data(), keys_in.data(), rows_in.data());
+        m, n, max_class, o.class_sort, col_bits, row_ptr_in.data(), col_in.data(), keys_in.data(),
+        rows_in.data());
     SPMVKIT_LAUNCH_CHECK();
     cub_call(
         [&](void* temp, std::size_t& bytes, cudaStream_t st) {
@@ -477,19 +486,20 @@ SuraaDeviceData<V> suraa_setup_device(const Csr<V>& a,
     SPMVKIT_LAUNCH_CHECK();
   }
 
-  // Freedman-Diaconis segment size from O(1) probes of the sorted npr (lines 6-8).
+  // Freedman-Diaconis segment size from O(1) probes of the sorted npr (lines 6-8); range and
+  // the count of rows with npr > 32 from the moments pass.
   SuraaProbes probes;
   {
-    cuda::DeviceBuffer<index_t> out(5);
+    cuda::DeviceBuffer<index_t> out(2);
     suraa_probe_kernel<<<1, 1, 0, s>>>(m, d.row_ptr.data(), out.data());
     SPMVKIT_LAUNCH_CHECK();
     const std::vector<index_t> h = out.download();
     probes.rows = m;
-    probes.npr_max = h[0];
-    probes.npr_min = h[1];
-    probes.npr_quarter = h[2];
-    probes.npr_three_quarter = h[3];
-    probes.rows_over_warp = h[4];
+    probes.npr_max = mom.max;
+    probes.npr_min = mom.min;
+    probes.npr_quarter = h[0];
+    probes.npr_three_quarter = h[1];
+    probes.rows_over_warp = mom.over_warp;
   }
   const SuraaSegmentation seg = fd_segmentation(probes, o.segment_size);
 
@@ -672,8 +682,7 @@ std::unique_ptr<Operator<V>> make_suraa_cuda(const Csr<V>& a, const SuraaOptions
                                                       o.dynamic ? "suraa" : "suraa_static",
                                                       why.str());
   }
-  return std::make_unique<SuraaCudaOperator<V>>(a, o,
-                                                suraa_setup_device(a, row_ptr_in, mom.max, o));
+  return std::make_unique<SuraaCudaOperator<V>>(a, o, suraa_setup_device(a, row_ptr_in, mom, o));
 }
 
 template <class V>
@@ -681,7 +690,7 @@ SuraaPlan suraa_plan_cuda(const Csr<V>& a, const SuraaOptions& o) {
   if (a.rows == 0) return suraa_plan_host(a, o);
   const cuda::DeviceBuffer<index_t> row_ptr_in(a.row_ptr);
   const NprMoments mom = npr_moments(a.rows, row_ptr_in.data());
-  SuraaDeviceData<V> d = suraa_setup_device(a, row_ptr_in, mom.max, o);
+  SuraaDeviceData<V> d = suraa_setup_device(a, row_ptr_in, mom, o);
   d.plan.perm = d.perm.download();
   return d.plan;
 }

@@ -3,6 +3,7 @@
 // the OpenMP schedule.
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <numeric>
 
 #include "formats/suraa/suraa.hpp"
@@ -11,7 +12,7 @@
 namespace spmvkit {
 
 std::vector<std::string> suraa_param_names() {
-  return {"paper",  "max_child_threads", "segment_size",  "low_variance_cv", "short_kernel",
+  return {"paper",  "max_child_threads", "segment_size",  "low_variance_cv", "short_kernel", "sort",
           "launch", "streams",           "nnz_per_thread"};
 }
 
@@ -55,6 +56,10 @@ SuraaOptions suraa_options(const Params& p, bool dynamic) {
   if (npt < 1 || npt > 64)
     throw InputError(name + ": nnz_per_thread must be in 1..64, got " + std::to_string(npt));
   o.nnz_per_thread = static_cast<int>(npt);
+  const std::string sort = p.get_string("sort", "exact");
+  if (sort != "exact" && sort != "pow2")
+    throw InputError(name + ": sort must be exact or pow2, got " + sort);
+  o.class_sort = sort == "pow2";
   return o;
 }
 
@@ -69,22 +74,21 @@ SuraaProbes suraa_probes(const std::vector<index_t>& npr_sorted) {
   const auto m = static_cast<index_t>(npr_sorted.size());
   p.rows = m;
   if (m == 0) return p;
-  p.npr_max = npr_sorted.front();
-  p.npr_min = npr_sorted.back();
+  p.npr_max = *std::max_element(npr_sorted.begin(), npr_sorted.end());
+  p.npr_min = *std::min_element(npr_sorted.begin(), npr_sorted.end());
   p.npr_quarter = npr_sorted[static_cast<std::size_t>(m / 4)];
   p.npr_three_quarter = npr_sorted[static_cast<std::size_t>(3 * static_cast<std::int64_t>(m) / 4)];
-  // Descending order: the rows with npr > 32 are a prefix.
-  p.rows_over_warp =
-      static_cast<index_t>(std::partition_point(npr_sorted.begin(), npr_sorted.end(),
-                                                [](index_t v) { return v > kSuraaWarp; }) -
-                           npr_sorted.begin());
+  p.rows_over_warp = static_cast<index_t>(std::count_if(npr_sorted.begin(), npr_sorted.end(),
+                                                        [](index_t v) { return v > kSuraaWarp; }));
   return p;
 }
 
 SuraaSegmentation fd_segmentation(const SuraaProbes& p, index_t segment_size_override) {
   SuraaSegmentation s;
   if (p.rows == 0) return s;
-  s.iqr = p.npr_quarter - p.npr_three_quarter;  // q34 - q12 of Algorithm 2, sorted descending
+  // q34 - q12 of Algorithm 2 on the descending order (>= 0; with class_sort the two reads may
+  // fall in one class in either order).
+  s.iqr = std::abs(p.npr_quarter - p.npr_three_quarter);
   s.bin_width = fd_bin_width(s.iqr, p.rows);
   s.bin_width_used = std::max(1.0, s.bin_width);
   if (segment_size_override > 0) {
@@ -194,14 +198,15 @@ SuraaPlan suraa_finish_plan(index_t rows, index_t cols, const SuraaProbes& probe
 // --- the sort ----------------------------------------------------------------------------------
 
 template <class V>
-std::vector<index_t> suraa_sort_rows(const Csr<V>& a) {
+std::vector<index_t> suraa_sort_rows(const Csr<V>& a, bool class_sort) {
   std::vector<index_t> perm(static_cast<std::size_t>(a.rows));
   std::iota(perm.begin(), perm.end(), 0);
   auto first_col = [&](index_t r) {
     return a.row_length(r) > 0 ? a.col_idx[a.row_ptr[r]] : a.cols;
   };
   std::stable_sort(perm.begin(), perm.end(), [&](index_t p, index_t q) {
-    const index_t lp = a.row_length(p), lq = a.row_length(q);
+    const index_t lp = suraa_sort_class(a.row_length(p), class_sort);
+    const index_t lq = suraa_sort_class(a.row_length(q), class_sort);
     if (lp != lq) return lp > lq;
     return first_col(p) < first_col(q);
   });
@@ -229,7 +234,7 @@ Csr<V> suraa_permute_rows(const Csr<V>& a, const std::vector<index_t>& perm) {
 
 template <class V>
 SuraaPlan suraa_plan_host(const Csr<V>& a, const SuraaOptions& o, Csr<V>* sorted) {
-  std::vector<index_t> perm = suraa_sort_rows(a);
+  std::vector<index_t> perm = suraa_sort_rows(a, o.class_sort);
   Csr<V> s = suraa_permute_rows(a, perm);
   std::vector<index_t> npr(static_cast<std::size_t>(a.rows));
   for (index_t i = 0; i < a.rows; ++i) npr[i] = s.row_length(i);
@@ -307,7 +312,7 @@ SuraaCpuSchedule suraa_cpu_schedule(const SuraaPlan& plan,
 }
 
 #define SPMVKIT_INSTANTIATE(V)                                                    \
-  template std::vector<index_t> suraa_sort_rows(const Csr<V>&);                   \
+  template std::vector<index_t> suraa_sort_rows(const Csr<V>&, bool);             \
   template Csr<V> suraa_permute_rows(const Csr<V>&, const std::vector<index_t>&); \
   template SuraaPlan suraa_plan_host(const Csr<V>&, const SuraaOptions&, Csr<V>*);
 SPMVKIT_INSTANTIATE(float)

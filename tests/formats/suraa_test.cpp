@@ -59,6 +59,10 @@ TEST(SuraaFreedmanDiaconis, BinWidthIsTwoIqrOverCubeRootOfRows) {
 }
 
 TEST(SuraaFreedmanDiaconis, ProbesReadTheSortedNpr) {
+  // Range and count are taken over all rows (with class_sort the order is not exact).
+  const SuraaProbes q = suraa_probes({33, 40, 32, 20});
+  EXPECT_EQ(q.npr_max, 40);
+  EXPECT_EQ(q.rows_over_warp, 2);
   const SuraaProbes p = suraa_probes({40, 33, 32, 20, 10, 8, 4, 2});
   EXPECT_EQ(p.rows, 8);
   EXPECT_EQ(p.npr_max, 40);
@@ -129,6 +133,29 @@ TEST(SuraaSort, DescendingLengthThenFirstColumnThenRow) {
                                    {}},        // 6: empty
                                   10);
   EXPECT_EQ(suraa_sort_rows(a), (std::vector<index_t>{4, 3, 5, 0, 1, 2, 6}));
+}
+
+TEST(SuraaSort, PowerOfTwoClassesKeepFirstColumnOrder) {
+  EXPECT_EQ(suraa_sort_class(0, true), 0);
+  EXPECT_EQ(suraa_sort_class(1, true), 1);
+  EXPECT_EQ(suraa_sort_class(3, true), 2);
+  EXPECT_EQ(suraa_sort_class(32, true), 6);
+  EXPECT_EQ(suraa_sort_class(63, true), 6);
+  EXPECT_EQ(suraa_sort_class(64, true), 7);
+  EXPECT_EQ(suraa_sort_class(37, false), 37);
+  const Csr<double> a = from_rows({{7, 8},        // 0: len 2 (class 2), first 7
+                                   {1, 2, 3},     // 1: len 3 (class 2), first 1
+                                   {4},           // 2: len 1 (class 1)
+                                   {0, 5, 6, 9},  // 3: len 4 (class 3)
+                                   {3, 4}},       // 4: len 2 (class 2), first 3
+                                  10);
+  EXPECT_EQ(suraa_sort_rows(a, false), (std::vector<index_t>{3, 1, 4, 0, 2}));
+  EXPECT_EQ(suraa_sort_rows(a, true), (std::vector<index_t>{3, 1, 4, 0, 2}));
+  // Lengths 2, 3, 1, 2: exact puts the 3 first; classes put lengths 2 and 3 (class 2) in one
+  // run, ordered by first column.
+  const Csr<double> c = from_rows({{7, 8}, {5, 6, 9}, {4}, {3, 4}}, 10);
+  EXPECT_EQ(suraa_sort_rows(c, false), (std::vector<index_t>{1, 3, 0, 2}));
+  EXPECT_EQ(suraa_sort_rows(c, true), (std::vector<index_t>{3, 1, 0, 2}));
 }
 
 TEST(SuraaSort, PermutationRoundTrip) {
@@ -358,7 +385,7 @@ TEST(SuraaParams, PaperPresetAndOverrides) {
 TEST(SuraaParams, BadValuesAreRejected) {
   for (const char* bad :
        {"max_child_threads=-1", "segment_size=-2", "low_variance_cv=-1", "short_kernel=warp",
-        "launch=each", "streams=33", "nnz_per_thread=0", "paper=maybe"})
+        "launch=each", "streams=33", "nnz_per_thread=0", "paper=maybe", "sort=radix"})
     EXPECT_THROW(suraa_options(Params::parse(bad), true), InputError) << bad;
   EXPECT_THROW(build_operator<double>("suraa", testing::zoo_matrix("one_by_one"),
                                       Params::parse("threads_per_row=4"), Backend::cpu),
@@ -414,6 +441,7 @@ TEST(SuraaSettings, MatchReferenceOnEveryBackend) {
       "low_variance_cv=0,max_child_threads=100000,nnz_per_thread=1",
       "low_variance_cv=0,launch=segment,short_kernel=scalar,streams=3",
       "low_variance_cv=0,segment_size=100000",
+      "low_variance_cv=0,sort=pow2",
   };
   for (Backend b : {Backend::cpu, Backend::cuda}) {
     if (b == Backend::cuda && !cuda_available()) continue;
@@ -435,8 +463,8 @@ TEST(SuraaCuda, GpuSetupMatchesHostPlan) {
   for (const std::string& m : testing::zoo_names()) {
     SCOPED_TRACE(m);
     const Csr<double>& a = testing::zoo_matrix(m);
-    for (bool dynamic : {true, false}) {
-      const SuraaOptions o = suraa_options(Params::parse("low_variance_cv=0"), dynamic);
+    for (const char* params : {"low_variance_cv=0", "low_variance_cv=0,sort=pow2"}) {
+      const SuraaOptions o = suraa_options(Params::parse(params), true);
       const SuraaPlan host = suraa_plan_host(a, o);
       const SuraaPlan gpu = suraa_plan_cuda(a, o);
       EXPECT_EQ(gpu.perm, host.perm);
