@@ -1,8 +1,9 @@
 // SURAA on the GPU: the setup of Section 4.1 (Algorithm 2) on the device, and the kernels of
 // Section 4.2 (Algorithms 3-6) on the context stream and side streams.
 //
-// Setup, all on the context stream: npr moments (for the low-variance fallback); sort keys
-// (npr descending, first column ascending) and a CUB radix sort of (key, row) pairs, stable, so
+// Setup, all on the context stream: npr moments (the low-variance fallback, the npr range, the
+// rows with npr > 32); sort keys (npr, or its power-of-two class with sort=pow2, descending;
+// first column ascending) and a CUB radix sort of (key, row) pairs, stable, so
 // that remaining ties keep the row order, giving perm; the sorted row pointer by a CUB scan;
 // col_idx and values gathered into sorted order ("Rearrange A_csr using perm"); the order
 // statistics the Freedman-Diaconis rule needs, read from the sorted npr in O(1); the nonzeros
