@@ -68,6 +68,49 @@ Context& Context::get(int device) {
 
 void Context::synchronize() const { SPMVKIT_CUDA_CHECK(cudaStreamSynchronize(stream_)); }
 
+SideStreams::SideStreams(int count) {
+  try {
+    SPMVKIT_CUDA_CHECK(cudaEventCreateWithFlags(&forked_, cudaEventDisableTiming));
+    for (int i = 0; i < count; ++i) {
+      cudaStream_t s = nullptr;
+      SPMVKIT_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+      streams_.push_back(s);
+      cudaEvent_t e = nullptr;
+      SPMVKIT_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+      done_.push_back(e);
+    }
+  } catch (...) {
+    release();
+    throw;
+  }
+}
+
+SideStreams::~SideStreams() { release(); }
+
+void SideStreams::release() noexcept {
+  // Destruction cannot report errors; queued work still completes (cudaStreamDestroy and
+  // cudaEventDestroy return at once and release the handles when the work is done).
+  for (cudaEvent_t e : done_) cudaEventDestroy(e);
+  for (cudaStream_t s : streams_) cudaStreamDestroy(s);
+  if (forked_) cudaEventDestroy(forked_);
+  done_.clear();
+  streams_.clear();
+  forked_ = nullptr;
+}
+
+void SideStreams::fork(cudaStream_t origin) const {
+  if (streams_.empty()) return;
+  SPMVKIT_CUDA_CHECK(cudaEventRecord(forked_, origin));
+  for (cudaStream_t s : streams_) SPMVKIT_CUDA_CHECK(cudaStreamWaitEvent(s, forked_, 0));
+}
+
+void SideStreams::join(cudaStream_t origin) const {
+  for (std::size_t i = 0; i < streams_.size(); ++i) {
+    SPMVKIT_CUDA_CHECK(cudaEventRecord(done_[i], streams_[i]));
+    SPMVKIT_CUDA_CHECK(cudaStreamWaitEvent(origin, done_[i], 0));
+  }
+}
+
 void* device_alloc(std::size_t bytes) {
   void* p = nullptr;
   const cudaError_t status = cudaMalloc(&p, bytes);

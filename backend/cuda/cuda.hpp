@@ -127,6 +127,31 @@ class DeviceBuffer {
   std::size_t n_ = 0;
 };
 
+// Streams that run work beside a stream the caller owns (the context stream), with the
+// fork/join events that keep them ordered with it: fork(origin) makes every side stream wait
+// for the work queued on `origin` so far; join(origin) makes `origin` wait for everything
+// queued on the side streams. Work queued between the two is thus ordered after earlier and
+// before later work on `origin`. Owns its streams and events (created non-blocking / without
+// timing on the current device, destroyed with the object).
+class SideStreams {
+ public:
+  explicit SideStreams(int count);
+  ~SideStreams();
+  SideStreams(const SideStreams&) = delete;
+  SideStreams& operator=(const SideStreams&) = delete;
+
+  int size() const { return static_cast<int>(streams_.size()); }
+  cudaStream_t operator[](int i) const { return streams_[static_cast<std::size_t>(i)]; }
+  void fork(cudaStream_t origin) const;
+  void join(cudaStream_t origin) const;
+
+ private:
+  void release() noexcept;
+  std::vector<cudaStream_t> streams_;
+  std::vector<cudaEvent_t> done_;  // one per side stream, recorded by join
+  cudaEvent_t forked_ = nullptr;   // recorded on the origin by fork
+};
+
 // Grid size for a 1D launch of `work` items, `per_block` items a block.
 inline unsigned grid_for(std::size_t work, std::size_t per_block) {
   const std::size_t g = (work + per_block - 1) / per_block;

@@ -4,6 +4,7 @@
 #include "formats/csr/csr.hpp"
 #include "formats/csr3/csr3.hpp"
 #include "formats/cusparse/cusparse.hpp"
+#include "formats/suraa/suraa.hpp"
 #include "spmvkit/error.hpp"
 
 namespace spmvkit {
@@ -14,6 +15,8 @@ const std::vector<FormatEntry>& formats() {
       csr_vector_format(),
       csr_balanced_format(),
       csr3_format(),
+      suraa_format(),
+      suraa_static_format(),
       // cuSPARSE peers
       cusparse_csr_alg1_format(),
       cusparse_csr_alg2_format(),

@@ -1,0 +1,322 @@
+// SURAA setup rules on the host: options, Freedman-Diaconis segmenting, grouping, launches,
+// the row sort (the CPU backend's setup, and the reference the GPU setup must reproduce) and
+// the OpenMP schedule.
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <numeric>
+
+#include "formats/suraa/suraa.hpp"
+#include "spmvkit/error.hpp"
+
+namespace spmvkit {
+
+std::vector<std::string> suraa_param_names() {
+  return {"paper",  "max_child_threads", "segment_size",  "low_variance_cv", "short_kernel", "sort",
+          "launch", "streams",           "nnz_per_thread"};
+}
+
+SuraaOptions suraa_options(const Params& p, bool dynamic) {
+  SuraaOptions o;
+  o.dynamic = dynamic;
+  if (p.get_bool("paper", false)) {  // the paper's own choices (Sections 4.1-4.2)
+    o.low_variance_cv = 0;
+    o.scalar_short_rows = true;
+    o.launch_per_segment = true;
+    o.nnz_per_thread = 2;
+  }
+  const std::string name = dynamic ? "suraa" : "suraa_static";
+  const long long mct = p.get_int("max_child_threads", o.max_child_threads);
+  if (mct < 0 || mct > (1 << 24))
+    throw InputError(name + ": max_child_threads must be in 0..2^24 (0: derived), got " +
+                     std::to_string(mct));
+  o.max_child_threads = static_cast<index_t>(mct);
+  const long long seg = p.get_int("segment_size", o.segment_size);
+  if (seg < 0 || seg > (1LL << 31) - 1)
+    throw InputError(name + ": segment_size must be >= 0 (0: Freedman-Diaconis), got " +
+                     std::to_string(seg));
+  o.segment_size = static_cast<index_t>(seg);
+  o.low_variance_cv = p.get_double("low_variance_cv", o.low_variance_cv);
+  if (!(o.low_variance_cv >= 0) || !std::isfinite(o.low_variance_cv))
+    throw InputError(name + ": low_variance_cv must be a finite number >= 0 (0: never)");
+  const std::string shortk =
+      p.get_string("short_kernel", o.scalar_short_rows ? "scalar" : "subwarp");
+  if (shortk != "scalar" && shortk != "subwarp")
+    throw InputError(name + ": short_kernel must be scalar or subwarp, got " + shortk);
+  o.scalar_short_rows = shortk == "scalar";
+  const std::string launch = p.get_string("launch", o.launch_per_segment ? "segment" : "merged");
+  if (launch != "segment" && launch != "merged")
+    throw InputError(name + ": launch must be segment or merged, got " + launch);
+  o.launch_per_segment = launch == "segment";
+  const long long streams = p.get_int("streams", o.streams);
+  if (streams < 0 || streams > 32)
+    throw InputError(name + ": streams must be in 0..32, got " + std::to_string(streams));
+  o.streams = static_cast<int>(streams);
+  const long long npt = p.get_int("nnz_per_thread", o.nnz_per_thread);
+  if (npt < 1 || npt > 64)
+    throw InputError(name + ": nnz_per_thread must be in 1..64, got " + std::to_string(npt));
+  o.nnz_per_thread = static_cast<int>(npt);
+  const std::string sort = p.get_string("sort", "exact");
+  if (sort != "exact" && sort != "pow2")
+    throw InputError(name + ": sort must be exact or pow2, got " + sort);
+  o.class_sort = sort == "pow2";
+  return o;
+}
+
+// --- Freedman-Diaconis -------------------------------------------------------------------------
+
+double fd_bin_width(double iqr, index_t m) {
+  return m > 0 ? 2.0 * iqr / std::cbrt(static_cast<double>(m)) : 0.0;
+}
+
+SuraaProbes suraa_probes(const std::vector<index_t>& npr_sorted) {
+  SuraaProbes p;
+  const auto m = static_cast<index_t>(npr_sorted.size());
+  p.rows = m;
+  if (m == 0) return p;
+  p.npr_max = *std::max_element(npr_sorted.begin(), npr_sorted.end());
+  p.npr_min = *std::min_element(npr_sorted.begin(), npr_sorted.end());
+  p.npr_quarter = npr_sorted[static_cast<std::size_t>(m / 4)];
+  p.npr_three_quarter = npr_sorted[static_cast<std::size_t>(3 * static_cast<std::int64_t>(m) / 4)];
+  p.rows_over_warp = static_cast<index_t>(std::count_if(npr_sorted.begin(), npr_sorted.end(),
+                                                        [](index_t v) { return v > kSuraaWarp; }));
+  return p;
+}
+
+SuraaSegmentation fd_segmentation(const SuraaProbes& p, index_t segment_size_override) {
+  SuraaSegmentation s;
+  if (p.rows == 0) return s;
+  // q34 - q12 of Algorithm 2 on the descending order (>= 0; with class_sort the two reads may
+  // fall in one class in either order).
+  s.iqr = std::abs(p.npr_quarter - p.npr_three_quarter);
+  s.bin_width = fd_bin_width(s.iqr, p.rows);
+  s.bin_width_used = std::max(1.0, s.bin_width);
+  if (segment_size_override > 0) {
+    s.segment_size = std::min(segment_size_override, p.rows);
+  } else {
+    const double range = static_cast<double>(p.npr_max - p.npr_min);
+    const double bins = std::floor(range / s.bin_width_used) + 1.0;
+    const double size = std::ceil(static_cast<double>(p.rows) / bins);
+    s.segment_size = static_cast<index_t>(std::clamp(size, 1.0, static_cast<double>(p.rows)));
+  }
+  s.segments = static_cast<index_t>((static_cast<std::int64_t>(p.rows) + s.segment_size - 1) /
+                                    s.segment_size);
+  return s;
+}
+
+index_t suraa_max_child_threads(index_t rows_over_warp) {
+  index_t v = 2048;
+  while (v < rows_over_warp && v < 8192) v *= 2;
+  return v;
+}
+
+// --- grouping and launches ---------------------------------------------------------------------
+
+std::vector<SuraaSegment> suraa_group_segments(const std::vector<std::int64_t>& segment_nnz,
+                                               index_t rows, index_t segment_size,
+                                               index_t max_child_threads) {
+  std::vector<SuraaSegment> segs;
+  segs.reserve(segment_nnz.size());
+  const double warp = static_cast<double>(kSuraaWarp);
+  bool g1_open = true;  // G1 is a prefix: once a segment is refused, G1 is closed
+  std::int64_t g1_rows = 0;
+  for (std::size_t s = 0; s < segment_nnz.size(); ++s) {
+    SuraaSegment seg;
+    seg.row_begin = static_cast<index_t>(s * static_cast<std::size_t>(segment_size));
+    seg.row_end = static_cast<index_t>(
+        std::min<std::int64_t>(rows, static_cast<std::int64_t>(seg.row_begin) + segment_size));
+    seg.nnz = segment_nnz[s];
+    const double mean = seg.mean_npr();
+    const index_t n = seg.row_end - seg.row_begin;
+    if (g1_open && mean > warp && g1_rows + n <= max_child_threads) {
+      seg.group = SuraaGroup::dynamic;
+      g1_rows += n;
+    } else {
+      g1_open = false;
+      seg.group = mean >= warp ? SuraaGroup::vector : SuraaGroup::scalar;
+    }
+    segs.push_back(seg);
+  }
+  return segs;
+}
+
+namespace {
+int pow2_at_least(double v, int lo, int hi) {
+  int p = lo;
+  while (p < hi && p < v) p *= 2;
+  return p;
+}
+}  // namespace
+
+int suraa_vector_threads(double mean_npr, int nnz_per_thread) {
+  return pow2_at_least(mean_npr / nnz_per_thread, 32, 1024);
+}
+
+int suraa_short_threads(double mean_npr, bool scalar) {
+  return scalar ? 1 : pow2_at_least(mean_npr, 1, 32);
+}
+
+std::vector<SuraaLaunch> suraa_launches(const std::vector<SuraaSegment>& segments,
+                                        const SuraaOptions& o) {
+  std::vector<SuraaLaunch> out;
+  for (const auto& s : segments) {
+    if (s.group == SuraaGroup::dynamic || s.row_end == s.row_begin) continue;
+    const int tpr = s.group == SuraaGroup::vector
+                        ? suraa_vector_threads(s.mean_npr(), o.nnz_per_thread)
+                        : suraa_short_threads(s.mean_npr(), o.scalar_short_rows);
+    if (!o.launch_per_segment && !out.empty() && out.back().group == s.group &&
+        out.back().threads_per_row == tpr && out.back().row_end == s.row_begin) {
+      out.back().row_end = s.row_end;
+      continue;
+    }
+    out.push_back(SuraaLaunch{s.row_begin, s.row_end, tpr, s.group});
+  }
+  return out;
+}
+
+SuraaPlan suraa_finish_plan(index_t rows, index_t cols, const SuraaProbes& probes,
+                            const SuraaSegmentation& seg,
+                            const std::vector<std::int64_t>& segment_nnz, const SuraaOptions& o) {
+  SuraaPlan plan;
+  plan.rows = rows;
+  plan.cols = cols;
+  plan.probes = probes;
+  plan.segmentation = seg;
+  plan.max_child_threads = o.max_child_threads > 0 ? o.max_child_threads
+                                                   : suraa_max_child_threads(probes.rows_over_warp);
+  plan.segments = suraa_group_segments(segment_nnz, rows, seg.segment_size, plan.max_child_threads);
+  for (const auto& s : plan.segments) {
+    plan.nnz += s.nnz;
+    if (s.group == SuraaGroup::dynamic) plan.g1_end = s.row_end;
+    if (s.group != SuraaGroup::scalar) plan.g2_end = s.row_end;
+  }
+  plan.g2_end = std::max(plan.g2_end, plan.g1_end);
+  plan.launches = suraa_launches(plan.segments, o);
+  return plan;
+}
+
+// --- the sort ----------------------------------------------------------------------------------
+
+template <class V>
+std::vector<index_t> suraa_sort_rows(const Csr<V>& a, bool class_sort) {
+  std::vector<index_t> perm(static_cast<std::size_t>(a.rows));
+  std::iota(perm.begin(), perm.end(), 0);
+  auto first_col = [&](index_t r) {
+    return a.row_length(r) > 0 ? a.col_idx[a.row_ptr[r]] : a.cols;
+  };
+  std::stable_sort(perm.begin(), perm.end(), [&](index_t p, index_t q) {
+    const index_t lp = suraa_sort_class(a.row_length(p), class_sort);
+    const index_t lq = suraa_sort_class(a.row_length(q), class_sort);
+    if (lp != lq) return lp > lq;
+    return first_col(p) < first_col(q);
+  });
+  return perm;
+}
+
+template <class V>
+Csr<V> suraa_permute_rows(const Csr<V>& a, const std::vector<index_t>& perm) {
+  Csr<V> out;
+  out.rows = a.rows;
+  out.cols = a.cols;
+  out.row_ptr.assign(static_cast<std::size_t>(a.rows) + 1, 0);
+  out.col_idx.reserve(a.col_idx.size());
+  out.values.reserve(a.values.size());
+  for (index_t i = 0; i < a.rows; ++i) {
+    const index_t r = perm[i];
+    out.col_idx.insert(out.col_idx.end(), a.col_idx.begin() + a.row_ptr[r],
+                       a.col_idx.begin() + a.row_ptr[r + 1]);
+    out.values.insert(out.values.end(), a.values.begin() + a.row_ptr[r],
+                      a.values.begin() + a.row_ptr[r + 1]);
+    out.row_ptr[i + 1] = static_cast<index_t>(out.col_idx.size());
+  }
+  return out;
+}
+
+template <class V>
+SuraaPlan suraa_plan_host(const Csr<V>& a, const SuraaOptions& o, Csr<V>* sorted) {
+  std::vector<index_t> perm = suraa_sort_rows(a, o.class_sort);
+  Csr<V> s = suraa_permute_rows(a, perm);
+  std::vector<index_t> npr(static_cast<std::size_t>(a.rows));
+  for (index_t i = 0; i < a.rows; ++i) npr[i] = s.row_length(i);
+  const SuraaProbes probes = suraa_probes(npr);
+  const SuraaSegmentation seg = fd_segmentation(probes, o.segment_size);
+  std::vector<std::int64_t> segment_nnz(static_cast<std::size_t>(seg.segments));
+  for (index_t k = 0; k < seg.segments; ++k) {
+    const std::int64_t b = static_cast<std::int64_t>(k) * seg.segment_size;
+    const std::int64_t e = std::min<std::int64_t>(a.rows, b + seg.segment_size);
+    segment_nnz[k] = s.row_ptr[e] - s.row_ptr[b];
+  }
+  SuraaPlan plan = suraa_finish_plan(a.rows, a.cols, probes, seg, segment_nnz, o);
+  plan.perm = std::move(perm);
+  if (sorted) *sorted = std::move(s);
+  return plan;
+}
+
+// --- fallback and bytes ------------------------------------------------------------------------
+
+double suraa_npr_cv(index_t rows, std::int64_t nnz, double sum_npr_squared) {
+  if (rows <= 0 || nnz <= 0) return 0.0;
+  const double mean = static_cast<double>(nnz) / rows;
+  const double var = std::max(0.0, sum_npr_squared / rows - mean * mean);
+  return std::sqrt(var) / mean;
+}
+
+bool suraa_use_csr_fallback(index_t rows, std::int64_t nnz, double sum_npr_squared,
+                            const SuraaOptions& o) {
+  if (o.low_variance_cv <= 0 || rows == 0) return false;
+  return nnz == 0 || suraa_npr_cv(rows, nnz, sum_npr_squared) <= o.low_variance_cv;
+}
+
+std::size_t suraa_matrix_bytes(std::int64_t rows, std::int64_t nnz, std::size_t value_bytes,
+                               std::int64_t g1_rows, std::int64_t partials) {
+  const std::size_t idx = sizeof(index_t);
+  std::size_t bytes = static_cast<std::size_t>(2 * rows + 1 + nnz) * idx +
+                      static_cast<std::size_t>(nnz) * value_bytes;
+  if (g1_rows > 0)
+    bytes += static_cast<std::size_t>(g1_rows + 1) * idx +
+             2 * static_cast<std::size_t>(partials) * value_bytes;
+  return bytes;
+}
+
+// --- CPU schedule ------------------------------------------------------------------------------
+
+SuraaCpuSchedule suraa_cpu_schedule(const SuraaPlan& plan,
+                                    const std::vector<index_t>& sorted_row_ptr, index_t chunk_nnz,
+                                    index_t chunk_rows) {
+  SuraaCpuSchedule sched;
+  auto npr = [&](index_t r) { return sorted_row_ptr[r + 1] - sorted_row_ptr[r]; };
+  const index_t bounds[4] = {0, plan.g1_end, plan.g2_end, plan.rows};
+  for (int g = 0; g < 3; ++g) {  // chunks stay inside one group
+    index_t r = bounds[g];
+    while (r < bounds[g + 1]) {
+      if (npr(r) > chunk_nnz) {  // a long row: slices with partial sums
+        SuraaCpuLongRow lr{r, sched.partials, sched.partials};
+        for (index_t k = sorted_row_ptr[r]; k < sorted_row_ptr[r + 1]; k += chunk_nnz) {
+          const index_t e = static_cast<index_t>(std::min<std::int64_t>(
+              sorted_row_ptr[r + 1], static_cast<std::int64_t>(k) + chunk_nnz));
+          sched.chunks.push_back(SuraaCpuChunk{r, r + 1, k, e, sched.partials++});
+        }
+        lr.partial_end = sched.partials;
+        sched.long_rows.push_back(lr);
+        ++r;
+        continue;
+      }
+      const index_t begin = r;
+      while (r < bounds[g + 1] && r - begin < chunk_rows && npr(r) <= chunk_nnz &&
+             sorted_row_ptr[r + 1] - sorted_row_ptr[begin] <= chunk_nnz)
+        ++r;
+      sched.chunks.push_back(SuraaCpuChunk{begin, r, sorted_row_ptr[begin], sorted_row_ptr[r], -1});
+    }
+  }
+  return sched;
+}
+
+#define SPMVKIT_INSTANTIATE(V)                                                    \
+  template std::vector<index_t> suraa_sort_rows(const Csr<V>&, bool);             \
+  template Csr<V> suraa_permute_rows(const Csr<V>&, const std::vector<index_t>&); \
+  template SuraaPlan suraa_plan_host(const Csr<V>&, const SuraaOptions&, Csr<V>*);
+SPMVKIT_INSTANTIATE(float)
+SPMVKIT_INSTANTIATE(double)
+#undef SPMVKIT_INSTANTIATE
+
+}  // namespace spmvkit
