@@ -31,6 +31,8 @@ struct Record {
   double spmv_ms = 0, spmv_ms_min = 0, spmv_ms_max = 0;
   double gflops = 0, bytes = 0, gbs = 0, pct_ceiling = 0;
   double ratio_vs_cusparse = 0;  // best cuSPARSE time / this time (> 1: faster than cuSPARSE)
+  double ratio_vs_cusparse_csr = 0;  // the same against the best cuSPARSE CSR algorithm
+  double paper_gbs = 0;              // GB/s by the format's paper's byte formula, if it has one
   double max_rel_err = 0;        // ||z - ref|| / ||ref|| against the float64 reference
   bool l2_resident = false;      // format data + vectors fit in the last-level cache
   bool peer = false;

@@ -33,6 +33,7 @@ class SuraaCpuOperator final : public Operator<V> {
     schedule_ = suraa_cpu_schedule(plan_, sorted_.row_ptr);
     partials_.assign(static_cast<std::size_t>(schedule_.partials), V(0));
     this->info_.matrix_bytes = suraa_matrix_bytes(a.rows, a.nnz(), sizeof(V));
+    this->info_.paper_bytes = suraa_paper_bytes(a.rows, a.cols, a.nnz(), sizeof(V));
     std::ostringstream d;
     d << "path=suraa,segment_size=" << plan_.segmentation.segment_size
       << ",segments=" << plan_.segmentation.segments

@@ -552,6 +552,7 @@ class SuraaCudaOperator final : public Operator<V> {
     const index_t g1 = plan.g1_end;
     partial_sums_ = cuda::DeviceBuffer<V>(static_cast<std::size_t>(d_.partials));
     this->info_.matrix_bytes = suraa_matrix_bytes(a.rows, a.nnz(), sizeof(V), g1, d_.partials);
+    this->info_.paper_bytes = suraa_paper_bytes(a.rows, a.cols, a.nnz(), sizeof(V));
 
     // Streams: G1 on the context stream; the G2/G3 launches beside it, round robin over at
     // most `streams` side streams (the first launch stays on the context stream when G1 is

@@ -19,6 +19,8 @@ struct OperatorInfo {
   Backend backend = Backend::cpu;
   std::string format;            // registry name
   std::string details;           // chosen parameters, e.g. "threads_per_row=8"
+  std::size_t paper_bytes = 0;   // the format's paper's own byte formula, vectors included,
+                                 // where it has one (reported beside the byte model); else 0
 };
 
 template <class V>
