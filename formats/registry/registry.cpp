@@ -2,6 +2,10 @@
 #include "spmvkit/registry.hpp"
 
 #include "formats/csr/csr.hpp"
+#include "formats/ell/ell.hpp"
+#include "formats/hec/hec.hpp"
+#include "formats/hyb/hyb.hpp"
+#include "formats/sellp/sellp.hpp"
 #include "spmvkit/error.hpp"
 
 namespace spmvkit {
@@ -11,6 +15,10 @@ const std::vector<FormatEntry>& formats() {
       csr_scalar_format(),
       csr_vector_format(),
       csr_balanced_format(),
+      ell_format(),
+      hyb_format(),
+      hec_format(),
+      sellp_format(),
   };
   return all;
 }

@@ -1,0 +1,36 @@
+// The ELL pass on the device, shared by ELL, HYB and HEC (included by .cu files only).
+#pragma once
+
+#include "backend/cuda/cuda.hpp"
+#include "formats/ell/ell.hpp"
+
+namespace spmvkit {
+
+// Kernel tuning for the ELL pass: threads a block and slots each thread loads before it uses
+// any of them (independent loads in flight per thread).
+struct EllPolicy {
+  static constexpr int block_threads = 256;
+  static constexpr int unroll = 4;
+};
+
+// An ELL matrix in device memory and the pass z = alpha * ELL * x + beta * y over every row.
+template <class V>
+struct EllDevice {
+  index_t rows = 0;
+  index_t width = 0;
+  std::int64_t pitch = 0;
+  EllSkip skip = EllSkip::sentinel;
+  int rows_per_thread = 1;  // 1 or ell_vector_rows<V>()
+  cuda::DeviceBuffer<index_t> col_idx;
+  cuda::DeviceBuffer<V> values;
+  cuda::DeviceBuffer<index_t> row_length;  // uploaded only for EllSkip::row_length
+
+  EllDevice() = default;
+  // Uploads `e` (synchronously: the upload is part of the format's setup).
+  EllDevice(const EllData<V>& e, EllSkip skip, int rows_per_thread);
+
+  // Queues the pass on `stream`; y is not read when beta == 0; y may alias z.
+  void launch(const V* x, const V* y, V* z, V alpha, V beta, cudaStream_t stream) const;
+};
+
+}  // namespace spmvkit
