@@ -1,0 +1,157 @@
+// CUDA SELL-P (BiCGSTAB paper section 3.1, Figs. 4-5; Anzt, Tomov, Dongarra 2014).
+//
+// Thread mapping: b*t consecutive threads take one slice (b rows of t threads; a block of
+// max(256, b*t) threads takes one or more slices). Thread (i, tj) of slice s walks its row's
+// chunks: slot slice_ptr[s] + c*(b*t) + i*t + tj for c = 0, 1, ... (per-slice width, so a
+// slice costs its own longest row, not the matrix's), UNROLL chunks' index and value loads in
+// flight before their x gathers. The t partial sums of a row are adjacent lanes of one warp
+// and are added with shuffles (the paper's shared-memory fan-in, in registers). The result
+// goes to the user's row perm[position] when the rows were sorted (SELL-C-sigma).
+// The paper launches a 2D grid of about sqrt(s) x sqrt(s) blocks because of the old 65535
+// limit on gridDim.x; Hopper's 2^31-1 lets a 1D grid cover every slice.
+//
+// Bytes one apply must read: the 32-byte sectors of col_idx (every slot up to the slice width
+// in sentinel mode, only rows' own slots in row_length mode) and of values holding entries;
+// 12 bytes a slice (slice_ptr, slice_chunks); row_length and perm (4 bytes a row) where used;
+// the x gathers; y when beta != 0; z. sellp_bytes() counts exactly the matrix part.
+#include "backend/cuda/cuda.hpp"
+#include "formats/sellp/sellp.hpp"
+
+namespace spmvkit {
+
+namespace {
+
+struct SellpPolicy {
+  static constexpr int min_block_threads = 256;   // blocks take several small slices
+  static constexpr int max_block_threads = 1024;  // b*t of one slice
+  static constexpr int unroll = 4;
+};
+
+template <class V, int T, bool ROW_LEN, int UNROLL>
+__global__ void __launch_bounds__(SellpPolicy::max_block_threads)
+    sellp_kernel(index_t rows, index_t slices, int slice_size,
+                 const std::int64_t* __restrict__ slice_ptr,
+                 const index_t* __restrict__ slice_chunks, const index_t* __restrict__ col_idx,
+                 const V* __restrict__ values, const index_t* __restrict__ row_length,
+                 const index_t* __restrict__ perm, const V* __restrict__ x, const V* y, V* z,
+                 V alpha, V beta) {
+  const int group = slice_size * T;  // threads a slice = slots a chunk
+  const std::int64_t gid = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const std::int64_t s = gid / group;
+  const int local = static_cast<int>(gid - s * group);
+  const int i = local / T;
+  const int tj = local % T;
+  const std::int64_t position = s * slice_size + i;  // row in slice order
+  V sum = 0;
+  // No early return: every lane must reach the shuffles below.
+  if (s < slices) {
+    index_t n = __ldg(slice_chunks + s);
+    if constexpr (ROW_LEN) {
+      const index_t len = __ldg(row_length + position);
+      n = len > tj ? (len - tj + T - 1) / T : 0;
+    }
+    const index_t* cp = col_idx + __ldg(slice_ptr + s) + local;
+    const V* vp = values + (cp - col_idx);
+    for (index_t c0 = 0; c0 < n; c0 += UNROLL) {
+      index_t c[UNROLL];
+      V v[UNROLL];
+      V xv[UNROLL];
+#pragma unroll
+      for (int u = 0; u < UNROLL; ++u) {
+        const bool in = c0 + u < n;
+        const std::int64_t off = static_cast<std::int64_t>(c0 + u) * group;
+        c[u] = in ? __ldg(cp + off) : index_t{-1};
+        if constexpr (ROW_LEN) v[u] = in ? __ldg(vp + off) : V(0);
+      }
+#pragma unroll
+      for (int u = 0; u < UNROLL; ++u) {
+        const bool valid = c[u] >= 0;
+        xv[u] = valid ? __ldg(x + c[u]) : V(0);
+        if constexpr (!ROW_LEN)
+          v[u] = valid ? __ldg(vp + static_cast<std::int64_t>(c0 + u) * group) : V(0);
+      }
+#pragma unroll
+      for (int u = 0; u < UNROLL; ++u) sum += v[u] * xv[u];
+    }
+  }
+  if constexpr (T > 1) {
+#pragma unroll
+    for (int offset = T / 2; offset > 0; offset /= 2)
+      sum += __shfl_down_sync(0xffffffffu, sum, offset, T);
+  }
+  if (tj == 0 && s < slices && position < rows) {
+    const index_t row = perm != nullptr ? __ldg(perm + position) : static_cast<index_t>(position);
+    z[row] = beta == V(0) ? alpha * sum : alpha * sum + beta * y[row];
+  }
+}
+
+template <class V>
+class SellpCudaOperator final : public Operator<V> {
+ public:
+  SellpCudaOperator(const SellpData<V>& s, EllSkip skip, OperatorInfo info)
+      : Operator<V>(std::move(info)),
+        slices_(s.slices),
+        slice_size_(s.config.slice_size),
+        threads_per_row_(s.config.threads_per_row),
+        skip_(skip),
+        slice_ptr_(s.slice_ptr),
+        slice_chunks_(s.slice_chunks),
+        col_idx_(s.col_idx),
+        values_(s.values),
+        perm_(s.perm) {
+    if (skip == EllSkip::row_length) row_length_ = cuda::DeviceBuffer<index_t>(s.row_length);
+  }
+
+  void apply(const V* x, const V* y, V* z, V alpha, V beta) const override {
+    if (this->rows() == 0) return;
+    const bool by_length = skip_ == EllSkip::row_length;
+    switch (threads_per_row_) {
+      case 1: by_length ? launch<1, true>(x, y, z, alpha, beta) : launch<1, false>(x, y, z, alpha, beta); break;
+      case 2: by_length ? launch<2, true>(x, y, z, alpha, beta) : launch<2, false>(x, y, z, alpha, beta); break;
+      case 4: by_length ? launch<4, true>(x, y, z, alpha, beta) : launch<4, false>(x, y, z, alpha, beta); break;
+      case 8: by_length ? launch<8, true>(x, y, z, alpha, beta) : launch<8, false>(x, y, z, alpha, beta); break;
+      case 16: by_length ? launch<16, true>(x, y, z, alpha, beta) : launch<16, false>(x, y, z, alpha, beta); break;
+      default: by_length ? launch<32, true>(x, y, z, alpha, beta) : launch<32, false>(x, y, z, alpha, beta); break;
+    }
+  }
+
+ private:
+  template <int T, bool ROW_LEN>
+  void launch(const V* x, const V* y, V* z, V alpha, V beta) const {
+    const int group = slice_size_ * T;
+    const int block = std::max(SellpPolicy::min_block_threads, group);
+    const std::size_t threads = static_cast<std::size_t>(slices_) * group;
+    sellp_kernel<V, T, ROW_LEN, SellpPolicy::unroll>
+        <<<cuda::grid_for(threads, block), block, 0, cuda::Context::get().stream()>>>(
+            this->rows(), slices_, slice_size_, slice_ptr_.data(), slice_chunks_.data(),
+            col_idx_.data(), values_.data(), row_length_.data(),
+            perm_.size() > 0 ? perm_.data() : nullptr, x, y, z, alpha, beta);
+    SPMVKIT_LAUNCH_CHECK();
+  }
+
+  index_t slices_;
+  int slice_size_;
+  int threads_per_row_;
+  EllSkip skip_;
+  cuda::DeviceBuffer<std::int64_t> slice_ptr_;
+  cuda::DeviceBuffer<index_t> slice_chunks_;
+  cuda::DeviceBuffer<index_t> col_idx_;
+  cuda::DeviceBuffer<V> values_;
+  cuda::DeviceBuffer<index_t> perm_;
+  cuda::DeviceBuffer<index_t> row_length_;
+};
+
+}  // namespace
+
+template <class V>
+std::unique_ptr<Operator<V>> make_sellp_cuda(const SellpData<V>& s, EllSkip skip,
+                                             OperatorInfo info) {
+  return std::make_unique<SellpCudaOperator<V>>(s, skip, std::move(info));
+}
+
+template std::unique_ptr<Operator<float>> make_sellp_cuda(const SellpData<float>&, EllSkip,
+                                                          OperatorInfo);
+template std::unique_ptr<Operator<double>> make_sellp_cuda(const SellpData<double>&, EllSkip,
+                                                           OperatorInfo);
+
+}  // namespace spmvkit
