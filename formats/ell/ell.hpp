@@ -62,19 +62,46 @@ std::vector<std::int64_t> length_histogram(const std::vector<index_t>& lengths);
 template <class V>
 EllData<V> ell_pack(const Csr<V>& a, index_t width);
 
-// Byte model of one ELL pass, sector-exact: the 32-byte DRAM sectors of col_idx / values /
-// row_length the kernel touches under `skip` (a sector is read when any slot in it is; a
-// sentinel pass reads every column-index sector up to the width). x, y, z not included.
+// Byte model of one ELL pass, sector-exact: the 32-byte DRAM sectors of the column indices,
+// values and row_length the kernel touches under `skip` (a sector is read when any slot in it
+// is; a sentinel pass reads every column-index sector up to the width); with `deltas`, 2-byte
+// indices plus the 4-byte bases (see ColumnDeltas). x, y, z not included.
 template <class V>
-std::size_t ell_pass_bytes(const EllData<V>& e, EllSkip skip);
+std::size_t ell_pass_bytes(const EllData<V>& e, EllSkip skip, bool deltas = false);
 
 // The skip rule: the mode with the smaller byte model (sentinel on ties and when width == 0).
 template <class V>
-EllSkip ell_choose_skip(const EllData<V>& e);
+EllSkip ell_choose_skip(const EllData<V>& e, bool deltas = false);
 
 // Parses the `skip` parameter: empty for "auto" (or absent: the rule decides), else sentinel |
 // row_length. InputError naming `format` on any other value.
 std::optional<EllSkip> ell_skip_param(const Params& p, const std::string& format);
+
+// Column indices on the device are 32-bit, or (our addition, not the papers') 16-bit deltas:
+// the slots that one warp reads together (an ELL slot of a group of ell_delta_group rows; a
+// SELL-P chunk) share a 32-bit base, their smallest column, and each stores col - base as an
+// unsigned 16-bit delta (delta_padding at padding). That fits whenever those columns span at
+// most delta_max_span, as in any stencil or banded matrix (whatever its size): 2 bytes an
+// entry plus 4 bytes a group instead of 4 bytes an entry, about 10.1 bytes a double entry
+// instead of 12.
+constexpr std::uint16_t delta_padding = 0xFFFF;
+constexpr std::int64_t delta_max_span = 0xFFFE;
+constexpr index_t ell_delta_group = 32;
+struct ColumnDeltas {
+  std::vector<index_t> base;         // ELL: slot k of group g at k * (pitch / 32) + g
+  std::vector<std::uint16_t> delta;  // the same layout as col_idx
+};
+// e's deltas, or nothing when some group's columns span more than delta_max_span.
+template <class V>
+std::optional<ColumnDeltas> ell_column_deltas(const EllData<V>& e);
+// Parses `index_bits`: empty for "auto" (or absent), else 16 | 32. InputError otherwise.
+std::optional<int> index_bits_param(const Params& p, const std::string& format);
+// The deltas to upload for e on backend b, or nothing for 32-bit indices: nothing on the CPU
+// (the OpenMP kernels read col_idx); on CUDA, per index_bits (auto: deltas when they fit).
+// UnsupportedError when index_bits=16 is asked and they do not fit.
+template <class V>
+std::optional<ColumnDeltas> ell_choose_deltas(const EllData<V>& e, std::optional<int> param,
+                                              Backend b, const std::string& format);
 
 // Parses `rows_per_thread` (1 or ell_vector_rows<V>(), the default); InputError otherwise.
 template <class V>
@@ -90,6 +117,7 @@ void ell_spmv_cpu(const EllData<V>& e, const V* x, const V* y, V* z, V alpha, V 
 //   rows_per_thread CUDA: rows a thread handles with one vector load per slot: 1, or the
 //                   16-byte vector width (2 for double, 4 for float; the default).
 //   skip            auto | sentinel | row_length (see EllSkip).
+//   index_bits      CUDA: auto | 16 | 32 (see ColumnDeltas).
 FormatEntry ell_format();
 
 // The longest row of `a` and ELL's fill check (shared with the tests).
@@ -104,7 +132,7 @@ std::unique_ptr<Operator<V>> make_ell_cpu(EllData<V> e, OperatorInfo info);
 #if SPMVKIT_HAVE_CUDA
 template <class V>
 std::unique_ptr<Operator<V>> make_ell_cuda(const EllData<V>& e, EllSkip skip, int rows_per_thread,
-                                           OperatorInfo info);
+                                           const ColumnDeltas* deltas, OperatorInfo info);
 #endif
 
 // 16-byte vector width in rows for V: 2 (double) or 4 (float).

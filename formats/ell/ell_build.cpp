@@ -1,6 +1,7 @@
 // ELL host construction: packing, the sector-exact byte model, the skip rule and the builder.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <sstream>
 
 #include "formats/ell/ell.hpp"
@@ -104,27 +105,95 @@ EllData<V> ell_pack(const Csr<V>& a, index_t width) {
 }
 
 template <class V>
-std::size_t ell_pass_bytes(const EllData<V>& e, EllSkip skip) {
+std::size_t ell_pass_bytes(const EllData<V>& e, EllSkip skip, bool deltas) {
   if (e.width == 0 || e.rows == 0) return 0;
   constexpr index_t values_per_sector = static_cast<index_t>(sector_bytes / sizeof(V));
-  constexpr index_t indices_per_sector = static_cast<index_t>(sector_bytes / sizeof(index_t));
+  const auto indices_per_sector = static_cast<index_t>(
+      sector_bytes / (deltas ? sizeof(std::uint16_t) : sizeof(index_t)));
+  constexpr index_t lengths_per_sector = static_cast<index_t>(sector_bytes / sizeof(index_t));
   const std::int64_t index_groups = (static_cast<std::int64_t>(e.rows) + indices_per_sector - 1) /
                                     indices_per_sector;
+  const std::int64_t length_groups =
+      (static_cast<std::int64_t>(e.rows) + lengths_per_sector - 1) / lengths_per_sector;
   // Values are loaded only for slots that hold an entry, in both modes.
   std::int64_t sectors = sectors_by_group(e.row_length, e.rows, values_per_sector);
   if (skip == EllSkip::sentinel)
     sectors += static_cast<std::int64_t>(e.width) * index_groups;  // every index up to width
   else
-    sectors += sectors_by_group(e.row_length, e.rows, indices_per_sector) + index_groups;
+    sectors += sectors_by_group(e.row_length, e.rows, indices_per_sector) + length_groups;
+  if (deltas) {  // a sector of bases serves 8 groups of rows
+    const index_t rows_per_base_sector = ell_delta_group * lengths_per_sector;
+    if (skip == EllSkip::sentinel)
+      sectors += static_cast<std::int64_t>(e.width) *
+                 ((e.rows + rows_per_base_sector - 1) / rows_per_base_sector);
+    else
+      sectors += sectors_by_group(e.row_length, e.rows, rows_per_base_sector);
+  }
   return static_cast<std::size_t>(sectors * sector_bytes);
 }
 
 template <class V>
-EllSkip ell_choose_skip(const EllData<V>& e) {
+EllSkip ell_choose_skip(const EllData<V>& e, bool deltas) {
   if (e.width == 0) return EllSkip::sentinel;
-  return ell_pass_bytes(e, EllSkip::sentinel) <= ell_pass_bytes(e, EllSkip::row_length)
+  return ell_pass_bytes(e, EllSkip::sentinel, deltas) <=
+                 ell_pass_bytes(e, EllSkip::row_length, deltas)
              ? EllSkip::sentinel
              : EllSkip::row_length;
+}
+
+template <class V>
+std::optional<ColumnDeltas> ell_column_deltas(const EllData<V>& e) {
+  const std::int64_t groups = e.pitch / ell_delta_group;
+  ColumnDeltas d;
+  d.base.assign(static_cast<std::size_t>(e.width * groups), 0);
+  d.delta.resize(e.col_idx.size());
+  bool fit = true;
+#pragma omp parallel for schedule(static) reduction(&& : fit)
+  for (std::int64_t g = 0; g < groups; ++g) {
+    for (index_t k = 0; k < e.width && fit; ++k) {
+      const std::size_t first = e.slot(k, static_cast<index_t>(g * ell_delta_group));
+      index_t lo = std::numeric_limits<index_t>::max(), hi = -1;
+      for (index_t i = 0; i < ell_delta_group; ++i) {
+        const index_t c = e.col_idx[first + i];
+        if (c >= 0) {
+          lo = std::min(lo, c);
+          hi = std::max(hi, c);
+        }
+      }
+      if (hi >= 0 && static_cast<std::int64_t>(hi) - lo > delta_max_span) {
+        fit = false;
+        break;
+      }
+      const index_t base = hi >= 0 ? lo : 0;
+      d.base[k * groups + g] = base;
+      for (index_t i = 0; i < ell_delta_group; ++i) {
+        const index_t c = e.col_idx[first + i];
+        d.delta[first + i] = c >= 0 ? static_cast<std::uint16_t>(c - base) : delta_padding;
+      }
+    }
+  }
+  if (!fit) return std::nullopt;
+  return d;
+}
+
+std::optional<int> index_bits_param(const Params& p, const std::string& format) {
+  const std::string s = p.get_string("index_bits", "auto");
+  if (s == "auto") return std::nullopt;
+  if (s == "16") return 16;
+  if (s == "32") return 32;
+  throw InputError(format + ": index_bits must be auto, 16 or 32, got '" + s + "'");
+}
+
+template <class V>
+std::optional<ColumnDeltas> ell_choose_deltas(const EllData<V>& e, std::optional<int> param,
+                                              Backend b, const std::string& format) {
+  if (b == Backend::cpu || param == 32 || e.width == 0) return std::nullopt;
+  std::optional<ColumnDeltas> d = ell_column_deltas(e);
+  if (param == 16 && !d)
+    throw UnsupportedError(format +
+                           ": index_bits=16 needs the columns of every 32-row group's slot to "
+                           "span at most 65534");
+  return d;
 }
 
 std::optional<EllSkip> ell_skip_param(const Params& p, const std::string& format) {
@@ -156,6 +225,7 @@ std::unique_ptr<Operator<V>> build_ell(const Csr<V>& a, const Params& p, Backend
                      p.get_string("max_fill", ""));
   const int rows_per_thread = ell_rows_per_thread_param<V>(p, "ell");
   const std::optional<EllSkip> skip_param = ell_skip_param(p, "ell");
+  const std::optional<int> bits_param = index_bits_param(p, "ell");
 
   const index_t width = longest_row(a);
   const double fill = ell_fill(width, a.rows, a.nnz());
@@ -167,16 +237,21 @@ std::unique_ptr<Operator<V>> build_ell(const Csr<V>& a, const Params& p, Backend
     throw UnsupportedError(os.str());
   }
   EllData<V> e = ell_pack(a, width);
-  const EllSkip skip = skip_param ? *skip_param : ell_choose_skip(e);
+  const std::optional<ColumnDeltas> deltas = ell_choose_deltas(e, bits_param, b, "ell");
+  const int index_bits = deltas ? 16 : 32;
+  const EllSkip skip = skip_param ? *skip_param : ell_choose_skip(e, deltas.has_value());
 
   std::ostringstream details;
   details.precision(3);
   details << "width=" << width << ",pitch=" << e.pitch << ",fill=" << fill
           << ",skip=" << to_string(skip);
-  if (b == Backend::cuda) details << ",rows_per_thread=" << rows_per_thread;
-  OperatorInfo info{a.rows, a.cols, a.nnz(), ell_pass_bytes(e, skip), b, "ell", details.str()};
+  if (b == Backend::cuda)
+    details << ",rows_per_thread=" << rows_per_thread << ",index_bits=" << index_bits;
+  OperatorInfo info{a.rows, a.cols, a.nnz(), ell_pass_bytes(e, skip, deltas.has_value()),
+                    b,      "ell",  details.str()};
 #if SPMVKIT_HAVE_CUDA
-  if (b == Backend::cuda) return make_ell_cuda(e, skip, rows_per_thread, std::move(info));
+  if (b == Backend::cuda)
+    return make_ell_cuda(e, skip, rows_per_thread, deltas ? &*deltas : nullptr, std::move(info));
 #endif
   return make_ell_cpu(std::move(e), std::move(info));
 }
@@ -186,7 +261,7 @@ std::unique_ptr<Operator<V>> build_ell(const Csr<V>& a, const Params& p, Backend
 FormatEntry ell_format() {
   return make_format(
       "ell", "ELLPACK: rows padded to the longest, column-major, aligned (refuses over max_fill)",
-      {"max_fill", "rows_per_thread", "skip"},
+      {"max_fill", "rows_per_thread", "skip", "index_bits"},
       [](const auto& a, const Params& p, Backend b) { return build_ell(a, p, b); });
 }
 
@@ -194,8 +269,11 @@ FormatEntry ell_format() {
   template std::vector<index_t> row_lengths(const Csr<V>&);                 \
   template index_t longest_row(const Csr<V>&);                              \
   template EllData<V> ell_pack(const Csr<V>&, index_t);                     \
-  template std::size_t ell_pass_bytes(const EllData<V>&, EllSkip);          \
-  template EllSkip ell_choose_skip(const EllData<V>&);                      \
+  template std::size_t ell_pass_bytes(const EllData<V>&, EllSkip, bool);    \
+  template EllSkip ell_choose_skip(const EllData<V>&, bool);                \
+  template std::optional<ColumnDeltas> ell_column_deltas(const EllData<V>&); \
+  template std::optional<ColumnDeltas> ell_choose_deltas(                   \
+      const EllData<V>&, std::optional<int>, Backend, const std::string&);  \
   template int ell_rows_per_thread_param<V>(const Params&, const std::string&);
 SPMVKIT_INSTANTIATE(float)
 SPMVKIT_INSTANTIATE(double)

@@ -88,7 +88,7 @@ double calibrate_hec_pr();
 //   ell_width    override l (0 .. longest row)
 //   csr_kernel   auto | scalar | balanced (auto: scalar while the CSR part's rows are at
 //                most hec_scalar_max_row entries)
-//   rows_per_thread, skip: as for ell (the ELL pass).
+//   rows_per_thread, skip, index_bits: as for ell (the ELL pass).
 FormatEntry hec_format();
 
 template <class V>
@@ -97,7 +97,8 @@ std::unique_ptr<Operator<V>> make_hec_cpu(HecData<V> h, OperatorInfo info);
 #if SPMVKIT_HAVE_CUDA
 template <class V>
 std::unique_ptr<Operator<V>> make_hec_cuda(const HecData<V>& h, EllSkip skip, int rows_per_thread,
-                                           HecCsrKernel kernel, OperatorInfo info);
+                                           const ColumnDeltas* deltas, HecCsrKernel kernel,
+                                           OperatorInfo info);
 #endif
 
 }  // namespace spmvkit

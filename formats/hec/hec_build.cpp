@@ -113,6 +113,7 @@ std::unique_ptr<Operator<V>> build_hec(const Csr<V>& a, const Params& p, Backend
   const std::optional<HecCsrKernel> kernel_param = csr_kernel_param(p);
   const int rows_per_thread = ell_rows_per_thread_param<V>(p, "hec");
   const std::optional<EllSkip> skip_param = ell_skip_param(p, "hec");
+  const std::optional<int> bits_param = index_bits_param(p, "hec");
 
   const std::vector<std::int64_t> hist = length_histogram(row_lengths(a));
   const index_t longest = hist.empty() ? 0 : static_cast<index_t>(hist.size() - 1);
@@ -138,7 +139,9 @@ std::unique_ptr<Operator<V>> build_hec(const Csr<V>& a, const Params& p, Backend
   }
 
   HecData<V> h = hec_pack(a, l);
-  const EllSkip skip = skip_param ? *skip_param : ell_choose_skip(h.ell);
+  const std::optional<ColumnDeltas> deltas = ell_choose_deltas(h.ell, bits_param, b, "hec");
+  const int index_bits = deltas ? 16 : 32;
+  const EllSkip skip = skip_param ? *skip_param : ell_choose_skip(h.ell, deltas.has_value());
   index_t csr_rows = 0;
   for (index_t r = 0; r < a.rows; ++r) csr_rows += h.csr_row_ptr[r + 1] > h.csr_row_ptr[r];
 
@@ -148,7 +151,8 @@ std::unique_ptr<Operator<V>> build_hec(const Csr<V>& a, const Params& p, Backend
           << pr.source << ")" << ",csr_kernel=" << to_string(kernel)
           << (kernel_param ? "" : "(auto)") << ",csr_rows=" << csr_rows
           << ",csr_nnz=" << h.csr_nnz() << ",skip=" << to_string(skip);
-  if (b == Backend::cuda) details << ",rows_per_thread=" << rows_per_thread;
+  if (b == Backend::cuda)
+    details << ",rows_per_thread=" << rows_per_thread << ",index_bits=" << index_bits;
   // CSR part as the device reads it: the rows that have entries (row id + offset each), the
   // entries, and for the balanced kernel one starting row per 32 entries.
   const std::size_t csr_bytes =
@@ -157,10 +161,13 @@ std::unique_ptr<Operator<V>> build_hec(const Csr<V>& a, const Params& p, Backend
       (kernel == HecCsrKernel::balanced
            ? (static_cast<std::size_t>(h.csr_nnz()) + 31) / 32 * sizeof(index_t)
            : 0);
-  OperatorInfo info{a.rows, a.cols, a.nnz(), ell_pass_bytes(h.ell, skip) + csr_bytes, b, "hec",
+  OperatorInfo info{a.rows, a.cols, a.nnz(),
+                    ell_pass_bytes(h.ell, skip, deltas.has_value()) + csr_bytes, b, "hec",
                     details.str()};
 #if SPMVKIT_HAVE_CUDA
-  if (b == Backend::cuda) return make_hec_cuda(h, skip, rows_per_thread, kernel, std::move(info));
+  if (b == Backend::cuda)
+    return make_hec_cuda(h, skip, rows_per_thread, deltas ? &*deltas : nullptr, kernel,
+                         std::move(info));
 #endif
   return make_hec_cpu(std::move(h), std::move(info));
 }
@@ -177,7 +184,7 @@ FormatEntry hec_format() {
   return make_format("hec",
                      "HEC: ELL part (width minimising l*n + p_r*nz(l)) + CSR part (thread a row, "
                      "or balanced)",
-                     {"p_r", "ell_width", "csr_kernel", "rows_per_thread", "skip"},
+                     {"p_r", "ell_width", "csr_kernel", "rows_per_thread", "skip", "index_bits"},
                      [](const auto& a, const Params& p, Backend b) { return build_hec(a, p, b); });
 }
 

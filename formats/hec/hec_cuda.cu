@@ -165,9 +165,11 @@ struct HecCsrDevice {
 template <class V>
 class HecCudaOperator final : public Operator<V> {
  public:
-  HecCudaOperator(const HecData<V>& h, EllSkip skip, int rows_per_thread, HecCsrKernel kernel,
-                  OperatorInfo info)
-      : Operator<V>(std::move(info)), ell_(h.ell, skip, rows_per_thread), csr_(h, kernel) {}
+  HecCudaOperator(const HecData<V>& h, EllSkip skip, int rows_per_thread,
+                  const ColumnDeltas* deltas, HecCsrKernel kernel, OperatorInfo info)
+      : Operator<V>(std::move(info)),
+        ell_(h.ell, skip, rows_per_thread, deltas),
+        csr_(h, kernel) {}
 
   void apply(const V* x, const V* y, V* z, V alpha, V beta) const override {
     if (this->rows() == 0) return;
@@ -326,13 +328,17 @@ double calibrate_hec_pr() {
 
 template <class V>
 std::unique_ptr<Operator<V>> make_hec_cuda(const HecData<V>& h, EllSkip skip, int rows_per_thread,
-                                           HecCsrKernel kernel, OperatorInfo info) {
-  return std::make_unique<HecCudaOperator<V>>(h, skip, rows_per_thread, kernel, std::move(info));
+                                           const ColumnDeltas* deltas, HecCsrKernel kernel,
+                                           OperatorInfo info) {
+  return std::make_unique<HecCudaOperator<V>>(h, skip, rows_per_thread, deltas, kernel,
+                                              std::move(info));
 }
 
 template std::unique_ptr<Operator<float>> make_hec_cuda(const HecData<float>&, EllSkip, int,
-                                                        HecCsrKernel, OperatorInfo);
+                                                        const ColumnDeltas*, HecCsrKernel,
+                                                        OperatorInfo);
 template std::unique_ptr<Operator<double>> make_hec_cuda(const HecData<double>&, EllSkip, int,
-                                                         HecCsrKernel, OperatorInfo);
+                                                         const ColumnDeltas*, HecCsrKernel,
+                                                         OperatorInfo);
 
 }  // namespace spmvkit

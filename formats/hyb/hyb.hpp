@@ -41,7 +41,7 @@ void hyb_spmv_cpu(const HybData<V>& h, const V* x, const V* y, V* z, V alpha, V 
 //   ell_width       override the ELL width (0 .. longest row)
 //   relative_speed  Bell & Garland's ELL-over-COO speed ratio (default 3, > 0)
 //   breakeven_rows  Bell & Garland's minimum rows filling an ELL column (default 4096, >= 0)
-//   rows_per_thread, skip: as for ell (the ELL pass).
+//   rows_per_thread, skip, index_bits: as for ell (the ELL pass).
 FormatEntry hyb_format();
 
 template <class V>
@@ -50,7 +50,7 @@ std::unique_ptr<Operator<V>> make_hyb_cpu(HybData<V> h, OperatorInfo info);
 #if SPMVKIT_HAVE_CUDA
 template <class V>
 std::unique_ptr<Operator<V>> make_hyb_cuda(const HybData<V>& h, EllSkip skip, int rows_per_thread,
-                                           OperatorInfo info);
+                                           const ColumnDeltas* deltas, OperatorInfo info);
 #endif
 
 }  // namespace spmvkit

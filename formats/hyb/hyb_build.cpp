@@ -59,6 +59,7 @@ std::unique_ptr<Operator<V>> build_hyb(const Csr<V>& a, const Params& p, Backend
     throw InputError("hyb: breakeven_rows must be >= 0, got " + std::to_string(breakeven));
   const int rows_per_thread = ell_rows_per_thread_param<V>(p, "hyb");
   const std::optional<EllSkip> skip_param = ell_skip_param(p, "hyb");
+  const std::optional<int> bits_param = index_bits_param(p, "hyb");
 
   const std::vector<index_t> lengths = row_lengths(a);
   const std::vector<std::int64_t> hist = length_histogram(lengths);
@@ -74,17 +75,21 @@ std::unique_ptr<Operator<V>> build_hyb(const Csr<V>& a, const Params& p, Backend
   }
 
   HybData<V> h = hyb_pack(a, width);
-  const EllSkip skip = skip_param ? *skip_param : ell_choose_skip(h.ell);
+  const std::optional<ColumnDeltas> deltas = ell_choose_deltas(h.ell, bits_param, b, "hyb");
+  const int index_bits = deltas ? 16 : 32;
+  const EllSkip skip = skip_param ? *skip_param : ell_choose_skip(h.ell, deltas.has_value());
   std::ostringstream details;
   details << "ell_width=" << width << (overridden ? "(param)" : "") << ",ell_nnz=" << h.ell.stored
           << ",coo_nnz=" << h.coo_nnz() << ",skip=" << to_string(skip);
-  if (b == Backend::cuda) details << ",rows_per_thread=" << rows_per_thread;
+  if (b == Backend::cuda)
+    details << ",rows_per_thread=" << rows_per_thread << ",index_bits=" << index_bits;
   const std::size_t bytes =
-      ell_pass_bytes(h.ell, skip) +
+      ell_pass_bytes(h.ell, skip, deltas.has_value()) +
       static_cast<std::size_t>(h.coo_nnz()) * (2 * sizeof(index_t) + sizeof(V));
   OperatorInfo info{a.rows, a.cols, a.nnz(), bytes, b, "hyb", details.str()};
 #if SPMVKIT_HAVE_CUDA
-  if (b == Backend::cuda) return make_hyb_cuda(h, skip, rows_per_thread, std::move(info));
+  if (b == Backend::cuda)
+    return make_hyb_cuda(h, skip, rows_per_thread, deltas ? &*deltas : nullptr, std::move(info));
 #endif
   return make_hyb_cpu(std::move(h), std::move(info));
 }
@@ -95,7 +100,8 @@ FormatEntry hyb_format() {
   return make_format("hyb",
                      "HYB: ELL part (Bell & Garland width rule) + COO part (warp segmented "
                      "reduction)",
-                     {"ell_width", "relative_speed", "breakeven_rows", "rows_per_thread", "skip"},
+                     {"ell_width", "relative_speed", "breakeven_rows", "rows_per_thread", "skip",
+                      "index_bits"},
                      [](const auto& a, const Params& p, Backend b) { return build_hyb(a, p, b); });
 }
 

@@ -49,9 +49,10 @@ __global__ void __launch_bounds__(CooPolicy::block_threads)
 template <class V>
 class HybCudaOperator final : public Operator<V> {
  public:
-  HybCudaOperator(const HybData<V>& h, EllSkip skip, int rows_per_thread, OperatorInfo info)
+  HybCudaOperator(const HybData<V>& h, EllSkip skip, int rows_per_thread,
+                  const ColumnDeltas* deltas, OperatorInfo info)
       : Operator<V>(std::move(info)),
-        ell_(h.ell, skip, rows_per_thread),
+        ell_(h.ell, skip, rows_per_thread, deltas),
         coo_nnz_(static_cast<index_t>(h.coo_nnz())),
         coo_row_(h.coo_row),
         coo_col_(h.coo_col),
@@ -83,13 +84,13 @@ class HybCudaOperator final : public Operator<V> {
 
 template <class V>
 std::unique_ptr<Operator<V>> make_hyb_cuda(const HybData<V>& h, EllSkip skip, int rows_per_thread,
-                                           OperatorInfo info) {
-  return std::make_unique<HybCudaOperator<V>>(h, skip, rows_per_thread, std::move(info));
+                                           const ColumnDeltas* deltas, OperatorInfo info) {
+  return std::make_unique<HybCudaOperator<V>>(h, skip, rows_per_thread, deltas, std::move(info));
 }
 
 template std::unique_ptr<Operator<float>> make_hyb_cuda(const HybData<float>&, EllSkip, int,
-                                                        OperatorInfo);
+                                                        const ColumnDeltas*, OperatorInfo);
 template std::unique_ptr<Operator<double>> make_hyb_cuda(const HybData<double>&, EllSkip, int,
-                                                         OperatorInfo);
+                                                         const ColumnDeltas*, OperatorInfo);
 
 }  // namespace spmvkit

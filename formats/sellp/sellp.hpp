@@ -74,12 +74,20 @@ template <class V>
 SellpData<V> sellp_pack(const Csr<V>& a, const SellpConfig& config);
 
 // Byte model, sector-exact as ell_pass_bytes: value sectors holding an entry; column-index
-// sectors: all of them (sentinel: every slot of a slice is read) or those holding an entry
-// (row_length); plus slice_ptr and slice_chunks, row_length (row_length mode), perm (sorted).
+// sectors (2-byte with `deltas`): all of them (sentinel: every slot of a slice is read) or
+// those holding an entry (row_length); with deltas, 4 bytes a chunk for its base (all
+// chunks, or those holding an entry); plus slice_ptr and slice_chunks, row_length
+// (row_length mode), perm (sorted).
 template <class V>
-std::size_t sellp_bytes(const SellpData<V>& s, EllSkip skip);
+std::size_t sellp_bytes(const SellpData<V>& s, EllSkip skip, bool deltas = false);
 template <class V>
-EllSkip sellp_choose_skip(const SellpData<V>& s);
+EllSkip sellp_choose_skip(const SellpData<V>& s, bool deltas = false);
+
+// 16-bit column deltas as for ELL (ColumnDeltas), one base per chunk (the b*t slots a
+// slice's threads read together). Every slice holds whole chunks, so slot k's base is
+// base[k / (b*t)]. Nothing when some chunk's columns span more than delta_max_span.
+template <class V>
+std::optional<ColumnDeltas> sellp_column_deltas(const SellpData<V>& s);
 
 // OpenMP SELL-P: slices in parallel; results written to the user's rows.
 template <class V>
@@ -88,6 +96,7 @@ void sellp_spmv_cpu(const SellpData<V>& s, const V* x, const V* y, V* z, V alpha
 // SELL-P as a registry format. Parameters (each overrides its part of the rule):
 //   slice_size (b), threads_per_row (t), sigma, as in SellpConfig;
 //   skip      auto | sentinel | row_length (as for ell);
+//   index_bits CUDA: auto | 16 | 32 (as for ell);
 //   max_fill  refuse (UnsupportedError) when slots > max_fill * nnz (default 64, >= 1).
 FormatEntry sellp_format();
 
@@ -97,7 +106,7 @@ std::unique_ptr<Operator<V>> make_sellp_cpu(SellpData<V> s, OperatorInfo info);
 #if SPMVKIT_HAVE_CUDA
 template <class V>
 std::unique_ptr<Operator<V>> make_sellp_cuda(const SellpData<V>& s, EllSkip skip,
-                                             OperatorInfo info);
+                                             const ColumnDeltas* deltas, OperatorInfo info);
 #endif
 
 }  // namespace spmvkit

@@ -1,6 +1,7 @@
 // SELL-P host construction: the parameter rule, sorting, packing, the byte model, the builder.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <sstream>
 
@@ -155,15 +156,24 @@ SellpData<V> sellp_pack(const Csr<V>& a, const SellpConfig& config) {
 }
 
 template <class V>
-std::size_t sellp_bytes(const SellpData<V>& s, EllSkip skip) {
+std::size_t sellp_bytes(const SellpData<V>& s, EllSkip skip, bool deltas) {
   constexpr std::int64_t values_per_sector = sector_bytes / sizeof(V);
-  constexpr std::int64_t indices_per_sector = sector_bytes / sizeof(index_t);
+  const std::int64_t indices_per_sector =
+      sector_bytes / (deltas ? sizeof(std::uint16_t) : sizeof(index_t));
   std::int64_t sectors = used_sectors(s.col_idx, values_per_sector);
   if (skip == EllSkip::sentinel)
     sectors += (s.padded_slots() + indices_per_sector - 1) / indices_per_sector;
   else
     sectors += used_sectors(s.col_idx, indices_per_sector);
   std::int64_t bytes = sectors * sector_bytes;
+  if (deltas) {
+    const std::int64_t chunk = static_cast<std::int64_t>(s.config.slice_size) *
+                               s.config.threads_per_row;
+    const std::int64_t chunks = s.padded_slots() / chunk;
+    bytes += skip == EllSkip::sentinel
+                 ? (chunks * 4 + sector_bytes - 1) / sector_bytes * sector_bytes
+                 : used_sectors(s.col_idx, chunk) * static_cast<std::int64_t>(sizeof(index_t));
+  }
   bytes += static_cast<std::int64_t>(s.slices) * (sizeof(std::int64_t) + sizeof(index_t));
   if (skip == EllSkip::row_length)
     bytes += static_cast<std::int64_t>(s.row_length.size()) * sizeof(index_t);
@@ -172,10 +182,45 @@ std::size_t sellp_bytes(const SellpData<V>& s, EllSkip skip) {
 }
 
 template <class V>
-EllSkip sellp_choose_skip(const SellpData<V>& s) {
-  return sellp_bytes(s, EllSkip::sentinel) <= sellp_bytes(s, EllSkip::row_length)
+EllSkip sellp_choose_skip(const SellpData<V>& s, bool deltas) {
+  return sellp_bytes(s, EllSkip::sentinel, deltas) <= sellp_bytes(s, EllSkip::row_length, deltas)
              ? EllSkip::sentinel
              : EllSkip::row_length;
+}
+
+template <class V>
+std::optional<ColumnDeltas> sellp_column_deltas(const SellpData<V>& s) {
+  const std::int64_t chunk = static_cast<std::int64_t>(s.config.slice_size) *
+                             s.config.threads_per_row;
+  const std::int64_t chunks = s.padded_slots() / chunk;
+  ColumnDeltas d;
+  d.base.assign(static_cast<std::size_t>(chunks), 0);
+  d.delta.resize(s.col_idx.size());
+  bool fit = true;
+#pragma omp parallel for schedule(static) reduction(&& : fit)
+  for (std::int64_t q = 0; q < chunks; ++q) {
+    if (!fit) continue;
+    index_t lo = std::numeric_limits<index_t>::max(), hi = -1;
+    for (std::int64_t k = q * chunk; k < (q + 1) * chunk; ++k) {
+      const index_t c = s.col_idx[k];
+      if (c >= 0) {
+        lo = std::min(lo, c);
+        hi = std::max(hi, c);
+      }
+    }
+    if (hi >= 0 && static_cast<std::int64_t>(hi) - lo > delta_max_span) {
+      fit = false;
+      continue;
+    }
+    const index_t base = hi >= 0 ? lo : 0;
+    d.base[q] = base;
+    for (std::int64_t k = q * chunk; k < (q + 1) * chunk; ++k) {
+      const index_t c = s.col_idx[k];
+      d.delta[k] = c >= 0 ? static_cast<std::uint16_t>(c - base) : delta_padding;
+    }
+  }
+  if (!fit) return std::nullopt;
+  return d;
 }
 
 namespace {
@@ -187,6 +232,7 @@ std::unique_ptr<Operator<V>> build_sellp(const Csr<V>& a, const Params& p, Backe
     throw InputError("sellp: max_fill must be a finite number >= 1, got " +
                      p.get_string("max_fill", ""));
   const std::optional<EllSkip> skip_param = ell_skip_param(p, "sellp");
+  const std::optional<int> bits_param = index_bits_param(p, "sellp");
   const std::vector<index_t> lengths = row_lengths(a);
   SellpConfig c = sellp_default_config(lengths);
 
@@ -227,14 +273,25 @@ std::unique_ptr<Operator<V>> build_sellp(const Csr<V>& a, const Params& p, Backe
     throw UnsupportedError(os.str());
   }
   SellpData<V> s = sellp_pack(a, c);
-  const EllSkip skip = skip_param ? *skip_param : sellp_choose_skip(s);
+  std::optional<ColumnDeltas> deltas;  // the OpenMP kernel reads col_idx
+  if (b == Backend::cuda && bits_param != 32) {
+    deltas = sellp_column_deltas(s);
+    if (bits_param == 16 && !deltas)
+      throw UnsupportedError("sellp: index_bits=16 needs the columns of every chunk to span at "
+                             "most 65534");
+  }
+  const int index_bits = deltas ? 16 : 32;
+  const EllSkip skip = skip_param ? *skip_param : sellp_choose_skip(s, deltas.has_value());
   std::ostringstream details;
   details.precision(3);
   details << "slice_size=" << c.slice_size << ",threads_per_row=" << c.threads_per_row
           << ",sigma=" << c.sigma << ",fill=" << fill << ",skip=" << to_string(skip);
-  OperatorInfo info{a.rows, a.cols, a.nnz(), sellp_bytes(s, skip), b, "sellp", details.str()};
+  if (b == Backend::cuda) details << ",index_bits=" << index_bits;
+  OperatorInfo info{a.rows, a.cols, a.nnz(), sellp_bytes(s, skip, deltas.has_value()), b,
+                    "sellp", details.str()};
 #if SPMVKIT_HAVE_CUDA
-  if (b == Backend::cuda) return make_sellp_cuda(s, skip, std::move(info));
+  if (b == Backend::cuda)
+    return make_sellp_cuda(s, skip, deltas ? &*deltas : nullptr, std::move(info));
 #endif
   return make_sellp_cpu(std::move(s), std::move(info));
 }
@@ -245,14 +302,15 @@ FormatEntry sellp_format() {
   return make_format("sellp",
                      "SELL-P: slices of b rows, t threads a row, rows padded to a multiple of t, "
                      "optional sorting window sigma",
-                     {"slice_size", "threads_per_row", "sigma", "skip", "max_fill"},
+                     {"slice_size", "threads_per_row", "sigma", "skip", "max_fill", "index_bits"},
                      [](const auto& a, const Params& p, Backend b) { return build_sellp(a, p, b); });
 }
 
 #define SPMVKIT_INSTANTIATE(V)                                          \
   template SellpData<V> sellp_pack(const Csr<V>&, const SellpConfig&);  \
-  template std::size_t sellp_bytes(const SellpData<V>&, EllSkip);       \
-  template EllSkip sellp_choose_skip(const SellpData<V>&);
+  template std::size_t sellp_bytes(const SellpData<V>&, EllSkip, bool); \
+  template EllSkip sellp_choose_skip(const SellpData<V>&, bool);        \
+  template std::optional<ColumnDeltas> sellp_column_deltas(const SellpData<V>&);
 SPMVKIT_INSTANTIATE(float)
 SPMVKIT_INSTANTIATE(double)
 #undef SPMVKIT_INSTANTIATE

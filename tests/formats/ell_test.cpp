@@ -82,10 +82,58 @@ TEST(Ell, SectorByteModelAndSkipRule) {
   EXPECT_EQ(op->info().nnz, 256);
 }
 
+TEST(Ell, SixteenBitColumnDeltas) {
+  // row 0: (0, 5) (0, 65539)   row 1: (1, 0)   row 2: empty. Slot 0 of rows 0-31 spans
+  // columns 0..5 (base 0); slot 1 holds only 65539 (base 65539).
+  const Csr<double> a = make_csr<double>(3, 70000, {0, 2, 3, 3}, {5, 65539, 0}, {1, 2, 3});
+  const EllData<double> e = ell_pack(a, 2);
+  const std::optional<ColumnDeltas> d = ell_column_deltas(e);
+  ASSERT_TRUE(d.has_value());
+  EXPECT_EQ(d->base, (std::vector<index_t>{0, 65539}));  // pitch 32: one group a slot
+  EXPECT_EQ(d->delta[e.slot(0, 0)], 5);
+  EXPECT_EQ(d->delta[e.slot(0, 1)], 0);
+  EXPECT_EQ(d->delta[e.slot(1, 0)], 0);
+  EXPECT_EQ(d->delta[e.slot(1, 1)], delta_padding);
+  EXPECT_EQ(d->delta[e.slot(0, 2)], delta_padding);
+  // Rows 0 and 1 in one slot 65536 columns apart: too wide a span for 16 bits.
+  const Csr<double> far = make_csr<double>(2, 70000, {0, 1, 2}, {0, 65536}, {1, 2});
+  EXPECT_FALSE(ell_column_deltas(ell_pack(far, 1)).has_value());
+  const Csr<double> edge = make_csr<double>(2, 70000, {0, 1, 2}, {0, 65534}, {1, 2});
+  EXPECT_TRUE(ell_column_deltas(ell_pack(edge, 1)).has_value());
+  // Byte model: 16 two-byte indices a sector instead of 8, plus a sector of bases a slot per
+  // 256 rows.
+  const Csr<double> full = matrix_with_lengths(64, 64, [](index_t) { return 4; });
+  EXPECT_EQ(ell_pass_bytes(ell_pack(full, 4), EllSkip::sentinel, true), 64u * 4u * 10u + 4u * 32u);
+  // The CPU kernel reads col_idx: index_bits is a CUDA choice and does not show there.
+  const auto op = build_operator<double>("ell", full, Params::parse("index_bits=16"), Backend::cpu);
+  EXPECT_EQ(op->info().details.find("index_bits"), std::string::npos);
+  EXPECT_EQ(op->info().matrix_bytes, 64u * 4u * 12u);
+  if (cuda_available()) {
+    EXPECT_THROW(build_operator<double>("ell", far, Params::parse("index_bits=16"), Backend::cuda),
+                 UnsupportedError);
+    EXPECT_NE(build_operator<double>("ell", far, {}, Backend::cuda)
+                  ->info()
+                  .details.find("index_bits=32"),
+              std::string::npos);
+    const auto op16 = build_operator<double>("ell", full, {}, Backend::cuda);
+    EXPECT_NE(op16->info().details.find("index_bits=16"), std::string::npos);
+    EXPECT_EQ(op16->info().matrix_bytes, 64u * 4u * 10u + 4u * 32u);
+  }
+  for (const char* p : {"index_bits=16", "index_bits=32", "index_bits=16,rows_per_thread=1",
+                        "index_bits=16,skip=row_length"})
+    testing::expect_spmv_matches_everywhere("ell", a, Params::parse(p));
+  testing::expect_spmv_matches_everywhere("ell", far, {});
+  // A larger banded matrix (every group fits) in both index widths.
+  const Csr<double> band = matrix_with_lengths(3000, 3000, [](index_t r) { return 1 + r % 9; });
+  for (const char* p : {"index_bits=16", "index_bits=16,skip=row_length,rows_per_thread=1"})
+    testing::expect_spmv_matches_everywhere("ell", band, Params::parse(p));
+}
+
 TEST(Ell, ParameterValidation) {
   const Csr<double> a = matrix_with_lengths(40, 40, [](index_t r) { return 1 + r % 3; });
   for (const char* bad : {"max_fill=0.5", "max_fill=abc", "max_fill=inf", "rows_per_thread=3",
-                          "rows_per_thread=4", "skip=bogus", "width=3"})
+                          "rows_per_thread=4", "skip=bogus", "width=3", "index_bits=8",
+                          "index_bits=auto16"})
     EXPECT_THROW(build_operator<double>("ell", a, Params::parse(bad), Backend::cpu), InputError)
         << bad;
   // Float's vector width is 4 rows.

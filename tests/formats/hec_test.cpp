@@ -173,7 +173,8 @@ TEST(Hec, CsrKernelRule) {
 TEST(Hec, ParameterValidation) {
   const Csr<double> a = matrix_with_lengths(40, 40, [](index_t r) { return 1 + r % 5; });
   for (const char* bad : {"p_r=0", "p_r=-4", "p_r=nan", "p_r=x", "csr_kernel=vector",
-                          "ell_width=-1", "ell_width=6", "skip=never", "rows_per_thread=0"})
+                          "ell_width=-1", "ell_width=6", "skip=never", "rows_per_thread=0",
+                          "index_bits=15"})
     EXPECT_THROW(build_operator<double>("hec", a, Params::parse(bad), Backend::cpu), InputError)
         << bad;
 }
@@ -186,7 +187,8 @@ TEST(Hec, BothCsrKernelsMatchReference) {
   for (const char* p :
        {"csr_kernel=scalar", "csr_kernel=balanced", "csr_kernel=scalar,ell_width=0",
         "csr_kernel=balanced,ell_width=0", "csr_kernel=balanced,ell_width=12,skip=sentinel",
-        "csr_kernel=scalar,ell_width=12,skip=row_length,rows_per_thread=1", "p_r=1e6"})
+        "csr_kernel=scalar,ell_width=12,skip=row_length,rows_per_thread=1", "p_r=1e6",
+        "csr_kernel=balanced,ell_width=12,index_bits=32"})
     testing::expect_spmv_matches_everywhere("hec", a, Params::parse(p));
 }
 

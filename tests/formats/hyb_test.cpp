@@ -71,7 +71,7 @@ TEST(Hyb, ParameterValidation) {
   const Csr<double> a = matrix_with_lengths(40, 40, [](index_t r) { return 1 + r % 5; });
   for (const char* bad : {"relative_speed=0", "relative_speed=-2", "relative_speed=nan",
                           "breakeven_rows=-1", "breakeven_rows=1.5", "ell_width=-1",
-                          "ell_width=6", "skip=sometimes", "rows_per_thread=8"})
+                          "ell_width=6", "skip=sometimes", "rows_per_thread=8", "index_bits=12"})
     EXPECT_THROW(build_operator<double>("hyb", a, Params::parse(bad), Backend::cpu), InputError)
         << bad;
   EXPECT_NO_THROW(build_operator<double>("hyb", a, Params::parse("ell_width=5"), Backend::cpu));
@@ -84,7 +84,7 @@ TEST(Hyb, ExplicitWidthsMatchReference) {
       5003, 6000, [](index_t r) { return r % 500 == 17 ? 3000 : (r * 13) % 41; });
   for (const char* p : {"ell_width=0", "ell_width=1", "ell_width=20,skip=sentinel",
                         "ell_width=20,skip=row_length", "ell_width=40,rows_per_thread=1",
-                        "breakeven_rows=0"})
+                        "breakeven_rows=0", "ell_width=20,index_bits=32"})
     testing::expect_spmv_matches_everywhere("hyb", a, Params::parse(p));
 }
 

@@ -149,13 +149,43 @@ TEST(Sellp, ByteModel) {
   EXPECT_EQ(sellp_choose_skip(g), EllSkip::row_length);
 }
 
+TEST(Sellp, SixteenBitDeltasPerChunk) {
+  // b = 2, t = 1: chunk 0 = [r0 e0 = 10, r1 e0 = 15], chunk 1 = [r0 e1 = 20, pad],
+  // chunk 2 = [r2 e0 = 0, r3 e0 = 65534], chunk 3 = [r2 e1 = 65534, r3 e1 = 69999].
+  const Csr<double> a = make_csr<double>(4, 70000, {0, 2, 3, 5, 7},
+                                         {10, 20, 15, 0, 65534, 65534, 69999},
+                                         {1, 2, 3, 4, 5, 6, 7});
+  const SellpData<double> s = sellp_pack(a, SellpConfig{2, 1, 1});
+  const std::optional<ColumnDeltas> d = sellp_column_deltas(s);
+  ASSERT_TRUE(d.has_value());
+  EXPECT_EQ(d->base, (std::vector<index_t>{10, 20, 0, 65534}));
+  EXPECT_EQ(d->delta, (std::vector<std::uint16_t>{0, 5, 0, delta_padding, 0, 65534, 0, 4465}));
+  // One column more and chunk 2 spans 65535.
+  const Csr<double> far = make_csr<double>(2, 70000, {0, 1, 2}, {0, 65535}, {1, 2});
+  EXPECT_FALSE(sellp_column_deltas(sellp_pack(far, SellpConfig{2, 1, 1})).has_value());
+  // Sorting changes which rows share a chunk, not the decoding.
+  for (const char* p : {"slice_size=2,sigma=4,index_bits=16", "slice_size=2,index_bits=32",
+                        "slice_size=2,threads_per_row=2,index_bits=16"})
+    testing::expect_spmv_matches_everywhere("sellp", a, Params::parse(p));
+  testing::expect_spmv_matches_everywhere("sellp", far, {});
+  if (cuda_available()) {
+    EXPECT_THROW(build_operator<double>("sellp", far, Params::parse("index_bits=16"),
+                                        Backend::cuda),
+                 UnsupportedError);
+  }
+  // Byte model with deltas: 2-byte indices, plus 4 bytes a chunk (b*t = 64 slots).
+  const Csr<double> full = matrix_with_lengths(64, 64, [](index_t) { return 8; });
+  const SellpData<double> f = sellp_pack(full, SellpConfig{32, 2, 1});
+  EXPECT_EQ(sellp_bytes(f, EllSkip::sentinel, true), 64u * 8u * 10u + 2u * 12u + 32u);
+}
+
 TEST(Sellp, ParameterValidation) {
   const Csr<double> a = matrix_with_lengths(100, 100, [](index_t r) { return 1 + r % 5; });
   for (const char* bad :
        {"slice_size=3", "slice_size=0", "slice_size=2048", "threads_per_row=3",
         "threads_per_row=64", "threads_per_row=0", "slice_size=64,threads_per_row=32",
         "sigma=0", "sigma=-32", "sigma=33", "slice_size=16,sigma=40", "max_fill=0.5",
-        "skip=maybe", "rows_per_thread=2"})
+        "skip=maybe", "rows_per_thread=2", "index_bits=64"})
     EXPECT_THROW(build_operator<double>("sellp", a, Params::parse(bad), Backend::cpu), InputError)
         << bad;
   // The memory factor refuses heavy padding.
