@@ -37,12 +37,12 @@ template <class V>
 struct EllData {
   index_t rows = 0;
   index_t cols = 0;
-  index_t width = 0;               // slots a row
-  std::int64_t pitch = 0;          // rows rounded up to ell_pitch_align
-  std::vector<index_t> col_idx;    // width * pitch, -1 at padding
-  std::vector<V> values;           // width * pitch, 0 at padding
-  std::vector<index_t> row_length; // pitch entries: non-padding slots of each row (0 past rows)
-  std::int64_t stored = 0;         // non-padding slots (sum of row_length)
+  index_t width = 0;                // slots a row
+  std::int64_t pitch = 0;           // rows rounded up to ell_pitch_align
+  std::vector<index_t> col_idx;     // width * pitch, -1 at padding
+  std::vector<V> values;            // width * pitch, 0 at padding
+  std::vector<index_t> row_length;  // pitch entries: non-padding slots of each row (0 past rows)
+  std::int64_t stored = 0;          // non-padding slots (sum of row_length)
 
   std::size_t slot(index_t k, index_t r) const {
     return static_cast<std::size_t>(k) * static_cast<std::size_t>(pitch) +

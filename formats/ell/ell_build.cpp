@@ -108,11 +108,11 @@ template <class V>
 std::size_t ell_pass_bytes(const EllData<V>& e, EllSkip skip, bool deltas) {
   if (e.width == 0 || e.rows == 0) return 0;
   constexpr index_t values_per_sector = static_cast<index_t>(sector_bytes / sizeof(V));
-  const auto indices_per_sector = static_cast<index_t>(
-      sector_bytes / (deltas ? sizeof(std::uint16_t) : sizeof(index_t)));
+  const auto indices_per_sector =
+      static_cast<index_t>(sector_bytes / (deltas ? sizeof(std::uint16_t) : sizeof(index_t)));
   constexpr index_t lengths_per_sector = static_cast<index_t>(sector_bytes / sizeof(index_t));
-  const std::int64_t index_groups = (static_cast<std::int64_t>(e.rows) + indices_per_sector - 1) /
-                                    indices_per_sector;
+  const std::int64_t index_groups =
+      (static_cast<std::int64_t>(e.rows) + indices_per_sector - 1) / indices_per_sector;
   const std::int64_t length_groups =
       (static_cast<std::int64_t>(e.rows) + lengths_per_sector - 1) / lengths_per_sector;
   // Values are loaded only for slots that hold an entry, in both modes.
@@ -209,9 +209,8 @@ int ell_rows_per_thread_param(const Params& p, const std::string& format) {
   const long long rpt = p.get_int("rows_per_thread", ell_vector_rows<V>());
   if (rpt != 1 && rpt != ell_vector_rows<V>())
     throw InputError(format + ": rows_per_thread must be 1 or " +
-                     std::to_string(ell_vector_rows<V>()) +
-                     " (one 16-byte vector of " + (sizeof(V) == 8 ? "double" : "float") +
-                     "), got " + std::to_string(rpt));
+                     std::to_string(ell_vector_rows<V>()) + " (one 16-byte vector of " +
+                     (sizeof(V) == 8 ? "double" : "float") + "), got " + std::to_string(rpt));
   return static_cast<int>(rpt);
 }
 
@@ -247,7 +246,7 @@ std::unique_ptr<Operator<V>> build_ell(const Csr<V>& a, const Params& p, Backend
           << ",skip=" << to_string(skip);
   if (b == Backend::cuda)
     details << ",rows_per_thread=" << rows_per_thread << ",index_bits=" << index_bits;
-  OperatorInfo info{a.rows, a.cols, a.nnz(), ell_pass_bytes(e, skip, deltas.has_value()),
+  OperatorInfo info{a.rows, a.cols, a.nnz(),      ell_pass_bytes(e, skip, deltas.has_value()),
                     b,      "ell",  details.str()};
 #if SPMVKIT_HAVE_CUDA
   if (b == Backend::cuda)
@@ -265,15 +264,15 @@ FormatEntry ell_format() {
       [](const auto& a, const Params& p, Backend b) { return build_ell(a, p, b); });
 }
 
-#define SPMVKIT_INSTANTIATE(V)                                              \
-  template std::vector<index_t> row_lengths(const Csr<V>&);                 \
-  template index_t longest_row(const Csr<V>&);                              \
-  template EllData<V> ell_pack(const Csr<V>&, index_t);                     \
-  template std::size_t ell_pass_bytes(const EllData<V>&, EllSkip, bool);    \
-  template EllSkip ell_choose_skip(const EllData<V>&, bool);                \
-  template std::optional<ColumnDeltas> ell_column_deltas(const EllData<V>&); \
-  template std::optional<ColumnDeltas> ell_choose_deltas(                   \
-      const EllData<V>&, std::optional<int>, Backend, const std::string&);  \
+#define SPMVKIT_INSTANTIATE(V)                                                                  \
+  template std::vector<index_t> row_lengths(const Csr<V>&);                                     \
+  template index_t longest_row(const Csr<V>&);                                                  \
+  template EllData<V> ell_pack(const Csr<V>&, index_t);                                         \
+  template std::size_t ell_pass_bytes(const EllData<V>&, EllSkip, bool);                        \
+  template EllSkip ell_choose_skip(const EllData<V>&, bool);                                    \
+  template std::optional<ColumnDeltas> ell_column_deltas(const EllData<V>&);                    \
+  template std::optional<ColumnDeltas> ell_choose_deltas(const EllData<V>&, std::optional<int>, \
+                                                         Backend, const std::string&);          \
   template int ell_rows_per_thread_param<V>(const Params&, const std::string&);
 SPMVKIT_INSTANTIATE(float)
 SPMVKIT_INSTANTIATE(double)

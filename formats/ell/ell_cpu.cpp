@@ -34,7 +34,8 @@ namespace {
 template <class V>
 class EllCpuOperator final : public Operator<V> {
  public:
-  EllCpuOperator(EllData<V> e, OperatorInfo info) : Operator<V>(std::move(info)), e_(std::move(e)) {}
+  EllCpuOperator(EllData<V> e, OperatorInfo info)
+      : Operator<V>(std::move(info)), e_(std::move(e)) {}
   void apply(const V* x, const V* y, V* z, V alpha, V beta) const override {
     ell_spmv_cpu(e_, x, y, z, alpha, beta);
   }
@@ -50,8 +51,8 @@ std::unique_ptr<Operator<V>> make_ell_cpu(EllData<V> e, OperatorInfo info) {
   return std::make_unique<EllCpuOperator<V>>(std::move(e), std::move(info));
 }
 
-#define SPMVKIT_INSTANTIATE(V)                                                        \
-  template void ell_spmv_cpu(const EllData<V>&, const V*, const V*, V*, V, V);        \
+#define SPMVKIT_INSTANTIATE(V)                                                 \
+  template void ell_spmv_cpu(const EllData<V>&, const V*, const V*, V*, V, V); \
   template std::unique_ptr<Operator<V>> make_ell_cpu(EllData<V>, OperatorInfo);
 SPMVKIT_INSTANTIATE(float)
 SPMVKIT_INSTANTIATE(double)

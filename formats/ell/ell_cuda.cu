@@ -5,8 +5,9 @@
 // the width (sentinel mode, column indices only), the 32-byte sectors of the column indices
 // and values holding the warp's slots: 12 bytes a stored double entry (8 for float; 2 less
 // with 16-bit column deltas, plus 4 bytes a slot of 32 rows for their base), plus padding
-// that shares a sector with an entry, plus the row_length array in row_length mode; x gathered through the read-only cache; y read when
-// beta != 0; z written. ell_pass_bytes() counts exactly these sectors.
+// that shares a sector with an entry, plus the row_length array in row_length mode; x gathered
+// through the read-only cache; y read when beta != 0; z written. ell_pass_bytes() counts exactly
+// these sectors.
 #include <algorithm>
 
 #include "formats/ell/ell_cuda.hpp"
@@ -109,16 +110,15 @@ struct ColumnCode<unsigned short> {
 // (ColumnDeltas); the base load is the same address for the group's lanes.
 template <class V, class IT, int R, bool ROW_LEN, int UNROLL>
 __global__ void __launch_bounds__(EllPolicy::block_threads)
-    ell_kernel(index_t rows, index_t width, std::int64_t pitch,
-               const IT* __restrict__ col_idx, const index_t* __restrict__ col_base,
-               const V* __restrict__ values, const index_t* __restrict__ row_length,
-               const V* __restrict__ x, const V* y, V* z, V alpha, V beta) {
+    ell_kernel(index_t rows, index_t width, std::int64_t pitch, const IT* __restrict__ col_idx,
+               const index_t* __restrict__ col_base, const V* __restrict__ values,
+               const index_t* __restrict__ row_length, const V* __restrict__ x, const V* y, V* z,
+               V alpha, V beta) {
   using IV = typename Vec<IT, R>::type;
   using LV = typename Vec<index_t, R>::type;
   using VV = typename Vec<V, R>::type;
   using Code = ColumnCode<IT>;
-  const std::int64_t row0 =
-      (static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) * R;
+  const std::int64_t row0 = (static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) * R;
   if (row0 >= rows) return;
   const std::int64_t stride = pitch / R;  // one slot, in vectors
   const std::int64_t groups = pitch / ell_delta_group;
@@ -181,20 +181,20 @@ __global__ void __launch_bounds__(EllPolicy::block_threads)
 }
 
 template <class V, class IT, int R, bool ROW_LEN>
-void launch_ell(const EllDevice<V>& e, const IT* col, const V* x, const V* y, V* z, V alpha,
-                V beta, cudaStream_t stream) {
+void launch_ell(const EllDevice<V>& e, const IT* col, const V* x, const V* y, V* z, V alpha, V beta,
+                cudaStream_t stream) {
   constexpr int block = EllPolicy::block_threads;
   const std::size_t threads = (static_cast<std::size_t>(e.rows) + R - 1) / R;
   ell_kernel<V, IT, R, ROW_LEN, EllPolicy::unroll>
       <<<cuda::grid_for(threads, block), block, 0, stream>>>(
-          e.rows, e.width, e.pitch, col, e.col_base.data(), e.values.data(), e.row_length.data(),
-          x, y, z, alpha, beta);
+          e.rows, e.width, e.pitch, col, e.col_base.data(), e.values.data(), e.row_length.data(), x,
+          y, z, alpha, beta);
   SPMVKIT_LAUNCH_CHECK();
 }
 
 template <class V, class IT>
-void launch_ell_with(const EllDevice<V>& e, const IT* col, const V* x, const V* y, V* z,
-                     V alpha, V beta, cudaStream_t stream) {
+void launch_ell_with(const EllDevice<V>& e, const IT* col, const V* x, const V* y, V* z, V alpha,
+                     V beta, cudaStream_t stream) {
   constexpr int R = ell_vector_rows<V>();
   const bool by_length = e.skip == EllSkip::row_length;
   if (e.rows_per_thread == 1) {
@@ -228,8 +228,7 @@ class EllCudaOperator final : public Operator<V> {
 }  // namespace
 
 template <class V>
-EllDevice<V>::EllDevice(const EllData<V>& e, EllSkip skip_mode, int rpt,
-                        const ColumnDeltas* deltas)
+EllDevice<V>::EllDevice(const EllData<V>& e, EllSkip skip_mode, int rpt, const ColumnDeltas* deltas)
     : rows(e.rows),
       width(e.width),
       pitch(e.pitch),

@@ -148,9 +148,9 @@ std::unique_ptr<Operator<V>> build_hec(const Csr<V>& a, const Params& p, Backend
   std::ostringstream details;
   details.precision(4);
   details << "ell_width=" << l << (width_param ? "(param)" : "") << ",p_r=" << pr.value << "("
-          << pr.source << ")" << ",csr_kernel=" << to_string(kernel)
-          << (kernel_param ? "" : "(auto)") << ",csr_rows=" << csr_rows
-          << ",csr_nnz=" << h.csr_nnz() << ",skip=" << to_string(skip);
+          << pr.source << ")"
+          << ",csr_kernel=" << to_string(kernel) << (kernel_param ? "" : "(auto)")
+          << ",csr_rows=" << csr_rows << ",csr_nnz=" << h.csr_nnz() << ",skip=" << to_string(skip);
   if (b == Backend::cuda)
     details << ",rows_per_thread=" << rows_per_thread << ",index_bits=" << index_bits;
   // CSR part as the device reads it: the rows that have entries (row id + offset each), the
@@ -161,9 +161,9 @@ std::unique_ptr<Operator<V>> build_hec(const Csr<V>& a, const Params& p, Backend
       (kernel == HecCsrKernel::balanced
            ? (static_cast<std::size_t>(h.csr_nnz()) + 31) / 32 * sizeof(index_t)
            : 0);
-  OperatorInfo info{a.rows, a.cols, a.nnz(),
-                    ell_pass_bytes(h.ell, skip, deltas.has_value()) + csr_bytes, b, "hec",
-                    details.str()};
+  OperatorInfo info{
+      a.rows, a.cols, a.nnz(),      ell_pass_bytes(h.ell, skip, deltas.has_value()) + csr_bytes,
+      b,      "hec",  details.str()};
 #if SPMVKIT_HAVE_CUDA
   if (b == Backend::cuda)
     return make_hec_cuda(h, skip, rows_per_thread, deltas ? &*deltas : nullptr, kernel,

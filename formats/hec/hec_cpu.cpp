@@ -25,7 +25,8 @@ namespace {
 template <class V>
 class HecCpuOperator final : public Operator<V> {
  public:
-  HecCpuOperator(HecData<V> h, OperatorInfo info) : Operator<V>(std::move(info)), h_(std::move(h)) {}
+  HecCpuOperator(HecData<V> h, OperatorInfo info)
+      : Operator<V>(std::move(info)), h_(std::move(h)) {}
   void apply(const V* x, const V* y, V* z, V alpha, V beta) const override {
     hec_spmv_cpu(h_, x, y, z, alpha, beta);
   }
@@ -41,8 +42,8 @@ std::unique_ptr<Operator<V>> make_hec_cpu(HecData<V> h, OperatorInfo info) {
   return std::make_unique<HecCpuOperator<V>>(std::move(h), std::move(info));
 }
 
-#define SPMVKIT_INSTANTIATE(V)                                                   \
-  template void hec_spmv_cpu(const HecData<V>&, const V*, const V*, V*, V, V);   \
+#define SPMVKIT_INSTANTIATE(V)                                                 \
+  template void hec_spmv_cpu(const HecData<V>&, const V*, const V*, V*, V, V); \
   template std::unique_ptr<Operator<V>> make_hec_cpu(HecData<V>, OperatorInfo);
 SPMVKIT_INSTANTIATE(float)
 SPMVKIT_INSTANTIATE(double)

@@ -58,8 +58,7 @@ __global__ void __launch_bounds__(HecCsrPolicy::block_threads)
                             const V* __restrict__ x, V* z, V alpha) {
   constexpr unsigned full = 0xffffffffu;
   const int lane = threadIdx.x & 31;
-  const std::int64_t warp =
-      (static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
+  const std::int64_t warp = (static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
   const std::int64_t tile = warp * 32 * ITEMS;
   if (tile >= nnz) return;  // the whole warp leaves together
 
@@ -134,8 +133,7 @@ struct HecCsrDevice {
       // O(nnz / 32) serial work: .cu files are not compiled with OpenMP.
       std::vector<index_t> rr((static_cast<std::size_t>(nnz) + 31) / 32);
       for (index_t j = 0; j < rows; ++j)
-        for (std::int64_t r = (std::int64_t{ptr[j]} + 31) / 32; r * 32 < ptr[j + 1]; ++r)
-          rr[r] = j;
+        for (std::int64_t r = (std::int64_t{ptr[j]} + 31) / 32; r * 32 < ptr[j + 1]; ++r) rr[r] = j;
       round_row = cuda::DeviceBuffer<index_t>(rr);
     }
   }
@@ -167,9 +165,7 @@ class HecCudaOperator final : public Operator<V> {
  public:
   HecCudaOperator(const HecData<V>& h, EllSkip skip, int rows_per_thread,
                   const ColumnDeltas* deltas, HecCsrKernel kernel, OperatorInfo info)
-      : Operator<V>(std::move(info)),
-        ell_(h.ell, skip, rows_per_thread, deltas),
-        csr_(h, kernel) {}
+      : Operator<V>(std::move(info)), ell_(h.ell, skip, rows_per_thread, deltas), csr_(h, kernel) {}
 
   void apply(const V* x, const V* y, V* z, V alpha, V beta) const override {
     if (this->rows() == 0) return;
@@ -288,22 +284,20 @@ PrPair calibrate() {
   cuda::DeviceBuffer<V> x(static_cast<std::size_t>(n)), z(static_cast<std::size_t>(n));
   constexpr int block = 256;
   calibration_fill_kernel<V><<<cuda::grid_for(n, block), block, 0, stream>>>(
-      n, P::row_length, P::column_stride, ell.col_idx.data(), ell.values.data(),
-      csr.row_id.data(), csr.row_ptr.data(), csr.round_row.data(), csr.col_idx.data(),
-      csr.values.data());
+      n, P::row_length, P::column_stride, ell.col_idx.data(), ell.values.data(), csr.row_id.data(),
+      csr.row_ptr.data(), csr.round_row.data(), csr.col_idx.data(), csr.values.data());
   SPMVKIT_LAUNCH_CHECK();
   fill_value_kernel<V><<<cuda::grid_for(n, block), block, 0, stream>>>(n, V(1), x.data());
   SPMVKIT_LAUNCH_CHECK();
   fill_value_kernel<V><<<cuda::grid_for(n, block), block, 0, stream>>>(n, V(0), z.data());
   SPMVKIT_LAUNCH_CHECK();
 
-  const double t_ell = median_ms(
-      [&] { ell.launch(x.data(), nullptr, z.data(), V(1), V(0), stream); }, stream);
+  const double t_ell =
+      median_ms([&] { ell.launch(x.data(), nullptr, z.data(), V(1), V(0), stream); }, stream);
   const double t_scalar = median_ms(
       [&] { csr.launch_kernel(HecCsrKernel::scalar, x.data(), z.data(), V(1), stream); }, stream);
   const double t_balanced = median_ms(
-      [&] { csr.launch_kernel(HecCsrKernel::balanced, x.data(), z.data(), V(1), stream); },
-      stream);
+      [&] { csr.launch_kernel(HecCsrKernel::balanced, x.data(), z.data(), V(1), stream); }, stream);
   // Same entry count in both parts, so the time ratio is the per-entry ratio.
   if (!(t_ell > 0)) throw Error("calibrate_hec_pr: the ELL pass took no measurable time");
   return {t_scalar / t_ell, t_balanced / t_ell};

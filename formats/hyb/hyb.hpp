@@ -12,8 +12,8 @@ namespace spmvkit {
 
 template <class V>
 struct HybData {
-  EllData<V> ell;                  // first min(length, width) entries of each row
-  std::vector<index_t> coo_row;    // the remaining entries, sorted by (row, column)
+  EllData<V> ell;                // first min(length, width) entries of each row
+  std::vector<index_t> coo_row;  // the remaining entries, sorted by (row, column)
   std::vector<index_t> coo_col;
   std::vector<V> coo_values;
 

@@ -97,12 +97,12 @@ std::unique_ptr<Operator<V>> build_hyb(const Csr<V>& a, const Params& p, Backend
 }  // namespace
 
 FormatEntry hyb_format() {
-  return make_format("hyb",
-                     "HYB: ELL part (Bell & Garland width rule) + COO part (warp segmented "
-                     "reduction)",
-                     {"ell_width", "relative_speed", "breakeven_rows", "rows_per_thread", "skip",
-                      "index_bits"},
-                     [](const auto& a, const Params& p, Backend b) { return build_hyb(a, p, b); });
+  return make_format(
+      "hyb",
+      "HYB: ELL part (Bell & Garland width rule) + COO part (warp segmented "
+      "reduction)",
+      {"ell_width", "relative_speed", "breakeven_rows", "rows_per_thread", "skip", "index_bits"},
+      [](const auto& a, const Params& p, Backend b) { return build_hyb(a, p, b); });
 }
 
 template HybData<float> hyb_pack(const Csr<float>&, index_t);

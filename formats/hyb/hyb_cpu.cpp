@@ -51,7 +51,8 @@ namespace {
 template <class V>
 class HybCpuOperator final : public Operator<V> {
  public:
-  HybCpuOperator(HybData<V> h, OperatorInfo info) : Operator<V>(std::move(info)), h_(std::move(h)) {}
+  HybCpuOperator(HybData<V> h, OperatorInfo info)
+      : Operator<V>(std::move(info)), h_(std::move(h)) {}
   void apply(const V* x, const V* y, V* z, V alpha, V beta) const override {
     hyb_spmv_cpu(h_, x, y, z, alpha, beta);
   }
@@ -67,8 +68,8 @@ std::unique_ptr<Operator<V>> make_hyb_cpu(HybData<V> h, OperatorInfo info) {
   return std::make_unique<HybCpuOperator<V>>(std::move(h), std::move(info));
 }
 
-#define SPMVKIT_INSTANTIATE(V)                                                   \
-  template void hyb_spmv_cpu(const HybData<V>&, const V*, const V*, V*, V, V);   \
+#define SPMVKIT_INSTANTIATE(V)                                                 \
+  template void hyb_spmv_cpu(const HybData<V>&, const V*, const V*, V*, V, V); \
   template std::unique_ptr<Operator<V>> make_hyb_cpu(HybData<V>, OperatorInfo);
 SPMVKIT_INSTANTIATE(float)
 SPMVKIT_INSTANTIATE(double)

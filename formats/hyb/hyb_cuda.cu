@@ -64,8 +64,8 @@ class HybCudaOperator final : public Operator<V> {
     ell_.launch(x, y, z, alpha, beta, stream);
     if (coo_nnz_ == 0) return;
     constexpr int block = CooPolicy::block_threads;
-    const std::size_t warps = (static_cast<std::size_t>(coo_nnz_) + CooPolicy::tile - 1) /
-                              CooPolicy::tile;
+    const std::size_t warps =
+        (static_cast<std::size_t>(coo_nnz_) + CooPolicy::tile - 1) / CooPolicy::tile;
     coo_add_kernel<V, CooPolicy::items_per_thread>
         <<<cuda::grid_for(warps * 32, block), block, 0, stream>>>(
             coo_nnz_, coo_row_.data(), coo_col_.data(), coo_values_.data(), x, z, alpha);

@@ -167,8 +167,8 @@ std::size_t sellp_bytes(const SellpData<V>& s, EllSkip skip, bool deltas) {
     sectors += used_sectors(s.col_idx, indices_per_sector);
   std::int64_t bytes = sectors * sector_bytes;
   if (deltas) {
-    const std::int64_t chunk = static_cast<std::int64_t>(s.config.slice_size) *
-                               s.config.threads_per_row;
+    const std::int64_t chunk =
+        static_cast<std::int64_t>(s.config.slice_size) * s.config.threads_per_row;
     const std::int64_t chunks = s.padded_slots() / chunk;
     bytes += skip == EllSkip::sentinel
                  ? (chunks * 4 + sector_bytes - 1) / sector_bytes * sector_bytes
@@ -190,8 +190,8 @@ EllSkip sellp_choose_skip(const SellpData<V>& s, bool deltas) {
 
 template <class V>
 std::optional<ColumnDeltas> sellp_column_deltas(const SellpData<V>& s) {
-  const std::int64_t chunk = static_cast<std::int64_t>(s.config.slice_size) *
-                             s.config.threads_per_row;
+  const std::int64_t chunk =
+      static_cast<std::int64_t>(s.config.slice_size) * s.config.threads_per_row;
   const std::int64_t chunks = s.padded_slots() / chunk;
   ColumnDeltas d;
   d.base.assign(static_cast<std::size_t>(chunks), 0);
@@ -251,9 +251,10 @@ std::unique_ptr<Operator<V>> build_sellp(const Csr<V>& a, const Params& p, Backe
     c.threads_per_row = static_cast<int>(v);
   }
   if (static_cast<long long>(c.slice_size) * c.threads_per_row > 1024)
-    throw InputError("sellp: slice_size * threads_per_row must be at most 1024 (a thread block), "
-                     "got " + std::to_string(c.slice_size) + " * " +
-                     std::to_string(c.threads_per_row));
+    throw InputError(
+        "sellp: slice_size * threads_per_row must be at most 1024 (a thread block), "
+        "got " +
+        std::to_string(c.slice_size) + " * " + std::to_string(c.threads_per_row));
   if (p.has("sigma")) {
     const long long v = p.get_int("sigma", 1);
     if (v < 1 || v > 2147483647LL || (v > 1 && v % c.slice_size != 0))
@@ -277,8 +278,9 @@ std::unique_ptr<Operator<V>> build_sellp(const Csr<V>& a, const Params& p, Backe
   if (b == Backend::cuda && bits_param != 32) {
     deltas = sellp_column_deltas(s);
     if (bits_param == 16 && !deltas)
-      throw UnsupportedError("sellp: index_bits=16 needs the columns of every chunk to span at "
-                             "most 65534");
+      throw UnsupportedError(
+          "sellp: index_bits=16 needs the columns of every chunk to span at "
+          "most 65534");
   }
   const int index_bits = deltas ? 16 : 32;
   const EllSkip skip = skip_param ? *skip_param : sellp_choose_skip(s, deltas.has_value());
@@ -287,8 +289,8 @@ std::unique_ptr<Operator<V>> build_sellp(const Csr<V>& a, const Params& p, Backe
   details << "slice_size=" << c.slice_size << ",threads_per_row=" << c.threads_per_row
           << ",sigma=" << c.sigma << ",fill=" << fill << ",skip=" << to_string(skip);
   if (b == Backend::cuda) details << ",index_bits=" << index_bits;
-  OperatorInfo info{a.rows, a.cols, a.nnz(), sellp_bytes(s, skip, deltas.has_value()), b,
-                    "sellp", details.str()};
+  OperatorInfo info{a.rows, a.cols,  a.nnz(),      sellp_bytes(s, skip, deltas.has_value()),
+                    b,      "sellp", details.str()};
 #if SPMVKIT_HAVE_CUDA
   if (b == Backend::cuda)
     return make_sellp_cuda(s, skip, deltas ? &*deltas : nullptr, std::move(info));
@@ -299,11 +301,12 @@ std::unique_ptr<Operator<V>> build_sellp(const Csr<V>& a, const Params& p, Backe
 }  // namespace
 
 FormatEntry sellp_format() {
-  return make_format("sellp",
-                     "SELL-P: slices of b rows, t threads a row, rows padded to a multiple of t, "
-                     "optional sorting window sigma",
-                     {"slice_size", "threads_per_row", "sigma", "skip", "max_fill", "index_bits"},
-                     [](const auto& a, const Params& p, Backend b) { return build_sellp(a, p, b); });
+  return make_format(
+      "sellp",
+      "SELL-P: slices of b rows, t threads a row, rows padded to a multiple of t, "
+      "optional sorting window sigma",
+      {"slice_size", "threads_per_row", "sigma", "skip", "max_fill", "index_bits"},
+      [](const auto& a, const Params& p, Backend b) { return build_sellp(a, p, b); });
 }
 
 #define SPMVKIT_INSTANTIATE(V)                                          \

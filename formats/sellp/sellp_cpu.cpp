@@ -52,8 +52,8 @@ std::unique_ptr<Operator<V>> make_sellp_cpu(SellpData<V> s, OperatorInfo info) {
   return std::make_unique<SellpCpuOperator<V>>(std::move(s), std::move(info));
 }
 
-#define SPMVKIT_INSTANTIATE(V)                                                       \
-  template void sellp_spmv_cpu(const SellpData<V>&, const V*, const V*, V*, V, V);   \
+#define SPMVKIT_INSTANTIATE(V)                                                     \
+  template void sellp_spmv_cpu(const SellpData<V>&, const V*, const V*, V*, V, V); \
   template std::unique_ptr<Operator<V>> make_sellp_cpu(SellpData<V>, OperatorInfo);
 SPMVKIT_INSTANTIATE(float)
 SPMVKIT_INSTANTIATE(double)

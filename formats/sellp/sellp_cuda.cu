@@ -11,10 +11,10 @@
 // limit on gridDim.x; Hopper's 2^31-1 lets a 1D grid cover every slice.
 //
 // Bytes one apply must read: the 32-byte sectors of the column indices (32-bit, or 16-bit
-// deltas from a per-chunk base as in formats/ell; every slot up to the slice width in sentinel mode,
-// only rows' own slots in row_length mode) and of values holding entries;
-// 12 bytes a slice (slice_ptr, slice_chunks); row_length and perm (4 bytes a row) where used;
-// the x gathers; y when beta != 0; z. sellp_bytes() counts exactly the matrix part.
+// deltas from a per-chunk base as in formats/ell; every slot up to the slice width in sentinel
+// mode, only rows' own slots in row_length mode) and of values holding entries; 12 bytes a slice
+// (slice_ptr, slice_chunks); row_length and perm (4 bytes a row) where used; the x gathers; y when
+// beta != 0; z. sellp_bytes() counts exactly the matrix part.
 #include "backend/cuda/cuda.hpp"
 #include "formats/sellp/sellp.hpp"
 
@@ -54,10 +54,9 @@ __global__ void __launch_bounds__(SellpPolicy::max_block_threads)
     sellp_kernel(index_t rows, index_t slices, int slice_size,
                  const std::int64_t* __restrict__ slice_ptr,
                  const index_t* __restrict__ slice_chunks, const IT* __restrict__ col_idx,
-                 const index_t* __restrict__ col_base,
-                 const V* __restrict__ values, const index_t* __restrict__ row_length,
-                 const index_t* __restrict__ perm, const V* __restrict__ x, const V* y, V* z,
-                 V alpha, V beta) {
+                 const index_t* __restrict__ col_base, const V* __restrict__ values,
+                 const index_t* __restrict__ row_length, const index_t* __restrict__ perm,
+                 const V* __restrict__ x, const V* y, V* z, V alpha, V beta) {
   const int group = slice_size * T;  // threads a slice = slots a chunk
   const std::int64_t gid = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const std::int64_t s = gid / group;
@@ -158,12 +157,24 @@ class SellpCudaOperator final : public Operator<V> {
   template <class IT, bool ROW_LEN>
   void dispatch_t(const IT* col, const V* x, const V* y, V* z, V alpha, V beta) const {
     switch (threads_per_row_) {
-      case 1: launch<IT, 1, ROW_LEN>(col, x, y, z, alpha, beta); break;
-      case 2: launch<IT, 2, ROW_LEN>(col, x, y, z, alpha, beta); break;
-      case 4: launch<IT, 4, ROW_LEN>(col, x, y, z, alpha, beta); break;
-      case 8: launch<IT, 8, ROW_LEN>(col, x, y, z, alpha, beta); break;
-      case 16: launch<IT, 16, ROW_LEN>(col, x, y, z, alpha, beta); break;
-      default: launch<IT, 32, ROW_LEN>(col, x, y, z, alpha, beta); break;
+      case 1:
+        launch<IT, 1, ROW_LEN>(col, x, y, z, alpha, beta);
+        break;
+      case 2:
+        launch<IT, 2, ROW_LEN>(col, x, y, z, alpha, beta);
+        break;
+      case 4:
+        launch<IT, 4, ROW_LEN>(col, x, y, z, alpha, beta);
+        break;
+      case 8:
+        launch<IT, 8, ROW_LEN>(col, x, y, z, alpha, beta);
+        break;
+      case 16:
+        launch<IT, 16, ROW_LEN>(col, x, y, z, alpha, beta);
+        break;
+      default:
+        launch<IT, 32, ROW_LEN>(col, x, y, z, alpha, beta);
+        break;
     }
   }
 
@@ -175,8 +186,8 @@ class SellpCudaOperator final : public Operator<V> {
     sellp_kernel<V, IT, T, ROW_LEN, SellpPolicy::unroll>
         <<<cuda::grid_for(threads, block), block, 0, cuda::Context::get().stream()>>>(
             this->rows(), slices_, slice_size_, slice_ptr_.data(), slice_chunks_.data(), col,
-            col_base_.data(), values_.data(), row_length_.data(), perm_.size() > 0 ? perm_.data() : nullptr, x, y,
-            z, alpha, beta);
+            col_base_.data(), values_.data(), row_length_.data(),
+            perm_.size() > 0 ? perm_.data() : nullptr, x, y, z, alpha, beta);
     SPMVKIT_LAUNCH_CHECK();
   }
 

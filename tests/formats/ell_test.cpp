@@ -1,8 +1,9 @@
 // ELL-specific tests: the max_fill refusal, the column-major aligned layout, the sector byte
 // model and skip rule, parameter validation, and every kernel variant against the reference.
+#include "formats/ell/ell.hpp"
+
 #include <gtest/gtest.h>
 
-#include "formats/ell/ell.hpp"
 #include "tests/formats/spmv_check.hpp"
 
 namespace spmvkit {
@@ -111,10 +112,9 @@ TEST(Ell, SixteenBitColumnDeltas) {
   if (cuda_available()) {
     EXPECT_THROW(build_operator<double>("ell", far, Params::parse("index_bits=16"), Backend::cuda),
                  UnsupportedError);
-    EXPECT_NE(build_operator<double>("ell", far, {}, Backend::cuda)
-                  ->info()
-                  .details.find("index_bits=32"),
-              std::string::npos);
+    EXPECT_NE(
+        build_operator<double>("ell", far, {}, Backend::cuda)->info().details.find("index_bits=32"),
+        std::string::npos);
     const auto op16 = build_operator<double>("ell", full, {}, Backend::cuda);
     EXPECT_NE(op16->info().details.find("index_bits=16"), std::string::npos);
     EXPECT_EQ(op16->info().matrix_bytes, 64u * 4u * 10u + 4u * 32u);
@@ -131,9 +131,9 @@ TEST(Ell, SixteenBitColumnDeltas) {
 
 TEST(Ell, ParameterValidation) {
   const Csr<double> a = matrix_with_lengths(40, 40, [](index_t r) { return 1 + r % 3; });
-  for (const char* bad : {"max_fill=0.5", "max_fill=abc", "max_fill=inf", "rows_per_thread=3",
-                          "rows_per_thread=4", "skip=bogus", "width=3", "index_bits=8",
-                          "index_bits=auto16"})
+  for (const char* bad :
+       {"max_fill=0.5", "max_fill=abc", "max_fill=inf", "rows_per_thread=3", "rows_per_thread=4",
+        "skip=bogus", "width=3", "index_bits=8", "index_bits=auto16"})
     EXPECT_THROW(build_operator<double>("ell", a, Params::parse(bad), Backend::cpu), InputError)
         << bad;
   // Float's vector width is 4 rows.

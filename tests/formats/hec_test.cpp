@@ -2,6 +2,8 @@
 // and against brute force, diagonal positions, where p_r comes from (param, calibration store,
 // paper default), the CSR-kernel rule, parameter validation, both CSR kernels against the
 // reference, and (with a GPU) the p_r calibration.
+#include "formats/hec/hec.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -9,7 +11,6 @@
 #include <limits>
 #include <random>
 
-#include "formats/hec/hec.hpp"
 #include "spmvkit/tuning.hpp"
 #include "tests/formats/spmv_check.hpp"
 
@@ -87,7 +88,8 @@ TEST(Hec, DiagonalPositions) {
   EXPECT_EQ(h.csr_col_idx[before.index], 3);
 
   // Any l on a larger matrix: every located diagonal is entry (i, i).
-  Csr<double> b = matrix_with_lengths(300, 300, [](index_t r) { return r % 17; }, 5);
+  Csr<double> b = matrix_with_lengths(
+      300, 300, [](index_t r) { return r % 17; }, 5);
   for (index_t l : {0, 3, 16}) {
     const HecData<double> g = hec_pack(b, l);
     for (index_t i = 0; i < b.rows; ++i) {
@@ -146,8 +148,7 @@ TEST(Hec, PrComesFromParamThenCalibrationThenPaper) {
   EXPECT_NE(hec_details(a, "p_r=3").find("p_r=3(param)"), std::string::npos);
   // The balanced kernel reads its own calibration.
   tuning_put(cpu, "hec.p_r_balanced.f64", "1.25");
-  EXPECT_NE(hec_details(a, "csr_kernel=balanced").find("p_r=1.25(calibrated)"),
-            std::string::npos);
+  EXPECT_NE(hec_details(a, "csr_kernel=balanced").find("p_r=1.25(calibrated)"), std::string::npos);
   // A malformed record is ignored.
   tuning_put(cpu, "hec.p_r.f64", "fast");
   EXPECT_NE(hec_details(a, "").find("p_r=20(paper default)"), std::string::npos);
@@ -165,16 +166,15 @@ TEST(Hec, CsrKernelRule) {
       matrix_with_lengths(400, 400, [](index_t r) { return r == 9 ? 300 : 2 + r % 5; });
   const std::string d = hec_details(skewed, "");
   EXPECT_NE(d.find("csr_kernel=balanced(auto)"), std::string::npos) << d;
-  EXPECT_NE(hec_details(skewed, "csr_kernel=scalar").find("csr_kernel=scalar,"),
-            std::string::npos);
+  EXPECT_NE(hec_details(skewed, "csr_kernel=scalar").find("csr_kernel=scalar,"), std::string::npos);
   EXPECT_NE(hec_details(skewed, "ell_width=0").find("ell_width=0(param)"), std::string::npos);
 }
 
 TEST(Hec, ParameterValidation) {
   const Csr<double> a = matrix_with_lengths(40, 40, [](index_t r) { return 1 + r % 5; });
-  for (const char* bad : {"p_r=0", "p_r=-4", "p_r=nan", "p_r=x", "csr_kernel=vector",
-                          "ell_width=-1", "ell_width=6", "skip=never", "rows_per_thread=0",
-                          "index_bits=15"})
+  for (const char* bad :
+       {"p_r=0", "p_r=-4", "p_r=nan", "p_r=x", "csr_kernel=vector", "ell_width=-1", "ell_width=6",
+        "skip=never", "rows_per_thread=0", "index_bits=15"})
     EXPECT_THROW(build_operator<double>("hec", a, Params::parse(bad), Backend::cpu), InputError)
         << bad;
 }

@@ -1,8 +1,9 @@
 // HYB-specific tests: Bell & Garland's width rule on hand-made histograms, the ELL/COO split,
 // parameter validation, and explicit widths (COO-heavy, ELL-heavy) against the reference.
+#include "formats/hyb/hyb.hpp"
+
 #include <gtest/gtest.h>
 
-#include "formats/hyb/hyb.hpp"
 #include "tests/formats/spmv_check.hpp"
 
 namespace spmvkit {
@@ -47,8 +48,8 @@ TEST(Hyb, WidthRuleOnHandMadeHistogram) {
 
 TEST(Hyb, SplitsRowsAtTheWidth) {
   // row 0: cols 0 1 2 3 | row 1: col 4 | row 2: empty | row 3: cols 1 5 6
-  const Csr<double> a = make_csr<double>(4, 8, {0, 4, 5, 5, 8}, {0, 1, 2, 3, 4, 1, 5, 6},
-                                         {1, 2, 3, 4, 5, 6, 7, 8});
+  const Csr<double> a =
+      make_csr<double>(4, 8, {0, 4, 5, 5, 8}, {0, 1, 2, 3, 4, 1, 5, 6}, {1, 2, 3, 4, 5, 6, 7, 8});
   const HybData<double> h = hyb_pack(a, 2);
   EXPECT_EQ(h.ell.width, 2);
   EXPECT_EQ(h.ell.stored, 5);
@@ -70,8 +71,8 @@ TEST(Hyb, SplitsRowsAtTheWidth) {
 TEST(Hyb, ParameterValidation) {
   const Csr<double> a = matrix_with_lengths(40, 40, [](index_t r) { return 1 + r % 5; });
   for (const char* bad : {"relative_speed=0", "relative_speed=-2", "relative_speed=nan",
-                          "breakeven_rows=-1", "breakeven_rows=1.5", "ell_width=-1",
-                          "ell_width=6", "skip=sometimes", "rows_per_thread=8", "index_bits=12"})
+                          "breakeven_rows=-1", "breakeven_rows=1.5", "ell_width=-1", "ell_width=6",
+                          "skip=sometimes", "rows_per_thread=8", "index_bits=12"})
     EXPECT_THROW(build_operator<double>("hyb", a, Params::parse(bad), Backend::cpu), InputError)
         << bad;
   EXPECT_NO_THROW(build_operator<double>("hyb", a, Params::parse("ell_width=5"), Backend::cpu));
@@ -82,9 +83,9 @@ TEST(Hyb, ExplicitWidthsMatchReference) {
   // warp tiles, and many short segments share one.
   const Csr<double> a = matrix_with_lengths(
       5003, 6000, [](index_t r) { return r % 500 == 17 ? 3000 : (r * 13) % 41; });
-  for (const char* p : {"ell_width=0", "ell_width=1", "ell_width=20,skip=sentinel",
-                        "ell_width=20,skip=row_length", "ell_width=40,rows_per_thread=1",
-                        "breakeven_rows=0", "ell_width=20,index_bits=32"})
+  for (const char* p :
+       {"ell_width=0", "ell_width=1", "ell_width=20,skip=sentinel", "ell_width=20,skip=row_length",
+        "ell_width=40,rows_per_thread=1", "breakeven_rows=0", "ell_width=20,index_bits=32"})
     testing::expect_spmv_matches_everywhere("hyb", a, Params::parse(p));
 }
 

@@ -1,11 +1,12 @@
 // SELL-P-specific tests: the slice/chunk layout and padding, the sigma permutation round trip
 // (results in the user's row order), the parameter rule from row statistics, the byte model,
 // parameter validation, and explicit (b, t, sigma) choices against the reference.
+#include "formats/sellp/sellp.hpp"
+
 #include <gtest/gtest.h>
 
 #include <numeric>
 
-#include "formats/sellp/sellp.hpp"
 #include "tests/formats/spmv_check.hpp"
 
 namespace spmvkit {
@@ -14,8 +15,8 @@ namespace {
 using testing::matrix_with_lengths;
 
 Csr<double> with_lengths_exact(const std::vector<index_t>& lengths, index_t cols) {
-  return matrix_with_lengths(static_cast<index_t>(lengths.size()), cols,
-                             [&](index_t r) { return lengths[r]; }, 3);
+  return matrix_with_lengths(
+      static_cast<index_t>(lengths.size()), cols, [&](index_t r) { return lengths[r]; }, 3);
 }
 
 TEST(Sellp, SliceLayoutAndPadding) {
@@ -81,8 +82,8 @@ TEST(Sellp, SigmaPermutationRoundTrip) {
   std::vector<index_t> identity(2000);
   std::iota(identity.begin(), identity.end(), 0);
   EXPECT_EQ(p, identity);
-  for (const char* params : {"sigma=256", "sigma=2016", "sigma=64,slice_size=8,threads_per_row=4",
-                             "sigma=1"})
+  for (const char* params :
+       {"sigma=256", "sigma=2016", "sigma=64,slice_size=8,threads_per_row=4", "sigma=1"})
     testing::expect_spmv_matches_everywhere("sellp", b, Params::parse(params));
 }
 
@@ -108,8 +109,8 @@ TEST(Sellp, RuleFromRowStatistics) {
   c = sellp_default_config(skewed);
   EXPECT_GT(c.sigma, 1);
   EXPECT_EQ(c.sigma % c.slice_size, 0);
-  EXPECT_LT(sellp_slots(skewed, c), sellp_slots(skewed, SellpConfig{c.slice_size,
-                                                                    c.threads_per_row, 1}) / 4);
+  EXPECT_LT(sellp_slots(skewed, c),
+            sellp_slots(skewed, SellpConfig{c.slice_size, c.threads_per_row, 1}) / 4);
   // Windows of length-sorted rows only help when padding is real: 7-point-stencil-like rows
   // (5..7 with boundaries every 12 rows) stay unsorted once padding is under 5%.
   std::vector<index_t> mild(64000, 7);
@@ -152,9 +153,8 @@ TEST(Sellp, ByteModel) {
 TEST(Sellp, SixteenBitDeltasPerChunk) {
   // b = 2, t = 1: chunk 0 = [r0 e0 = 10, r1 e0 = 15], chunk 1 = [r0 e1 = 20, pad],
   // chunk 2 = [r2 e0 = 0, r3 e0 = 65534], chunk 3 = [r2 e1 = 65534, r3 e1 = 69999].
-  const Csr<double> a = make_csr<double>(4, 70000, {0, 2, 3, 5, 7},
-                                         {10, 20, 15, 0, 65534, 65534, 69999},
-                                         {1, 2, 3, 4, 5, 6, 7});
+  const Csr<double> a = make_csr<double>(
+      4, 70000, {0, 2, 3, 5, 7}, {10, 20, 15, 0, 65534, 65534, 69999}, {1, 2, 3, 4, 5, 6, 7});
   const SellpData<double> s = sellp_pack(a, SellpConfig{2, 1, 1});
   const std::optional<ColumnDeltas> d = sellp_column_deltas(s);
   ASSERT_TRUE(d.has_value());
@@ -169,9 +169,9 @@ TEST(Sellp, SixteenBitDeltasPerChunk) {
     testing::expect_spmv_matches_everywhere("sellp", a, Params::parse(p));
   testing::expect_spmv_matches_everywhere("sellp", far, {});
   if (cuda_available()) {
-    EXPECT_THROW(build_operator<double>("sellp", far, Params::parse("index_bits=16"),
-                                        Backend::cuda),
-                 UnsupportedError);
+    EXPECT_THROW(
+        build_operator<double>("sellp", far, Params::parse("index_bits=16"), Backend::cuda),
+        UnsupportedError);
   }
   // Byte model with deltas: 2-byte indices, plus 4 bytes a chunk (b*t = 64 slots).
   const Csr<double> full = matrix_with_lengths(64, 64, [](index_t) { return 8; });
@@ -183,24 +183,24 @@ TEST(Sellp, ParameterValidation) {
   const Csr<double> a = matrix_with_lengths(100, 100, [](index_t r) { return 1 + r % 5; });
   for (const char* bad :
        {"slice_size=3", "slice_size=0", "slice_size=2048", "threads_per_row=3",
-        "threads_per_row=64", "threads_per_row=0", "slice_size=64,threads_per_row=32",
-        "sigma=0", "sigma=-32", "sigma=33", "slice_size=16,sigma=40", "max_fill=0.5",
-        "skip=maybe", "rows_per_thread=2", "index_bits=64"})
+        "threads_per_row=64", "threads_per_row=0", "slice_size=64,threads_per_row=32", "sigma=0",
+        "sigma=-32", "sigma=33", "slice_size=16,sigma=40", "max_fill=0.5", "skip=maybe",
+        "rows_per_thread=2", "index_bits=64"})
     EXPECT_THROW(build_operator<double>("sellp", a, Params::parse(bad), Backend::cpu), InputError)
         << bad;
   // The memory factor refuses heavy padding.
   const Csr<double> skew =
       matrix_with_lengths(64, 1000, [](index_t r) { return r == 0 ? 900 : 1; });
-  EXPECT_THROW(build_operator<double>("sellp", skew, Params::parse("max_fill=4,sigma=1"),
-                                      Backend::cpu),
-               UnsupportedError);
-  EXPECT_NO_THROW(build_operator<double>("sellp", skew, Params::parse("max_fill=64,sigma=1"),
-                                         Backend::cpu));
+  EXPECT_THROW(
+      build_operator<double>("sellp", skew, Params::parse("max_fill=4,sigma=1"), Backend::cpu),
+      UnsupportedError);
+  EXPECT_NO_THROW(
+      build_operator<double>("sellp", skew, Params::parse("max_fill=64,sigma=1"), Backend::cpu));
 }
 
 TEST(Sellp, ExplicitConfigurationsMatchReference) {
-  const Csr<double> a = matrix_with_lengths(
-      3001, 4000, [](index_t r) { return r % 613 == 5 ? 2500 : (r * 5) % 70; });
+  const Csr<double> a =
+      matrix_with_lengths(3001, 4000, [](index_t r) { return r % 613 == 5 ? 2500 : (r * 5) % 70; });
   for (const char* p :
        {"slice_size=32,threads_per_row=1,sigma=1,skip=sentinel",
         "slice_size=32,threads_per_row=1,sigma=1,skip=row_length",

@@ -100,8 +100,8 @@ void expect_spmv_matches(const std::string& format, const Csr<double>& a64, cons
               static_cast<V>(f.beta));
     const std::vector<V> got_v = out.to_host();
     EXPECT_LE(relative_error(std::vector<double>(got_v.begin(), got_v.end()), ref), tol)
-        << "alpha " << f.alpha << " beta " << f.beta << (f.in_place ? " in place" : "")
-        << ", seed " << test_seed();
+        << "alpha " << f.alpha << " beta " << f.beta << (f.in_place ? " in place" : "") << ", seed "
+        << test_seed();
   }
 }
 
