@@ -87,7 +87,7 @@ __global__ void __launch_bounds__(SellpPolicy::max_block_threads)
       for (int u = 0; u < UNROLL; ++u) {
         const bool in = c0 + u < n;
         const std::int64_t off = static_cast<std::int64_t>(c0 + u) * group;
-        c[u] = in ? __ldg(cp + off) : IT(delta_padding);
+        c[u] = in ? __ldg(cp + off) : IT{};  // unused: `valid` checks the range first
         base[u] = in ? Code::base(col_base, chunk0 + c0 + u) : index_t{0};
         if constexpr (ROW_LEN) v[u] = in ? __ldg(vp + off) : V(0);
       }
