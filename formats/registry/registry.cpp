@@ -4,6 +4,10 @@
 #include "formats/csr/csr.hpp"
 #include "formats/csr3/csr3.hpp"
 #include "formats/cusparse/cusparse.hpp"
+#include "formats/ell/ell.hpp"
+#include "formats/hec/hec.hpp"
+#include "formats/hyb/hyb.hpp"
+#include "formats/sellp/sellp.hpp"
 #include "formats/suraa/suraa.hpp"
 #include "spmvkit/error.hpp"
 
@@ -14,6 +18,10 @@ const std::vector<FormatEntry>& formats() {
       csr_scalar_format(),
       csr_vector_format(),
       csr_balanced_format(),
+      ell_format(),
+      hyb_format(),
+      hec_format(),
+      sellp_format(),
       csr3_format(),
       suraa_format(),
       suraa_static_format(),

@@ -1,0 +1,40 @@
+// The ELL pass on the device, shared by ELL, HYB and HEC (included by .cu files only).
+#pragma once
+
+#include "backend/cuda/cuda.hpp"
+#include "formats/ell/ell.hpp"
+
+namespace spmvkit {
+
+// Kernel tuning for the ELL pass: threads a block and slots each thread loads before it uses
+// any of them (independent loads in flight per thread).
+struct EllPolicy {
+  static constexpr int block_threads = 256;
+  static constexpr int unroll = 4;
+};
+
+// An ELL matrix in device memory and the pass z = alpha * ELL * x + beta * y over every row.
+template <class V>
+struct EllDevice {
+  index_t rows = 0;
+  index_t width = 0;
+  std::int64_t pitch = 0;
+  EllSkip skip = EllSkip::sentinel;
+  int rows_per_thread = 1;  // 1 or ell_vector_rows<V>()
+  int index_bits = 32;      // 32: col_idx; 16: col_delta + col_base (see ColumnDeltas)
+  cuda::DeviceBuffer<index_t> col_idx;
+  cuda::DeviceBuffer<std::uint16_t> col_delta;
+  cuda::DeviceBuffer<index_t> col_base;
+  cuda::DeviceBuffer<V> values;
+  cuda::DeviceBuffer<index_t> row_length;  // uploaded only for EllSkip::row_length
+
+  EllDevice() = default;
+  // Uploads `e` (synchronously: the upload is part of the format's setup), with 16-bit column
+  // deltas when `deltas` is given (ell_column_deltas(e)), else 32-bit indices.
+  EllDevice(const EllData<V>& e, EllSkip skip, int rows_per_thread, const ColumnDeltas* deltas);
+
+  // Queues the pass on `stream`; y is not read when beta == 0; y may alias z.
+  void launch(const V* x, const V* y, V* z, V alpha, V beta, cudaStream_t stream) const;
+};
+
+}  // namespace spmvkit

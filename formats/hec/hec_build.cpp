@@ -1,0 +1,194 @@
+// HEC host construction: eq. (1)'s width, the ELL/CSR split with diagonal positions, where
+// p_r comes from, and the builder.
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <sstream>
+
+#include "formats/hec/hec.hpp"
+#include "spmvkit/error.hpp"
+#include "spmvkit/tuning.hpp"
+
+namespace spmvkit {
+
+std::string_view to_string(HecCsrKernel k) {
+  return k == HecCsrKernel::scalar ? "scalar" : "balanced";
+}
+
+std::string hec_p_r_key(HecCsrKernel kernel, bool dbl) {
+  return std::string(kernel == HecCsrKernel::scalar ? "hec.p_r" : "hec.p_r_balanced") +
+         (dbl ? ".f64" : ".f32");
+}
+
+index_t hec_ell_width(const std::vector<std::int64_t>& histogram, index_t rows, double p_r) {
+  if (histogram.empty() || rows == 0) return 0;
+  const auto longest = static_cast<index_t>(histogram.size() - 1);
+  // nz(0) is every entry; raising l by one moves the rows longer than l out of the CSR part
+  // by one entry each: nz(l+1) = nz(l) - rows_longer(l).
+  std::int64_t nz = 0;
+  for (index_t len = 1; len <= longest; ++len) nz += histogram[len] * len;
+  std::int64_t longer = rows;  // rows with length > l
+  index_t best = 0;
+  double best_w = p_r * static_cast<double>(nz);
+  for (index_t l = 0; l < longest; ++l) {
+    longer -= histogram[l];
+    nz -= longer;
+    const double w = static_cast<double>(l + 1) * rows + p_r * static_cast<double>(nz);
+    if (w < best_w) {
+      best_w = w;
+      best = l + 1;
+    }
+  }
+  return best;
+}
+
+template <class V>
+HecData<V> hec_pack(const Csr<V>& a, index_t l) {
+  HecData<V> h;
+  h.ell = ell_pack(a, l);
+  h.csr_row_ptr.assign(static_cast<std::size_t>(a.rows) + 1, 0);
+  for (index_t r = 0; r < a.rows; ++r)
+    h.csr_row_ptr[r + 1] = h.csr_row_ptr[r] + std::max<index_t>(0, a.row_length(r) - l);
+  const auto n = static_cast<std::size_t>(h.csr_row_ptr.back());
+  h.csr_col_idx.resize(n);
+  h.csr_values.resize(n);
+  h.diag_pos.assign(static_cast<std::size_t>(a.rows), -1);
+#pragma omp parallel for schedule(dynamic, 1024)
+  for (index_t r = 0; r < a.rows; ++r) {
+    const index_t begin = a.row_ptr[r], end = a.row_ptr[r + 1];
+    index_t out = h.csr_row_ptr[r];
+    for (std::int64_t k = std::int64_t{begin} + l; k < end; ++k, ++out) {
+      h.csr_col_idx[out] = a.col_idx[k];
+      h.csr_values[out] = a.values[k];
+    }
+    const index_t* first = a.col_idx.data() + begin;
+    const index_t* last = a.col_idx.data() + end;
+    const index_t* d = std::lower_bound(first, last, r);
+    if (d != last && *d == r) h.diag_pos[r] = static_cast<index_t>(d - first);
+  }
+  return h;
+}
+
+namespace {
+
+struct PrChoice {
+  double value = hec_default_p_r;
+  std::string source = "paper default";
+};
+
+// p_r for `kernel`: the p_r parameter (a user's explicit choice wins), else the calibration
+// stored for this device, else the paper's typical value.
+template <class V>
+PrChoice choose_p_r(const Params& p, Backend b, HecCsrKernel kernel) {
+  PrChoice c;
+  if (p.has("p_r")) {
+    c.value = p.get_double("p_r", hec_default_p_r);
+    if (!std::isfinite(c.value) || c.value <= 0)
+      throw InputError("hec: p_r must be a finite number > 0, got " + p.get_string("p_r", ""));
+    c.source = "param";
+    return c;
+  }
+  const std::string device = device_name(b);
+  if (const auto stored = tuning_get(device, hec_p_r_key(kernel, sizeof(V) == 8))) {
+    char* end = nullptr;
+    const double v = std::strtod(stored->c_str(), &end);
+    if (end != stored->c_str() && *end == '\0' && std::isfinite(v) && v > 0) {
+      c.value = v;
+      c.source = "calibrated";
+    }
+  }
+  return c;
+}
+
+std::optional<HecCsrKernel> csr_kernel_param(const Params& p) {
+  const std::string s = p.get_string("csr_kernel", "auto");
+  if (s == "auto") return std::nullopt;
+  if (s == "scalar") return HecCsrKernel::scalar;
+  if (s == "balanced") return HecCsrKernel::balanced;
+  throw InputError("hec: csr_kernel must be auto, scalar or balanced, got '" + s + "'");
+}
+
+template <class V>
+std::unique_ptr<Operator<V>> build_hec(const Csr<V>& a, const Params& p, Backend b) {
+  const std::optional<HecCsrKernel> kernel_param = csr_kernel_param(p);
+  const int rows_per_thread = ell_rows_per_thread_param<V>(p, "hec");
+  const std::optional<EllSkip> skip_param = ell_skip_param(p, "hec");
+  const std::optional<int> bits_param = index_bits_param(p, "hec");
+
+  const std::vector<std::int64_t> hist = length_histogram(row_lengths(a));
+  const index_t longest = hist.empty() ? 0 : static_cast<index_t>(hist.size() - 1);
+  const bool width_param = p.has("ell_width");
+  index_t l = 0;
+  if (width_param) {
+    const long long w = p.get_int("ell_width", 0);
+    if (w < 0 || w > longest)
+      throw InputError("hec: ell_width must be in 0.." + std::to_string(longest) +
+                       " (the longest row), got " + std::to_string(w));
+    l = static_cast<index_t>(w);
+  }
+  // The kernel and l depend on each other through p_r: solve eq. (1) with the scalar kernel's
+  // p_r; if the CSR part then has a row too long for a thread, switch to the balanced kernel
+  // and solve again with its p_r.
+  HecCsrKernel kernel = kernel_param.value_or(HecCsrKernel::scalar);
+  PrChoice pr = choose_p_r<V>(p, b, kernel);
+  if (!width_param) l = hec_ell_width(hist, a.rows, pr.value);
+  if (!kernel_param && longest - l > hec_scalar_max_row) {
+    kernel = HecCsrKernel::balanced;
+    pr = choose_p_r<V>(p, b, kernel);
+    if (!width_param) l = hec_ell_width(hist, a.rows, pr.value);
+  }
+
+  HecData<V> h = hec_pack(a, l);
+  const std::optional<ColumnDeltas> deltas = ell_choose_deltas(h.ell, bits_param, b, "hec");
+  const int index_bits = deltas ? 16 : 32;
+  const EllSkip skip = skip_param ? *skip_param : ell_choose_skip(h.ell, deltas.has_value());
+  index_t csr_rows = 0;
+  for (index_t r = 0; r < a.rows; ++r) csr_rows += h.csr_row_ptr[r + 1] > h.csr_row_ptr[r];
+
+  std::ostringstream details;
+  details.precision(4);
+  details << "ell_width=" << l << (width_param ? "(param)" : "") << ",p_r=" << pr.value << "("
+          << pr.source << ")"
+          << ",csr_kernel=" << to_string(kernel) << (kernel_param ? "" : "(auto)")
+          << ",csr_rows=" << csr_rows << ",csr_nnz=" << h.csr_nnz() << ",skip=" << to_string(skip);
+  if (b == Backend::cuda)
+    details << ",rows_per_thread=" << rows_per_thread << ",index_bits=" << index_bits;
+  // CSR part as the device reads it: the rows that have entries (row id + offset each), the
+  // entries, and for the balanced kernel one starting row per 32 entries.
+  const std::size_t csr_bytes =
+      static_cast<std::size_t>(h.csr_nnz()) * (sizeof(index_t) + sizeof(V)) +
+      (static_cast<std::size_t>(csr_rows) * 2 + 1) * sizeof(index_t) +
+      (kernel == HecCsrKernel::balanced
+           ? (static_cast<std::size_t>(h.csr_nnz()) + 31) / 32 * sizeof(index_t)
+           : 0);
+  OperatorInfo info{
+      a.rows, a.cols, a.nnz(),      ell_pass_bytes(h.ell, skip, deltas.has_value()) + csr_bytes,
+      b,      "hec",  details.str()};
+#if SPMVKIT_HAVE_CUDA
+  if (b == Backend::cuda)
+    return make_hec_cuda(h, skip, rows_per_thread, deltas ? &*deltas : nullptr, kernel,
+                         std::move(info));
+#endif
+  return make_hec_cpu(std::move(h), std::move(info));
+}
+
+}  // namespace
+
+#if !SPMVKIT_HAVE_CUDA
+double calibrate_hec_pr() {
+  throw UnsupportedError("calibrate_hec_pr: this build of spmvkit has no CUDA backend");
+}
+#endif
+
+FormatEntry hec_format() {
+  return make_format("hec",
+                     "HEC: ELL part (width minimising l*n + p_r*nz(l)) + CSR part (thread a row, "
+                     "or balanced)",
+                     {"p_r", "ell_width", "csr_kernel", "rows_per_thread", "skip", "index_bits"},
+                     [](const auto& a, const Params& p, Backend b) { return build_hec(a, p, b); });
+}
+
+template HecData<float> hec_pack(const Csr<float>&, index_t);
+template HecData<double> hec_pack(const Csr<double>&, index_t);
+
+}  // namespace spmvkit

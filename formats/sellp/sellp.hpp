@@ -1,0 +1,112 @@
+// SELL-P (Anzt, Tomov, Dongarra; BiCGSTAB paper section 3.1, Figs. 3-5): sliced ELLPACK with
+// slices of b rows, t threads a row and each slice's rows padded to a multiple of t; with an
+// optional sorting window sigma (SELL-C-sigma, Kreutzer et al.): rows are sorted by length
+// within windows of sigma rows before slicing, and the permutation is applied inside the
+// format (results come back in the user's row order).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "formats/ell/ell.hpp"
+
+namespace spmvkit {
+
+struct SellpConfig {
+  int slice_size = 32;      // b: rows a slice (a power of two, 1..1024)
+  int threads_per_row = 1;  // t: threads a row (1, 2, 4, 8, 16 or 32); b*t <= 1024
+  index_t sigma = 1;        // sorting window in rows: 1 (no sorting) or a multiple of b
+};
+
+// Host SELL-P data. Slice s holds rows s*b .. s*b+b-1 of the sorted order, in
+// slice_chunks[s] chunks of b*t slots; entry j of the slice's row i is stored at
+//   slice_ptr[s] + (j / t) * (b*t) + i * t + (j % t).
+// MAGMA stores a chunk as (j % t) * b + i; we keep a row's t slots adjacent instead, so the t
+// threads of a row are adjacent lanes of one warp and the paper's shared-memory fan-in becomes
+// a shuffle reduction (accesses stay fully coalesced either way).
+template <class V>
+struct SellpData {
+  index_t rows = 0;
+  index_t cols = 0;
+  SellpConfig config;
+  index_t slices = 0;
+  std::vector<std::int64_t> slice_ptr;  // slices + 1 (64-bit: padded slots may pass 2^31)
+  std::vector<index_t> slice_chunks;    // slices: slice width / t
+  std::vector<index_t> col_idx;         // -1 at padding
+  std::vector<V> values;                // 0 at padding
+  std::vector<index_t> row_length;      // slices * b, in slice order (0 past the last row)
+  std::vector<index_t> perm;            // slice-order position -> user row; empty if unsorted
+  std::int64_t stored = 0;              // entries (non-padding slots)
+
+  std::int64_t padded_slots() const { return slice_ptr.empty() ? 0 : slice_ptr.back(); }
+  std::size_t slot(index_t s, index_t i, index_t j) const {
+    const std::int64_t t = config.threads_per_row;
+    return static_cast<std::size_t>(slice_ptr[s] + (j / t) * (config.slice_size * t) + i * t +
+                                    j % t);
+  }
+  index_t user_row(index_t position) const { return perm.empty() ? position : perm[position]; }
+};
+
+// The permutation of SELL-C-sigma: within each window of sigma rows, rows by length,
+// longest first (stable: equal lengths keep their order). perm[position] = user row.
+std::vector<index_t> sellp_sort_order(const std::vector<index_t>& lengths, index_t sigma);
+
+// Slots (stored entries + padding) that `config` gives rows of these lengths, without packing.
+std::int64_t sellp_slots(const std::vector<index_t>& lengths, const SellpConfig& config);
+
+// The sorting window the rule picks for slices of b rows and t threads a row (see below).
+index_t sellp_choose_sigma(const std::vector<index_t>& lengths, int slice_size,
+                           int threads_per_row);
+
+// The default rule, from the row statistics:
+//   t = the largest power of two <= mean row length / 16, in 1..32 (each thread of a row then
+//       handles about 16 entries or more: long enough loops, few idle lanes);
+//   b = 256 / t clamped to 8..32 (a slice is a warp or more of threads; b <= 32 keeps the
+//       padding of a slice to its longest among few rows);
+//   sigma = 1 when slicing without sorting pads at most 5% over the t-rounded row lengths (a
+//       stencil); otherwise the smallest of 8b, 64b, 512b (capped at the row count) whose
+//       slots are within 5% of the best of them and of sigma = 1 (small windows keep y/z
+//       accesses local).
+SellpConfig sellp_default_config(const std::vector<index_t>& lengths);
+
+template <class V>
+SellpData<V> sellp_pack(const Csr<V>& a, const SellpConfig& config);
+
+// Byte model, sector-exact as ell_pass_bytes: value sectors holding an entry; column-index
+// sectors (2-byte with `deltas`): all of them (sentinel: every slot of a slice is read) or
+// those holding an entry (row_length); with deltas, 4 bytes a chunk for its base (all
+// chunks, or those holding an entry); plus slice_ptr and slice_chunks, row_length
+// (row_length mode), perm (sorted).
+template <class V>
+std::size_t sellp_bytes(const SellpData<V>& s, EllSkip skip, bool deltas = false);
+template <class V>
+EllSkip sellp_choose_skip(const SellpData<V>& s, bool deltas = false);
+
+// 16-bit column deltas as for ELL (ColumnDeltas), one base per chunk (the b*t slots a
+// slice's threads read together). Every slice holds whole chunks, so slot k's base is
+// base[k / (b*t)]. Nothing when some chunk's columns span more than delta_max_span.
+template <class V>
+std::optional<ColumnDeltas> sellp_column_deltas(const SellpData<V>& s);
+
+// OpenMP SELL-P: slices in parallel; results written to the user's rows.
+template <class V>
+void sellp_spmv_cpu(const SellpData<V>& s, const V* x, const V* y, V* z, V alpha, V beta);
+
+// SELL-P as a registry format. Parameters (each overrides its part of the rule):
+//   slice_size (b), threads_per_row (t), sigma, as in SellpConfig;
+//   skip      auto | sentinel | row_length (as for ell);
+//   index_bits CUDA: auto | 16 | 32 (as for ell);
+//   max_fill  refuse (UnsupportedError) when slots > max_fill * nnz (default 64, >= 1).
+FormatEntry sellp_format();
+
+template <class V>
+std::unique_ptr<Operator<V>> make_sellp_cpu(SellpData<V> s, OperatorInfo info);
+
+#if SPMVKIT_HAVE_CUDA
+template <class V>
+std::unique_ptr<Operator<V>> make_sellp_cuda(const SellpData<V>& s, EllSkip skip,
+                                             const ColumnDeltas* deltas, OperatorInfo info);
+#endif
+
+}  // namespace spmvkit

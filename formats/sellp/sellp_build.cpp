@@ -1,0 +1,321 @@
+// SELL-P host construction: the parameter rule, sorting, packing, the byte model, the builder.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <sstream>
+
+#include "formats/sellp/sellp.hpp"
+#include "spmvkit/error.hpp"
+
+namespace spmvkit {
+
+namespace {
+
+constexpr std::int64_t sector_bytes = 32;
+
+std::int64_t round_up(std::int64_t v, std::int64_t m) { return (v + m - 1) / m * m; }
+
+bool is_pow2(long long v) { return v > 0 && (v & (v - 1)) == 0; }
+
+// Sectors of `group` consecutive slots holding at least one entry (column index >= 0).
+std::int64_t used_sectors(const std::vector<index_t>& col, std::int64_t group) {
+  const auto n = static_cast<std::int64_t>(col.size());
+  const std::int64_t sectors = (n + group - 1) / group;
+  std::int64_t used = 0;
+#pragma omp parallel for schedule(static) reduction(+ : used)
+  for (std::int64_t g = 0; g < sectors; ++g) {
+    const std::int64_t end = std::min(n, (g + 1) * group);
+    bool any = false;
+    for (std::int64_t k = g * group; k < end && !any; ++k) any = col[k] >= 0;
+    used += any;
+  }
+  return used;
+}
+
+}  // namespace
+
+std::vector<index_t> sellp_sort_order(const std::vector<index_t>& lengths, index_t sigma) {
+  const auto rows = static_cast<std::int64_t>(lengths.size());
+  std::vector<index_t> perm(lengths.size());
+  std::iota(perm.begin(), perm.end(), index_t{0});
+  if (sigma <= 1) return perm;
+  const std::int64_t windows = (rows + sigma - 1) / sigma;
+#pragma omp parallel for schedule(dynamic, 1)
+  for (std::int64_t w = 0; w < windows; ++w) {
+    const auto begin = perm.begin() + w * sigma;
+    const auto end = perm.begin() + std::min(rows, (w + 1) * sigma);
+    std::stable_sort(begin, end, [&](index_t a, index_t b) { return lengths[a] > lengths[b]; });
+  }
+  return perm;
+}
+
+std::int64_t sellp_slots(const std::vector<index_t>& lengths, const SellpConfig& c) {
+  const auto rows = static_cast<std::int64_t>(lengths.size());
+  const std::int64_t b = c.slice_size, t = c.threads_per_row;
+  // A window of sigma rows (a multiple of b) holds whole slices, so sorting each window and
+  // taking every b-th length gives the slice widths. Unsorted: windows of one slice.
+  const std::int64_t window = c.sigma > 1 ? c.sigma : b;
+  const std::int64_t windows = (rows + window - 1) / window;
+  std::int64_t slots = 0;
+#pragma omp parallel for schedule(dynamic, 16) reduction(+ : slots)
+  for (std::int64_t w = 0; w < windows; ++w) {
+    const std::int64_t begin = w * window, end = std::min(rows, begin + window);
+    if (c.sigma > 1) {
+      std::vector<index_t> sorted(lengths.begin() + begin, lengths.begin() + end);
+      std::sort(sorted.begin(), sorted.end(), std::greater<index_t>());
+      for (std::size_t q = 0; q < sorted.size(); q += static_cast<std::size_t>(b))
+        slots += b * round_up(sorted[q], t);
+    } else {
+      const index_t longest = *std::max_element(lengths.begin() + begin, lengths.begin() + end);
+      slots += b * round_up(longest, t);
+    }
+  }
+  return slots;
+}
+
+index_t sellp_choose_sigma(const std::vector<index_t>& lengths, int slice_size,
+                           int threads_per_row) {
+  const auto rows = static_cast<std::int64_t>(lengths.size());
+  std::int64_t lower = 0;  // no sorting can pad below the t-rounded row lengths
+  for (index_t l : lengths) lower += round_up(l, threads_per_row);
+  SellpConfig c{slice_size, threads_per_row, 1};
+  const std::int64_t unsorted = sellp_slots(lengths, c);
+  if (lower == 0 || static_cast<double>(unsorted) <= 1.05 * static_cast<double>(lower)) return 1;
+  std::vector<std::pair<index_t, std::int64_t>> candidates;
+  for (std::int64_t m : {8, 64, 512}) {
+    const std::int64_t sigma = std::min<std::int64_t>(m * slice_size, round_up(rows, slice_size));
+    c.sigma = static_cast<index_t>(sigma);
+    candidates.emplace_back(c.sigma, sellp_slots(lengths, c));
+    if (sigma >= rows) break;
+  }
+  std::int64_t best = unsorted;
+  for (const auto& [sigma, slots] : candidates) best = std::min(best, slots);
+  const double good_enough = 1.05 * static_cast<double>(best);
+  if (static_cast<double>(unsorted) <= good_enough) return 1;
+  for (const auto& [sigma, slots] : candidates)
+    if (static_cast<double>(slots) <= good_enough) return sigma;
+  return candidates.back().first;
+}
+
+SellpConfig sellp_default_config(const std::vector<index_t>& lengths) {
+  SellpConfig c;
+  if (lengths.empty()) return c;
+  std::int64_t nnz = 0;
+  for (index_t l : lengths) nnz += l;
+  const double mean = static_cast<double>(nnz) / static_cast<double>(lengths.size());
+  int t = 1;
+  while (t < 32 && 2.0 * t <= mean / 16.0) t *= 2;
+  c.threads_per_row = t;
+  c.slice_size = std::clamp(256 / t, 8, 32);
+  c.sigma = sellp_choose_sigma(lengths, c.slice_size, c.threads_per_row);
+  return c;
+}
+
+template <class V>
+SellpData<V> sellp_pack(const Csr<V>& a, const SellpConfig& config) {
+  SellpData<V> s;
+  s.rows = a.rows;
+  s.cols = a.cols;
+  s.config = config;
+  const std::int64_t b = config.slice_size, t = config.threads_per_row;
+  const std::vector<index_t> lengths = row_lengths(a);
+  if (config.sigma > 1) s.perm = sellp_sort_order(lengths, config.sigma);
+  s.slices = static_cast<index_t>((a.rows + b - 1) / b);
+  const std::int64_t positions = s.slices * b;
+  s.row_length.assign(static_cast<std::size_t>(positions), 0);
+  for (index_t p = 0; p < a.rows; ++p) s.row_length[p] = lengths[s.user_row(p)];
+  s.slice_chunks.assign(static_cast<std::size_t>(s.slices), 0);
+  s.slice_ptr.assign(static_cast<std::size_t>(s.slices) + 1, 0);
+  for (index_t sl = 0; sl < s.slices; ++sl) {
+    const auto first = s.row_length.begin() + sl * b;
+    const index_t longest = *std::max_element(first, first + b);
+    s.slice_chunks[sl] = static_cast<index_t>((longest + t - 1) / t);
+    s.slice_ptr[sl + 1] = s.slice_ptr[sl] + s.slice_chunks[sl] * b * t;
+  }
+  s.col_idx.resize(static_cast<std::size_t>(s.padded_slots()));
+  s.values.resize(static_cast<std::size_t>(s.padded_slots()));
+#pragma omp parallel for schedule(dynamic, 64)
+  for (index_t sl = 0; sl < s.slices; ++sl) {
+    std::fill(s.col_idx.begin() + s.slice_ptr[sl], s.col_idx.begin() + s.slice_ptr[sl + 1], -1);
+    std::fill(s.values.begin() + s.slice_ptr[sl], s.values.begin() + s.slice_ptr[sl + 1], V(0));
+    for (index_t i = 0; i < b; ++i) {
+      const std::int64_t p = sl * b + i;
+      if (p >= a.rows) break;
+      const index_t r = s.user_row(static_cast<index_t>(p));
+      const index_t begin = a.row_ptr[r];
+      for (index_t j = 0; j < s.row_length[p]; ++j) {
+        const std::size_t k = s.slot(sl, i, j);
+        s.col_idx[k] = a.col_idx[begin + j];
+        s.values[k] = a.values[begin + j];
+      }
+    }
+  }
+  s.stored = a.nnz();
+  return s;
+}
+
+template <class V>
+std::size_t sellp_bytes(const SellpData<V>& s, EllSkip skip, bool deltas) {
+  constexpr std::int64_t values_per_sector = sector_bytes / sizeof(V);
+  const std::int64_t indices_per_sector =
+      sector_bytes / (deltas ? sizeof(std::uint16_t) : sizeof(index_t));
+  std::int64_t sectors = used_sectors(s.col_idx, values_per_sector);
+  if (skip == EllSkip::sentinel)
+    sectors += (s.padded_slots() + indices_per_sector - 1) / indices_per_sector;
+  else
+    sectors += used_sectors(s.col_idx, indices_per_sector);
+  std::int64_t bytes = sectors * sector_bytes;
+  if (deltas) {
+    const std::int64_t chunk =
+        static_cast<std::int64_t>(s.config.slice_size) * s.config.threads_per_row;
+    const std::int64_t chunks = s.padded_slots() / chunk;
+    bytes += skip == EllSkip::sentinel
+                 ? (chunks * 4 + sector_bytes - 1) / sector_bytes * sector_bytes
+                 : used_sectors(s.col_idx, chunk) * static_cast<std::int64_t>(sizeof(index_t));
+  }
+  bytes += static_cast<std::int64_t>(s.slices) * (sizeof(std::int64_t) + sizeof(index_t));
+  if (skip == EllSkip::row_length)
+    bytes += static_cast<std::int64_t>(s.row_length.size()) * sizeof(index_t);
+  bytes += static_cast<std::int64_t>(s.perm.size()) * sizeof(index_t);
+  return static_cast<std::size_t>(bytes);
+}
+
+template <class V>
+EllSkip sellp_choose_skip(const SellpData<V>& s, bool deltas) {
+  return sellp_bytes(s, EllSkip::sentinel, deltas) <= sellp_bytes(s, EllSkip::row_length, deltas)
+             ? EllSkip::sentinel
+             : EllSkip::row_length;
+}
+
+template <class V>
+std::optional<ColumnDeltas> sellp_column_deltas(const SellpData<V>& s) {
+  const std::int64_t chunk =
+      static_cast<std::int64_t>(s.config.slice_size) * s.config.threads_per_row;
+  const std::int64_t chunks = s.padded_slots() / chunk;
+  ColumnDeltas d;
+  d.base.assign(static_cast<std::size_t>(chunks), 0);
+  d.delta.resize(s.col_idx.size());
+  bool fit = true;
+#pragma omp parallel for schedule(static) reduction(&& : fit)
+  for (std::int64_t q = 0; q < chunks; ++q) {
+    if (!fit) continue;
+    index_t lo = std::numeric_limits<index_t>::max(), hi = -1;
+    for (std::int64_t k = q * chunk; k < (q + 1) * chunk; ++k) {
+      const index_t c = s.col_idx[k];
+      if (c >= 0) {
+        lo = std::min(lo, c);
+        hi = std::max(hi, c);
+      }
+    }
+    if (hi >= 0 && static_cast<std::int64_t>(hi) - lo > delta_max_span) {
+      fit = false;
+      continue;
+    }
+    const index_t base = hi >= 0 ? lo : 0;
+    d.base[q] = base;
+    for (std::int64_t k = q * chunk; k < (q + 1) * chunk; ++k) {
+      const index_t c = s.col_idx[k];
+      d.delta[k] = c >= 0 ? static_cast<std::uint16_t>(c - base) : delta_padding;
+    }
+  }
+  if (!fit) return std::nullopt;
+  return d;
+}
+
+namespace {
+
+template <class V>
+std::unique_ptr<Operator<V>> build_sellp(const Csr<V>& a, const Params& p, Backend b) {
+  const double max_fill = p.get_double("max_fill", 64.0);
+  if (!std::isfinite(max_fill) || max_fill < 1.0)
+    throw InputError("sellp: max_fill must be a finite number >= 1, got " +
+                     p.get_string("max_fill", ""));
+  const std::optional<EllSkip> skip_param = ell_skip_param(p, "sellp");
+  const std::optional<int> bits_param = index_bits_param(p, "sellp");
+  const std::vector<index_t> lengths = row_lengths(a);
+  SellpConfig c = sellp_default_config(lengths);
+
+  if (p.has("slice_size")) {
+    const long long v = p.get_int("slice_size", c.slice_size);
+    if (!is_pow2(v) || v > 1024)
+      throw InputError("sellp: slice_size must be a power of two in 1..1024, got " +
+                       std::to_string(v));
+    c.slice_size = static_cast<int>(v);
+  }
+  if (p.has("threads_per_row")) {
+    const long long v = p.get_int("threads_per_row", c.threads_per_row);
+    if (!is_pow2(v) || v > 32)
+      throw InputError("sellp: threads_per_row must be 1, 2, 4, 8, 16 or 32, got " +
+                       std::to_string(v));
+    c.threads_per_row = static_cast<int>(v);
+  }
+  if (static_cast<long long>(c.slice_size) * c.threads_per_row > 1024)
+    throw InputError(
+        "sellp: slice_size * threads_per_row must be at most 1024 (a thread block), "
+        "got " +
+        std::to_string(c.slice_size) + " * " + std::to_string(c.threads_per_row));
+  if (p.has("sigma")) {
+    const long long v = p.get_int("sigma", 1);
+    if (v < 1 || v > 2147483647LL || (v > 1 && v % c.slice_size != 0))
+      throw InputError("sellp: sigma must be 1 or a multiple of slice_size (" +
+                       std::to_string(c.slice_size) + "), got " + std::to_string(v));
+    c.sigma = static_cast<index_t>(v);
+  } else if (p.has("slice_size") || p.has("threads_per_row")) {
+    c.sigma = sellp_choose_sigma(lengths, c.slice_size, c.threads_per_row);
+  }
+
+  const std::int64_t slots = sellp_slots(lengths, c);
+  const double fill = a.nnz() == 0 ? 1.0 : static_cast<double>(slots) / a.nnz();
+  if (fill > max_fill) {
+    std::ostringstream os;
+    os << "sellp: slices of " << c.slice_size << " rows (sigma " << c.sigma << ") would store "
+       << fill << "x the " << a.nnz() << " nonzeros, over max_fill=" << max_fill;
+    throw UnsupportedError(os.str());
+  }
+  SellpData<V> s = sellp_pack(a, c);
+  std::optional<ColumnDeltas> deltas;  // the OpenMP kernel reads col_idx
+  if (b == Backend::cuda && bits_param != 32) {
+    deltas = sellp_column_deltas(s);
+    if (bits_param == 16 && !deltas)
+      throw UnsupportedError(
+          "sellp: index_bits=16 needs the columns of every chunk to span at "
+          "most 65534");
+  }
+  const int index_bits = deltas ? 16 : 32;
+  const EllSkip skip = skip_param ? *skip_param : sellp_choose_skip(s, deltas.has_value());
+  std::ostringstream details;
+  details.precision(3);
+  details << "slice_size=" << c.slice_size << ",threads_per_row=" << c.threads_per_row
+          << ",sigma=" << c.sigma << ",fill=" << fill << ",skip=" << to_string(skip);
+  if (b == Backend::cuda) details << ",index_bits=" << index_bits;
+  OperatorInfo info{a.rows, a.cols,  a.nnz(),      sellp_bytes(s, skip, deltas.has_value()),
+                    b,      "sellp", details.str()};
+#if SPMVKIT_HAVE_CUDA
+  if (b == Backend::cuda)
+    return make_sellp_cuda(s, skip, deltas ? &*deltas : nullptr, std::move(info));
+#endif
+  return make_sellp_cpu(std::move(s), std::move(info));
+}
+
+}  // namespace
+
+FormatEntry sellp_format() {
+  return make_format(
+      "sellp",
+      "SELL-P: slices of b rows, t threads a row, rows padded to a multiple of t, "
+      "optional sorting window sigma",
+      {"slice_size", "threads_per_row", "sigma", "skip", "max_fill", "index_bits"},
+      [](const auto& a, const Params& p, Backend b) { return build_sellp(a, p, b); });
+}
+
+#define SPMVKIT_INSTANTIATE(V)                                          \
+  template SellpData<V> sellp_pack(const Csr<V>&, const SellpConfig&);  \
+  template std::size_t sellp_bytes(const SellpData<V>&, EllSkip, bool); \
+  template EllSkip sellp_choose_skip(const SellpData<V>&, bool);        \
+  template std::optional<ColumnDeltas> sellp_column_deltas(const SellpData<V>&);
+SPMVKIT_INSTANTIATE(float)
+SPMVKIT_INSTANTIATE(double)
+#undef SPMVKIT_INSTANTIATE
+
+}  // namespace spmvkit

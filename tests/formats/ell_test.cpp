@@ -1,0 +1,165 @@
+// ELL-specific tests: the max_fill refusal, the column-major aligned layout, the sector byte
+// model and skip rule, parameter validation, and every kernel variant against the reference.
+#include "formats/ell/ell.hpp"
+
+#include <gtest/gtest.h>
+
+#include "tests/formats/spmv_check.hpp"
+
+namespace spmvkit {
+namespace {
+
+using testing::matrix_with_lengths;
+
+TEST(Ell, RefusesPaddingOverMaxFill) {
+  // 100 rows: one of 100 entries, the rest 1: padding to 100 stores ~50x the nonzeros.
+  const Csr<double> a = matrix_with_lengths(100, 200, [](index_t r) { return r == 7 ? 100 : 1; });
+  try {
+    build_operator<double>("ell", a, {}, Backend::cpu);
+    FAIL() << "ell accepted a fill of ~50 with max_fill=3";
+  } catch (const UnsupportedError& e) {
+    EXPECT_NE(std::string(e.what()).find("max_fill=3"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(build_operator<double>("ell", a, Params::parse("max_fill=40"), Backend::cpu),
+               UnsupportedError);
+  const auto op = build_operator<double>("ell", a, Params::parse("max_fill=60"), Backend::cpu);
+  EXPECT_NE(op->info().details.find("width=100"), std::string::npos) << op->info().details;
+  EXPECT_DOUBLE_EQ(ell_fill(100, 100, 199), 100.0 * 100.0 / 199.0);
+  EXPECT_DOUBLE_EQ(ell_fill(0, 50, 0), 1.0);  // no entries: nothing to pad
+}
+
+TEST(Ell, ColumnMajorAlignedLayout) {
+  // 3 x 4:  row 0: (0,1) (0,3)   row 1: empty   row 2: (2,0) (2,1) (2,2)
+  const Csr<double> a =
+      make_csr<double>(3, 4, {0, 2, 2, 5}, {1, 3, 0, 1, 2}, {1.0, 2.0, 3.0, 4.0, 5.0});
+  const EllData<double> e = ell_pack(a, longest_row(a));
+  EXPECT_EQ(e.width, 3);
+  EXPECT_EQ(e.pitch, 32);  // columns start on 32-element boundaries
+  ASSERT_EQ(e.col_idx.size(), 3u * 32u);
+  EXPECT_EQ(e.stored, 5);
+  EXPECT_EQ(e.row_length[0], 2);
+  EXPECT_EQ(e.row_length[1], 0);
+  EXPECT_EQ(e.row_length[2], 3);
+  EXPECT_EQ(e.row_length[3], 0);  // past the rows
+  // Slot k of row r at k*pitch + r.
+  EXPECT_EQ(e.col_idx[0 * 32 + 0], 1);
+  EXPECT_EQ(e.col_idx[1 * 32 + 0], 3);
+  EXPECT_EQ(e.values[1 * 32 + 0], 2.0);
+  EXPECT_EQ(e.col_idx[2 * 32 + 0], -1);  // padding
+  EXPECT_EQ(e.values[2 * 32 + 0], 0.0);
+  EXPECT_EQ(e.col_idx[0 * 32 + 1], -1);
+  EXPECT_EQ(e.col_idx[0 * 32 + 2], 0);
+  EXPECT_EQ(e.col_idx[2 * 32 + 2], 2);
+  EXPECT_EQ(e.values[2 * 32 + 2], 5.0);
+  EXPECT_EQ(e.col_idx[0 * 32 + 3], -1);  // rows past the matrix are padding too
+  // A width below the longest row keeps each row's first entries (the HYB/HEC ELL part).
+  const EllData<double> part = ell_pack(a, 1);
+  EXPECT_EQ(part.stored, 2);
+  EXPECT_EQ(part.col_idx[2], 0);
+  EXPECT_EQ(part.row_length[2], 1);
+}
+
+TEST(Ell, SectorByteModelAndSkipRule) {
+  // 64 rows of 4 entries, double: every sector full. Values: 64*4*8 bytes; indices
+  // 64*4*4 bytes (sentinel reads them all, and there is no padding).
+  const Csr<double> full = matrix_with_lengths(64, 64, [](index_t) { return 4; });
+  const EllData<double> e = ell_pack(full, 4);
+  EXPECT_EQ(ell_pass_bytes(e, EllSkip::sentinel), 64u * 4u * 12u);
+  EXPECT_EQ(ell_pass_bytes(e, EllSkip::row_length), 64u * 4u * 12u + 64u * 4u);
+  EXPECT_EQ(ell_choose_skip(e), EllSkip::sentinel);
+
+  // Rows 0-7 hold 32 entries, rows 8-63 one: sentinel reads 32 slots of indices for every row.
+  const Csr<double> ragged = matrix_with_lengths(64, 64, [](index_t r) { return r < 8 ? 32 : 1; });
+  const EllData<double> g = ell_pack(ragged, 32);
+  // Value sectors (4 rows a sector): 2 groups x 32 slots + 14 groups x 1 slot.
+  const std::size_t value_bytes = (2 * 32 + 14) * 32;
+  EXPECT_EQ(ell_pass_bytes(g, EllSkip::sentinel), value_bytes + 32 * 8 * 32);
+  // Index sectors (8 rows a sector): 1 group x 32 + 7 groups x 1, plus the length array.
+  EXPECT_EQ(ell_pass_bytes(g, EllSkip::row_length), value_bytes + (32 + 7) * 32 + 8 * 32);
+  EXPECT_EQ(ell_choose_skip(g), EllSkip::row_length);
+
+  const auto op = build_operator<double>("ell", full, {}, Backend::cpu);
+  EXPECT_EQ(op->info().matrix_bytes, 64u * 4u * 12u);
+  EXPECT_EQ(op->info().nnz, 256);
+}
+
+TEST(Ell, SixteenBitColumnDeltas) {
+  // row 0: (0, 5) (0, 65539)   row 1: (1, 0)   row 2: empty. Slot 0 of rows 0-31 spans
+  // columns 0..5 (base 0); slot 1 holds only 65539 (base 65539).
+  const Csr<double> a = make_csr<double>(3, 70000, {0, 2, 3, 3}, {5, 65539, 0}, {1, 2, 3});
+  const EllData<double> e = ell_pack(a, 2);
+  const std::optional<ColumnDeltas> d = ell_column_deltas(e);
+  ASSERT_TRUE(d.has_value());
+  EXPECT_EQ(d->base, (std::vector<index_t>{0, 65539}));  // pitch 32: one group a slot
+  EXPECT_EQ(d->delta[e.slot(0, 0)], 5);
+  EXPECT_EQ(d->delta[e.slot(0, 1)], 0);
+  EXPECT_EQ(d->delta[e.slot(1, 0)], 0);
+  EXPECT_EQ(d->delta[e.slot(1, 1)], delta_padding);
+  EXPECT_EQ(d->delta[e.slot(0, 2)], delta_padding);
+  // Rows 0 and 1 in one slot 65536 columns apart: too wide a span for 16 bits.
+  const Csr<double> far = make_csr<double>(2, 70000, {0, 1, 2}, {0, 65536}, {1, 2});
+  EXPECT_FALSE(ell_column_deltas(ell_pack(far, 1)).has_value());
+  const Csr<double> edge = make_csr<double>(2, 70000, {0, 1, 2}, {0, 65534}, {1, 2});
+  EXPECT_TRUE(ell_column_deltas(ell_pack(edge, 1)).has_value());
+  // Byte model: 16 two-byte indices a sector instead of 8, plus a sector of bases a slot per
+  // 256 rows.
+  const Csr<double> full = matrix_with_lengths(64, 64, [](index_t) { return 4; });
+  EXPECT_EQ(ell_pass_bytes(ell_pack(full, 4), EllSkip::sentinel, true), 64u * 4u * 10u + 4u * 32u);
+  // The CPU kernel reads col_idx: index_bits is a CUDA choice and does not show there.
+  const auto op = build_operator<double>("ell", full, Params::parse("index_bits=16"), Backend::cpu);
+  EXPECT_EQ(op->info().details.find("index_bits"), std::string::npos);
+  EXPECT_EQ(op->info().matrix_bytes, 64u * 4u * 12u);
+  if (cuda_available()) {
+    EXPECT_THROW(build_operator<double>("ell", far, Params::parse("index_bits=16"), Backend::cuda),
+                 UnsupportedError);
+    EXPECT_NE(
+        build_operator<double>("ell", far, {}, Backend::cuda)->info().details.find("index_bits=32"),
+        std::string::npos);
+    const auto op16 = build_operator<double>("ell", full, {}, Backend::cuda);
+    EXPECT_NE(op16->info().details.find("index_bits=16"), std::string::npos);
+    EXPECT_EQ(op16->info().matrix_bytes, 64u * 4u * 10u + 4u * 32u);
+  }
+  for (const char* p : {"index_bits=16", "index_bits=32", "index_bits=16,rows_per_thread=1",
+                        "index_bits=16,skip=row_length"})
+    testing::expect_spmv_matches_everywhere("ell", a, Params::parse(p));
+  testing::expect_spmv_matches_everywhere("ell", far, {});
+  // A larger banded matrix (every group fits) in both index widths.
+  const Csr<double> band = matrix_with_lengths(3000, 3000, [](index_t r) { return 1 + r % 9; });
+  for (const char* p : {"index_bits=16", "index_bits=16,skip=row_length,rows_per_thread=1"})
+    testing::expect_spmv_matches_everywhere("ell", band, Params::parse(p));
+}
+
+TEST(Ell, ParameterValidation) {
+  const Csr<double> a = matrix_with_lengths(40, 40, [](index_t r) { return 1 + r % 3; });
+  for (const char* bad :
+       {"max_fill=0.5", "max_fill=abc", "max_fill=inf", "rows_per_thread=3", "rows_per_thread=4",
+        "skip=bogus", "width=3", "index_bits=8", "index_bits=auto16"})
+    EXPECT_THROW(build_operator<double>("ell", a, Params::parse(bad), Backend::cpu), InputError)
+        << bad;
+  // Float's vector width is 4 rows.
+  EXPECT_NO_THROW(build_operator<float>("ell", a.cast<float>(), Params::parse("rows_per_thread=4"),
+                                        Backend::cpu));
+  EXPECT_THROW(build_operator<float>("ell", a.cast<float>(), Params::parse("rows_per_thread=2"),
+                                     Backend::cpu),
+               InputError);
+}
+
+TEST(Ell, EveryVariantMatchesReference) {
+  // 1001 rows (not a multiple of any vector width), lengths 0..9, fill under 3.
+  const Csr<double> a = matrix_with_lengths(1001, 700, [](index_t r) { return (r * 7) % 10; });
+  for (const char* skip : {"sentinel", "row_length"}) {
+    for (Backend b : testing::runnable_backends()) {
+      testing::expect_spmv_matches<double>(
+          "ell", a, Params::parse(std::string("rows_per_thread=1,skip=") + skip), b);
+      testing::expect_spmv_matches<double>(
+          "ell", a, Params::parse(std::string("rows_per_thread=2,skip=") + skip), b);
+      testing::expect_spmv_matches<float>(
+          "ell", a, Params::parse(std::string("rows_per_thread=1,skip=") + skip), b);
+      testing::expect_spmv_matches<float>(
+          "ell", a, Params::parse(std::string("rows_per_thread=4,skip=") + skip), b);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace spmvkit

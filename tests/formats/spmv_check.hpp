@@ -1,0 +1,117 @@
+// Helpers for format-specific tests: matrices with chosen row lengths, and a check of one
+// format with explicit parameters against the float64 reference on every runnable backend
+// (the registry suite covers default parameters; these cover the non-default ones).
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "spmvkit/error.hpp"
+#include "spmvkit/reference.hpp"
+#include "spmvkit/registry.hpp"
+#include "spmvkit/vector.hpp"
+#include "tests/common/zoo.hpp"
+
+namespace spmvkit::testing {
+
+inline std::vector<Backend> runnable_backends() {
+  std::vector<Backend> b{Backend::cpu};
+  if (cuda_available()) b.push_back(Backend::cuda);
+  return b;
+}
+
+// Row r holds length(r) distinct random columns of [0, cols) (capped at cols), values in
+// [-1, 1).
+inline Csr<double> matrix_with_lengths(index_t rows, index_t cols,
+                                       const std::function<index_t(index_t)>& length,
+                                       std::uint64_t seed = 1) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> val(-1.0, 1.0);
+  Csr<double> a;
+  a.rows = rows;
+  a.cols = cols;
+  a.row_ptr.assign(1, 0);
+  std::vector<index_t> row;
+  for (index_t r = 0; r < rows; ++r) {
+    const index_t len = std::min(length(r), cols);
+    row.clear();
+    if (len * 2 > cols) {  // dense-ish: keep each column with the right odds, then trim
+      for (index_t c = 0; c < cols; ++c) row.push_back(c);
+      std::shuffle(row.begin(), row.end(), rng);
+      row.resize(static_cast<std::size_t>(len));
+    } else {
+      while (static_cast<index_t>(row.size()) < len) {
+        row.push_back(static_cast<index_t>(rng() % static_cast<std::uint64_t>(cols)));
+        if (static_cast<index_t>(row.size()) == len) {
+          std::sort(row.begin(), row.end());
+          row.erase(std::unique(row.begin(), row.end()), row.end());
+        }
+      }
+    }
+    std::sort(row.begin(), row.end());
+    for (index_t c : row) {
+      a.col_idx.push_back(c);
+      a.values.push_back(val(rng));
+    }
+    a.row_ptr.push_back(static_cast<index_t>(a.col_idx.size()));
+  }
+  a.validate("test matrix");
+  return a;
+}
+
+// Builds `format` with `params` on `backend` in precision V and checks y = A*x (y poisoned),
+// z = alpha*A*x + beta*y and y = alpha*A*x + beta*y in place against the float64 reference.
+template <class V>
+void expect_spmv_matches(const std::string& format, const Csr<double>& a64, const Params& params,
+                         Backend backend) {
+  SCOPED_TRACE(format + " [" + params.to_string() + "] on " + std::string(to_string(backend)) +
+               (sizeof(V) == 8 ? " f64" : " f32"));
+  const Csr<V> a = a64.cast<V>();
+  const Csr<double> rounded = a.template cast<double>();
+  const auto op = build_operator<V>(format, a, params, backend);
+  index_t longest = 0;
+  for (index_t r = 0; r < a.rows; ++r) longest = std::max(longest, a.row_length(r));
+  const double tol = 64.0 * std::numeric_limits<V>::epsilon() * std::sqrt(longest + 1.0);
+  std::mt19937_64 rng(test_seed() ^ std::hash<std::string>{}(format + params.to_string()));
+  struct Form {
+    double alpha, beta;
+    bool in_place;
+  };
+  for (const Form f : {Form{1.0, 0.0, false}, Form{1.5, -0.75, false}, Form{-2.0, 0.5, true}}) {
+    std::vector<V> xv, yv;
+    for (double v : random_vector(a.cols, rng)) xv.push_back(static_cast<V>(v));
+    for (double v : random_vector(a.rows, rng)) yv.push_back(static_cast<V>(v));
+    const auto ref = reference_spmv(rounded, std::vector<double>(xv.begin(), xv.end()),
+                                    std::vector<double>(yv.begin(), yv.end()), f.alpha, f.beta);
+    auto x = Vector<V>::from_host(xv, backend);
+    auto y = Vector<V>::from_host(yv, backend);
+    Vector<V> z(a.rows, backend);
+    if (f.beta == 0.0) y.fill_nan();
+    z.fill_nan();
+    Vector<V>& out = f.in_place ? y : z;
+    op->apply(x.data(), f.beta == 0.0 ? nullptr : y.data(), out.data(), static_cast<V>(f.alpha),
+              static_cast<V>(f.beta));
+    const std::vector<V> got_v = out.to_host();
+    EXPECT_LE(relative_error(std::vector<double>(got_v.begin(), got_v.end()), ref), tol)
+        << "alpha " << f.alpha << " beta " << f.beta << (f.in_place ? " in place" : "") << ", seed "
+        << test_seed();
+  }
+}
+
+// expect_spmv_matches in float and double on every runnable backend.
+inline void expect_spmv_matches_everywhere(const std::string& format, const Csr<double>& a,
+                                           const Params& params) {
+  for (Backend b : runnable_backends()) {
+    expect_spmv_matches<float>(format, a, params, b);
+    expect_spmv_matches<double>(format, a, params, b);
+  }
+}
+
+}  // namespace spmvkit::testing
