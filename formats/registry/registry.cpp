@@ -1,6 +1,7 @@
 // The one place that knows every format.
 #include "spmvkit/registry.hpp"
 
+#include "formats/bsr/bsr.hpp"
 #include "formats/csr/csr.hpp"
 #include "spmvkit/error.hpp"
 
@@ -11,6 +12,8 @@ const std::vector<FormatEntry>& formats() {
       csr_scalar_format(),
       csr_vector_format(),
       csr_balanced_format(),
+      bsr_format(),
+      bsr_balanced_format(),
   };
   return all;
 }
