@@ -120,10 +120,10 @@ const char* bsr_kernel_name(BsrKernel k);  // "k1", "k2", "k3"
 struct BsrPolicy {
   BsrKernel kernel = BsrKernel::k2;
   int n_ta = 1;        // K1, K2: thread arrays per thread block (N_ta)
-  int n_brows_ta = 1;  // K1, K2: consecutive block rows per thread array (N_brows_ta); K1 works
-                       // on them at once (one independent load stream each), K2 in sequence
+  int n_brows_ta = 1;  // K1, K2: consecutive block rows per thread array (N_brows_ta, <= 31)
   int n_tg = 1;        // K2, K3: thread groups (N_tg)
-  int ilp = 1;         // K2: blocks per pipeline stage (loads in flight; double-buffered)
+  int ilp = 1;         // K1: block rows in flight at once (independent load streams);
+                       // K2: blocks per pipeline stage. Both double-buffered.
   int vec = 1;         // K2: block rows per thread = values per vector load (16 bytes at most)
   int nb = 1;          // K3: working-set height (threads along x)
   int ept = 1;         // K3: elements per thread (width of a thread group's vertical slice)

@@ -31,85 +31,123 @@ namespace {
 // of bs, so a lane keeps its row in every step and accumulates in one register per block row.
 // After the row, the N_tg lanes of each row (lanes i, i + bs, ...) are summed by a guarded
 // shuffle tree (N_tg need not be a power of two) and lanes 0..bs-1 write the bs results.
-// TB = (32, N_ta): N_ta independent warps, no shared memory, no synchronisation. Each warp takes
-// N_brows_ta (= NBR) consecutive block rows and runs them together: their loads are independent
-// streams issued back to back (ILP across block rows, which K1 needs because its rows are a few
-// hundred bytes), and each stream prefetches its next working set while the current one is
-// multiplied (double buffering, 4.2). Bytes per block: bs^2 values + one column index.
-template <class V, int BS, int NBR>
-__global__ void bsr_k1_kernel(const KernelArgs<V> a, const V* __restrict__ x, const V* y, V* z,
-                              V alpha, V beta) {
+// TB = (32, N_ta): N_ta independent warps, no shared memory, no synchronisation.
+// Pipeline: a warp takes N_brows_ta consecutive kernel rows; it loads all their row pointers
+// at once (one per lane) and runs the rows ILP at a time, the ILP rows' working sets being
+// independent load streams issued back to back (K1's block rows are a few hundred bytes, so one
+// row alone cannot keep enough bytes in flight). The next working set, of the same rows or of
+// the next ILP rows, is requested before the current one is multiplied (double buffering,
+// paper 4.2): row ends and row changes do not drain the pipeline, and a steady-state step
+// waits on one memory latency, not on the pointer -> values -> x chain.
+// Bytes per block: bs^2 values + one column index.
+template <class V, int BS, int ILP>
+__global__ void bsr_k1_kernel(const KernelArgs<V> a, const int n_brows_ta,
+                              const V* __restrict__ x, const V* y, V* z, V alpha, V beta) {
   constexpr int BS2 = BS * BS;
   constexpr int NNZB_WARP = k1_blocks_per_warp(BS);
   constexpr int ACTIVE = k1_active_lanes(BS);
   constexpr int NTG = k1_thread_groups(BS);
   const int lane = static_cast<int>(threadIdx.x);
   const std::int64_t first =
-      (static_cast<std::int64_t>(blockIdx.x) * blockDim.y + threadIdx.y) * NBR;
+      (static_cast<std::int64_t>(blockIdx.x) * blockDim.y + threadIdx.y) * n_brows_ta;
   if (first >= a.nrows) return;  // the whole warp
   const index_t row0 = static_cast<index_t>(first);
   const std::int64_t left = a.nrows - first;
-  const int nr = left < NBR ? static_cast<int>(left) : NBR;  // rows this warp really has
+  const int nr = left < n_brows_ta ? static_cast<int>(left) : n_brows_ta;  // rows of this warp
   const bool active = lane < ACTIVE;
   const int b = k1_block(BS, lane);
   const int j = k1_column(BS, lane);
 
   // The warp's row pointers, one per lane: lane r holds row_ptr[row0 + r] for r <= nr.
   const index_t p = __ldg(a.row_ptr + row0 + min(lane, nr));
-  index_t begin[NBR], end[NBR];
-  index_t longest = 0;
+  // Bounds of the ILP rows starting at local row g0 (rows past nr are empty); returns the
+  // longest. Warp-uniform: every lane gets the same values.
+  const auto bounds = [&](int g0, index_t(&begin)[ILP], index_t(&end)[ILP]) {
+    index_t longest = 0;
 #pragma unroll
-  for (int r = 0; r < NBR; ++r) {
-    begin[r] = __shfl_sync(kFullMask, p, min(r, nr));  // rows past nr: empty
-    end[r] = __shfl_sync(kFullMask, p, min(r + 1, nr));
-    longest = max(longest, end[r] - begin[r]);
-  }
-
-  // Working set s of row r: blocks begin + s .. begin + s + NNZB_WARP - 1, whose values are
-  // contiguous from (begin + s) * bs^2; this lane's value is element `lane` of that run.
-  V acc[NBR], v_cur[NBR];
-  index_t c_cur[NBR];
-#pragma unroll
-  for (int r = 0; r < NBR; ++r) {
-    acc[r] = V(0);
-    const bool ok = active && begin[r] + b < end[r];
-    c_cur[r] = ok ? load_block_col(a.col_idx + begin[r] + b) : index_t(-1);
-    v_cur[r] = ok ? __ldcs(a.values + static_cast<std::int64_t>(begin[r]) * BS2 + lane) : V(0);
-  }
-  for (index_t s = 0; s < longest; s += NNZB_WARP) {
-    // Double buffering: the next working set of every row is requested before this one is used.
-    V v_nxt[NBR];
-    index_t c_nxt[NBR];
-#pragma unroll
-    for (int r = 0; r < NBR; ++r) {
-      const index_t k0 = begin[r] + s + NNZB_WARP;
-      const bool ok = active && k0 + b < end[r];
-      c_nxt[r] = ok ? load_block_col(a.col_idx + k0 + b) : index_t(-1);
-      v_nxt[r] = ok ? __ldcs(a.values + static_cast<std::int64_t>(k0) * BS2 + lane) : V(0);
+    for (int r = 0; r < ILP; ++r) {
+      begin[r] = __shfl_sync(kFullMask, p, min(g0 + r, nr));
+      end[r] = __shfl_sync(kFullMask, p, min(g0 + r + 1, nr));
+      longest = max(longest, end[r] - begin[r]);
     }
+    return longest;
+  };
+  // Working set s of each row: blocks begin + s .. begin + s + NNZB_WARP - 1, whose values are
+  // contiguous from (begin + s) * bs^2; this lane's value is element `lane` of that run.
+  const auto load = [&](const index_t(&begin)[ILP], const index_t(&end)[ILP], index_t s,
+                        V(&v)[ILP], index_t(&c)[ILP]) {
 #pragma unroll
-    for (int r = 0; r < NBR; ++r) {
-      // c_cur = -1 (no block) gives a negative column: load_x reads nothing.
+    for (int r = 0; r < ILP; ++r) {
+      const index_t k0 = begin[r] + s;
+      const bool ok = active && k0 + b < end[r];
+      c[r] = ok ? load_block_col(a.col_idx + k0 + b) : index_t(-1);
+      v[r] = ok ? __ldcs(a.values + static_cast<std::int64_t>(k0) * BS2 + lane) : V(0);
+    }
+  };
+
+  int g0 = 0;      // first local row of the current group
+  index_t s = 0;   // current working set (block offset within the group's rows)
+  index_t begin[ILP], end[ILP];
+  index_t longest = bounds(0, begin, end);
+  V acc[ILP], v_cur[ILP];
+  index_t c_cur[ILP];
+#pragma unroll
+  for (int r = 0; r < ILP; ++r) acc[r] = V(0);
+  load(begin, end, 0, v_cur, c_cur);
+  while (true) {
+    // The next working set: the next step of these rows, or the first of the next ILP rows.
+    int ng0 = g0;
+    index_t ns = s + NNZB_WARP;
+    index_t nbegin[ILP], nend[ILP];
+#pragma unroll
+    for (int r = 0; r < ILP; ++r) {
+      nbegin[r] = begin[r];
+      nend[r] = end[r];
+    }
+    index_t nlongest = longest;
+    const bool group_done = ns >= longest;
+    if (group_done) {
+      ng0 = g0 + ILP;
+      ns = 0;
+      nlongest = bounds(ng0, nbegin, nend);
+    }
+    const bool more = ng0 < nr;
+    V v_nxt[ILP];
+    index_t c_nxt[ILP];
+    if (more) load(nbegin, nend, ns, v_nxt, c_nxt);  // double buffering
+#pragma unroll
+    for (int r = 0; r < ILP; ++r)  // c_cur = -1 (no block): negative column, load_x reads nothing
       acc[r] += v_cur[r] * load_x(x, c_cur[r] * BS + j, a.cols, true);
+    if (group_done) {
+      // Sum the N_tg lanes of each row (stride bs); lanes 0..bs-1 (row = lane) get the sums.
+      constexpr int P = pow2_ceil(NTG);
+#pragma unroll
+      for (int r = 0; r < ILP; ++r) {
+#pragma unroll
+        for (int h = P / 2; h >= 1; h /= 2) {
+          const V other = __shfl_down_sync(kFullMask, acc[r], h * BS);
+          if (tree_step_adds(lane, BS, NTG, h)) acc[r] += other;
+        }
+      }
+      if (lane < BS) {
+#pragma unroll
+        for (int r = 0; r < ILP; ++r)
+          if (g0 + r < nr) store_row(a, row_target(a, row0 + g0 + r), lane, acc[r], y, z, alpha, beta);
+      }
+#pragma unroll
+      for (int r = 0; r < ILP; ++r) acc[r] = V(0);
+    }
+    if (!more) break;
+    g0 = ng0;
+    s = ns;
+    longest = nlongest;
+#pragma unroll
+    for (int r = 0; r < ILP; ++r) {
+      begin[r] = nbegin[r];
+      end[r] = nend[r];
       v_cur[r] = v_nxt[r];
       c_cur[r] = c_nxt[r];
     }
-  }
-
-  // Sum the N_tg lanes of each row (stride bs); lanes 0..bs-1 (row = lane) end with the sums.
-  constexpr int P = pow2_ceil(NTG);
-#pragma unroll
-  for (int r = 0; r < NBR; ++r) {
-#pragma unroll
-    for (int h = P / 2; h >= 1; h /= 2) {
-      const V other = __shfl_down_sync(kFullMask, acc[r], h * BS);
-      if (tree_step_adds(lane, BS, NTG, h)) acc[r] += other;
-    }
-  }
-  if (lane < BS) {
-#pragma unroll
-    for (int r = 0; r < NBR; ++r)
-      if (r < nr) store_row(a, row_target(a, row0 + r), lane, acc[r], y, z, alpha, beta);
   }
 }
 
@@ -224,13 +262,13 @@ __global__ void bsr_segment_reduce_kernel(index_t n_split, int bs, index_t rows,
 
 // --- dispatch -------------------------------------------------------------------------------
 template <class V>
-using K1Fn = void (*)(KernelArgs<V>, const V*, const V*, V*, V, V);
+using K1Fn = void (*)(KernelArgs<V>, int, const V*, const V*, V*, V, V);
 template <class V>
 using K3Fn = void (*)(KernelArgs<V>, int, const V*, const V*, V*, V, V);
 
 template <class V, int BS>
-K1Fn<V> k1_for_rows(int n_brows_ta) {
-  switch (n_brows_ta) {
+K1Fn<V> k1_for_ilp(int ilp) {
+  switch (ilp) {
     case 1: return bsr_k1_kernel<V, BS, 1>;
     case 2: return bsr_k1_kernel<V, BS, 2>;
     case 4: return bsr_k1_kernel<V, BS, 4>;
@@ -239,13 +277,13 @@ K1Fn<V> k1_for_rows(int n_brows_ta) {
 }
 
 template <class V>
-K1Fn<V> k1_kernel(int bs, int n_brows_ta) {
+K1Fn<V> k1_kernel(int bs, int ilp) {
   switch (bs) {
-    case 1: return k1_for_rows<V, 1>(n_brows_ta);
-    case 2: return k1_for_rows<V, 2>(n_brows_ta);
-    case 3: return k1_for_rows<V, 3>(n_brows_ta);
-    case 4: return k1_for_rows<V, 4>(n_brows_ta);
-    default: return k1_for_rows<V, 5>(n_brows_ta);
+    case 1: return k1_for_ilp<V, 1>(ilp);
+    case 2: return k1_for_ilp<V, 2>(ilp);
+    case 3: return k1_for_ilp<V, 3>(ilp);
+    case 4: return k1_for_ilp<V, 4>(ilp);
+    default: return k1_for_ilp<V, 5>(ilp);
   }
 }
 
@@ -304,7 +342,7 @@ BsrPolicy fit_bsr_policy(BsrPolicy p, int bs) {
   using namespace bsr;
   switch (p.kernel) {
     case BsrKernel::k1: {
-      const int max = max_threads_per_block(k1_kernel<V>(bs, p.n_brows_ta));
+      const int max = max_threads_per_block(k1_kernel<V>(bs, p.ilp));
       p.n_ta = std::max(1, std::min(p.n_ta, max / 32));
       break;
     }
@@ -347,7 +385,8 @@ void launch_bsr(const DeviceBsr<V>& d, const BsrPolicy& p, const V* x, const V* 
       const std::int64_t arrays = (static_cast<std::int64_t>(d.nrows) + p.n_brows_ta - 1) / p.n_brows_ta;
       const dim3 block(32, static_cast<unsigned>(p.n_ta));
       const unsigned grid = cuda::grid_for(static_cast<std::size_t>(arrays), p.n_ta);
-      k1_kernel<V>(d.bs, p.n_brows_ta)<<<grid, block, 0, stream>>>(a, x, y, z, alpha, beta);
+      k1_kernel<V>(d.bs, p.ilp)<<<grid, block, 0, stream>>>(a, p.n_brows_ta, x, y, z, alpha,
+                                                            beta);
       SPMVKIT_LAUNCH_CHECK();
       break;
     }

@@ -38,7 +38,7 @@ int pow2_floor(int v) {
 
 bool uses(BsrKernel k, const std::string& field) {
   switch (k) {
-    case BsrKernel::k1: return field == "n_ta" || field == "n_brows_ta";
+    case BsrKernel::k1: return field == "n_ta" || field == "n_brows_ta" || field == "ilp";
     case BsrKernel::k2:
       return field == "n_ta" || field == "n_brows_ta" || field == "n_tg" || field == "ilp" ||
              field == "vec";
@@ -128,7 +128,8 @@ const char* bsr_kernel_name(BsrKernel k) {
 std::string BsrPolicy::to_params() const {
   const auto kv = [](const char* k, int v) { return std::string(k) + "=" + std::to_string(v); };
   switch (kernel) {
-    case BsrKernel::k1: return kv("n_ta", n_ta) + "," + kv("n_brows_ta", n_brows_ta);
+    case BsrKernel::k1:
+      return kv("n_ta", n_ta) + "," + kv("n_brows_ta", n_brows_ta) + "," + kv("ilp", ilp);
     case BsrKernel::k2:
       return kv("n_ta", n_ta) + "," + kv("n_brows_ta", n_brows_ta) + "," + kv("n_tg", n_tg) +
              "," + kv("ilp", ilp) + "," + kv("vec", vec);
@@ -149,10 +150,10 @@ BsrPolicy bsr_rule_policy(BsrKernel kernel, int bs, int value_bytes) {
   p.source = "rule";
   switch (kernel) {
     case BsrKernel::k1:
-      // 8 warps a block; 4 block rows a warp in flight at once (2 for bs = 1, whose rows are
-      // longer in loads).
+      // 8 warps a block; 16 block rows a warp, 4 of them in flight at once.
       p.n_ta = 8;
-      p.n_brows_ta = bs == 1 ? 2 : 4;
+      p.n_brows_ta = 16;
+      p.ilp = 4;
       break;
     case BsrKernel::k2: {
       // Pick (vec, N_tg): few idle lanes in the warp-padded thread array, ~4 values a thread per
@@ -192,7 +193,9 @@ BsrPolicy bsr_rule_policy(BsrKernel kernel, int bs, int value_bytes) {
           p.ilp = ilp;
           break;
         }
-      p.n_brows_ta = 4;
+      // Rows per array: the array loads their pointers once and streams across them, so small
+      // (one-warp) arrays take more rows to amortise the first load.
+      p.n_brows_ta = k2_array_warps(bs, p.vec, p.n_tg) == 1 ? 8 : 4;
       p.n_ta = std::max(1, 256 / (32 * k2_array_warps(bs, p.vec, p.n_tg)));
       break;
     }
@@ -216,8 +219,8 @@ void validate_bsr_policy(const BsrPolicy& p, int bs, int value_bytes) {
     case BsrKernel::k1:
       if (bs > 5) fail("K1 needs bs <= 5 (a warp holds at least one whole block)");
       if (p.n_ta < 1 || p.n_ta > kMaxThreadsPerBlock / 32) fail("n_ta must be in 1..32");
-      if (p.n_brows_ta != 1 && p.n_brows_ta != 2 && p.n_brows_ta != 4 && p.n_brows_ta != 8)
-        fail("n_brows_ta must be 1, 2, 4 or 8");
+      if (p.n_brows_ta < 1 || p.n_brows_ta > 31) fail("n_brows_ta must be in 1..31");
+      if (p.ilp != 1 && p.ilp != 2 && p.ilp != 4 && p.ilp != 8) fail("ilp must be 1, 2, 4 or 8");
       break;
     case BsrKernel::k2: {
       if (bs > kK2MaxBlockSize) fail("K2 needs bs <= " + std::to_string(kK2MaxBlockSize));
@@ -324,13 +327,15 @@ std::vector<BsrPolicy> bsr_tuning_candidates(BsrKernel kernel, int bs, int value
   if (!kernel_covers(kernel, bs)) return out;
   switch (kernel) {
     case BsrKernel::k1:
-      for (int n_ta : {2, 4, 8, 16, 32})
-        for (int n_brows_ta : {1, 2, 4, 8}) {
-          BsrPolicy p;
-          p.n_ta = n_ta;
-          p.n_brows_ta = n_brows_ta;
-          keep(p);
-        }
+      for (int n_ta : {2, 4, 8, 16})
+        for (int ilp : {1, 2, 4, 8})
+          for (int groups : {1, 2, 3, 4}) {  // N_brows_ta = groups of ilp rows, <= 31
+            BsrPolicy p;
+            p.n_ta = n_ta;
+            p.ilp = ilp;
+            p.n_brows_ta = groups * ilp;
+            keep(p);
+          }
       break;
     case BsrKernel::k2:
       for (int vec : {1, 2, 4}) {
