@@ -119,53 +119,61 @@ void expect_matches_reference(const Operator<V>& op, const Csr<V>& a, Backend ba
 struct SweepCase {
   int bs;
   Backend backend;
-  std::string format;  // bsr | bsr_balanced
   bool dbl;
-  bool full;
-  std::string kernel;  // "" (chosen by the rule / tuning) or k1, k2, k3 (CUDA)
 };
 
 std::vector<SweepCase> sweep_cases() {
   std::vector<SweepCase> cases;
-  for (int bs = 1; bs <= 64; ++bs)
-    for (const char* format : {"bsr", "bsr_balanced"})
-      for (bool dbl : {false, true})
-        for (bool full : {false, true}) {
-          cases.push_back({bs, Backend::cpu, format, dbl, full, ""});
-          if (!cuda_compiled()) continue;  // (a CUDA build without a GPU lists them, skipped)
-          for (const char* kernel : {"", "k1", "k2", "k3"})
-            if (std::string(kernel) != "k1" || bs <= 5)
-              cases.push_back({bs, Backend::cuda, format, dbl, full, kernel});
-        }
+  for (Backend backend : {Backend::cpu, Backend::cuda}) {
+    if (backend == Backend::cuda && !cuda_compiled()) continue;  // (no GPU: listed, skipped)
+    for (int bs = 1; bs <= 64; ++bs)
+      for (bool dbl : {false, true}) cases.push_back({bs, backend, dbl});
+  }
   return cases;
 }
 
 std::string sweep_name(const ::testing::TestParamInfo<SweepCase>& info) {
   const SweepCase& c = info.param;
-  return "bs" + std::to_string(c.bs) + "_" + std::string(to_string(c.backend)) + "_" + c.format +
-         (c.dbl ? "_f64" : "_f32") + (c.full ? "_full" : "_padded") +
-         (c.kernel.empty() ? "" : "_" + c.kernel);
+  return "bs" + std::to_string(c.bs) + "_" + std::string(to_string(c.backend)) +
+         (c.dbl ? "_f64" : "_f32");
 }
 
 class BsrBlockSizeSweep : public ::testing::TestWithParam<SweepCase> {};
 
+// For one block size: bsr and bsr_balanced (lambda = 2: most rows split), on a full block
+// matrix and on a padded one with not-full blocks; on CUDA with the kernel the rule / tuning
+// picks and with each kernel that can take bs forced.
 template <class V>
 void run_sweep(const SweepCase& c) {
   if (c.backend == Backend::cuda && !cuda_available()) GTEST_SKIP() << "no CUDA device";
-  const std::uint64_t seed = testing::test_seed() ^ (static_cast<std::uint64_t>(c.bs) << 32);
   SCOPED_TRACE("seed " + std::to_string(testing::test_seed()));
-  const Csr<V> a = block_matrix(c.bs, c.full, seed).template cast<V>();
-  Params p;
-  p.set("block_size", std::to_string(c.bs));
-  if (c.format == "bsr_balanced") p.set("lambda", "2");  // split most rows (paper Fig. 8: 3)
-  if (!c.kernel.empty()) p.set("kernel", c.kernel);
-  const auto op = build_operator<V>(c.format, a, p, c.backend);
-  ASSERT_EQ(op->rows(), a.rows);
-  ASSERT_EQ(op->cols(), a.cols);
-  ASSERT_EQ(op->info().nnz, a.nnz());
-  EXPECT_EQ(op->info().details.rfind("bs=" + std::to_string(c.bs) + ",", 0), 0u)
-      << op->info().details;
-  expect_matches_reference(*op, a, c.backend, seed + 1);
+  std::vector<std::string> kernels = {""};
+  if (c.backend == Backend::cuda) {
+    if (c.bs <= 5) kernels.push_back("k1");
+    kernels.push_back("k2");
+    kernels.push_back("k3");
+  }
+  for (bool full : {false, true}) {
+    const std::uint64_t seed =
+        testing::test_seed() ^ (static_cast<std::uint64_t>(c.bs) << 32) ^ (full ? 1 : 0);
+    const Csr<V> a = block_matrix(c.bs, full, seed).template cast<V>();
+    for (const char* format : {"bsr", "bsr_balanced"})
+      for (const std::string& kernel : kernels) {
+        SCOPED_TRACE(std::string(format) + (full ? " full" : " padded") + " kernel " +
+                     (kernel.empty() ? "default" : kernel));
+        Params p;
+        p.set("block_size", std::to_string(c.bs));
+        if (std::string(format) == "bsr_balanced") p.set("lambda", "2");
+        if (!kernel.empty()) p.set("kernel", kernel);
+        const auto op = build_operator<V>(format, a, p, c.backend);
+        ASSERT_EQ(op->rows(), a.rows);
+        ASSERT_EQ(op->cols(), a.cols);
+        ASSERT_EQ(op->info().nnz, a.nnz());
+        EXPECT_EQ(op->info().details.rfind("bs=" + std::to_string(c.bs) + ",", 0), 0u)
+            << op->info().details;
+        expect_matches_reference(*op, a, c.backend, seed + 1);
+      }
+  }
 }
 
 TEST_P(BsrBlockSizeSweep, MatchesFloat64Reference) {
@@ -184,8 +192,12 @@ void check_all_candidates(int bs) {
   const int value_bytes = static_cast<int>(sizeof(V));
   const Csr<V> a = block_matrix(bs, false, testing::test_seed() + bs).template cast<V>();
   int checked = 0;
+  std::set<std::string> seen;  // n_ta only changes how many arrays share a thread block
   for (BsrKernel kernel : {BsrKernel::k1, BsrKernel::k2, BsrKernel::k3})
     for (const BsrPolicy& c : bsr_tuning_candidates(kernel, bs, value_bytes)) {
+      BsrPolicy key = c;
+      key.n_ta = 1;
+      if (!seen.insert(std::string(bsr_kernel_name(kernel)) + key.to_params()).second) continue;
       Params p = Params::parse(c.to_params());
       p.set("kernel", bsr_kernel_name(kernel));
       p.set("block_size", std::to_string(bs));
