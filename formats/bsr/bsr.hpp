@@ -64,8 +64,7 @@ struct Bsr {
 // UnsupportedError when the blocks would store more than 64 x nnz + 2^20 values (the matrix has
 // no such block structure) or overflow 32-bit indices.
 template <class V>
-Bsr<V> csr_to_bsr(const Csr<V>& a, int block_size,
-                  BlockLayout layout = BlockLayout::column_major);
+Bsr<V> csr_to_bsr(const Csr<V>& a, int block_size, BlockLayout layout = BlockLayout::column_major);
 
 // --- Balanced BSR (paper 5.5) -----------------------------------------------------------------
 // Block rows longer than lambda blocks are cut into ceil(len / lambda) segments of near-equal
@@ -197,7 +196,7 @@ std::unique_ptr<Operator<V>> make_bsr_cuda(const Bsr<V>& m, const BsrSegments* s
 // store (keys bsr.kN.bsB.fXX and bsr.bsB.fXX, device = this GPU's name); `log` gets progress and
 // one line per result in the syntax of bsr_tuning_defaults.cpp.
 struct BsrAutotuneOptions {
-  std::vector<int> block_sizes;        // empty: 1..64
+  std::vector<int> block_sizes;  // empty: 1..64
   bool single_precision = true;
   bool double_precision = true;
   std::int64_t target_values = std::int64_t{1} << 25;  // 256 MiB of doubles: far beyond L2

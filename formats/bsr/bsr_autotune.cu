@@ -47,9 +47,9 @@ Bsr<V> tuning_matrix(int bs, std::int64_t target_values) {
     for (index_t y = 0; y < n; ++y)
       for (index_t x = 0; x < n; ++x) {
         const index_t cell = x + n * (y + n * z);
-        const index_t neighbours[7] = {z > 0 ? cell - n * n : -1, y > 0 ? cell - n : -1,
-                                       x > 0 ? cell - 1 : -1,     cell,
-                                       x + 1 < n ? cell + 1 : -1, y + 1 < n ? cell + n : -1,
+        const index_t neighbours[7] = {z > 0 ? cell - n * n : -1,    y > 0 ? cell - n : -1,
+                                       x > 0 ? cell - 1 : -1,        cell,
+                                       x + 1 < n ? cell + 1 : -1,    y + 1 < n ? cell + n : -1,
                                        z + 1 < n ? cell + n * n : -1};
         for (index_t c : neighbours)
           if (c >= 0) m.block_col_idx.push_back(c);
@@ -140,11 +140,13 @@ void tune_block_size(int bs, const BsrAutotuneOptions& o, const std::string& dev
       }
       if (!(std::sqrt(diff / std::max(norm, 1e-300)) <= tol)) {
         ++wrong;
-        if (log) *log << "  WRONG RESULT " << bsr_kernel_name(kernel) << " " << p.to_params() << "\n";
+        if (log)
+          *log << "  WRONG RESULT " << bsr_kernel_name(kernel) << " " << p.to_params() << "\n";
         continue;
       }
       // Time y = A*x: two warm-up applies, then the best of three rounds.
-      for (int w = 0; w < 2; ++w) bsr::launch_bsr(d, p, x.data(), static_cast<const V*>(nullptr), z.data(), V(1), V(0));
+      for (int w = 0; w < 2; ++w)
+        bsr::launch_bsr(d, p, x.data(), static_cast<const V*>(nullptr), z.data(), V(1), V(0));
       double seconds = std::numeric_limits<double>::infinity();
       for (int round = 0; round < 3; ++round) {
         SPMVKIT_CUDA_CHECK(cudaEventRecord(start.get(), stream));
@@ -179,8 +181,7 @@ void tune_block_size(int bs, const BsrAutotuneOptions& o, const std::string& dev
     if (o.write_store)
       tuning_put(device, key, value + ",gbs=" + format_gbs(bytes / overall.seconds * 1e-9));
     if (log)
-      *log << "  {\"" << device_family(device) << "\", \"" << key << "\", \"" << value
-           << "\"},\n";
+      *log << "  {\"" << device_family(device) << "\", \"" << key << "\", \"" << value << "\"},\n";
   }
 }
 

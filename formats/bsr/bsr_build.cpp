@@ -43,8 +43,8 @@ Bsr<V> csr_to_bsr(const Csr<V>& a, int block_size, BlockLayout layout) {
   const std::int64_t block_cols = (static_cast<std::int64_t>(a.cols) + bs - 1) / bs;
   constexpr std::int64_t index_max = std::numeric_limits<index_t>::max();
   if (block_rows * bs > index_max || block_cols * bs > index_max)
-    throw UnsupportedError("bsr: padding " + std::to_string(a.rows) + "x" +
-                           std::to_string(a.cols) + " to a multiple of bs=" + std::to_string(bs) +
+    throw UnsupportedError("bsr: padding " + std::to_string(a.rows) + "x" + std::to_string(a.cols) +
+                           " to a multiple of bs=" + std::to_string(bs) +
                            " overflows 32-bit indices");
   Bsr<V> m;
   m.rows = a.rows;
@@ -96,7 +96,8 @@ Bsr<V> csr_to_bsr(const Csr<V>& a, int block_size, BlockLayout layout) {
           while (cols[pos] != c / bs) ++pos;
           const std::size_t i = static_cast<std::size_t>(r - r0);
           const std::size_t j = static_cast<std::size_t>(c % bs);
-          const std::size_t in_block = layout == BlockLayout::column_major ? j * bs + i : i * bs + j;
+          const std::size_t in_block =
+              layout == BlockLayout::column_major ? j * bs + i : i * bs + j;
           m.values[(static_cast<std::size_t>(first) + pos) * bs2 + in_block] = a.values[k];
         }
       }
@@ -224,17 +225,16 @@ std::unique_ptr<Operator<V>> build_bsr(const Csr<V>& a, const Params& p, Backend
   info.backend = b;
   info.format = format;
   info.details = "bs=" + std::to_string(bs);
-  if (b == Backend::cuda)
-  {
-    info.details += ",kernel=" + std::string(bsr_kernel_name(policy.kernel)) + "," +
-                    policy.to_params();
+  if (b == Backend::cuda) {
+    info.details +=
+        ",kernel=" + std::string(bsr_kernel_name(policy.kernel)) + "," + policy.to_params();
     if (policy.kernel == BsrKernel::k2)  // paper eq. (2a), (2b)
       info.details += ",ept_max=" + std::to_string(bsr::k2_ept_max(bs, policy.n_tg)) +
                       ",threshold=" + std::to_string(bsr::k2_threshold(bs, policy.n_tg));
     info.details += ",tuning=" + policy.source;
-  }
-  else
+  } else {
     info.details += ",layout=col";
+  }
   info.details += ",fill=" + fixed3(m.fill_ratio()) + ",balanced=" + (balanced ? "1" : "0");
   if (segments)
     info.details += ",lambda=" + std::to_string(lambda) +
@@ -266,9 +266,8 @@ FormatEntry bsr_format() {
       "bsr",
       "BSR, dense bs x bs blocks (bs detected or block_size=); K1/K2/K3 kernels by bs, autotuned; "
       "balanced when block-row lengths vary widely",
-      param_names(true), [](const auto& a, const Params& p, Backend b) {
-        return build_bsr(a, p, b, "bsr", -1);
-      });
+      param_names(true),
+      [](const auto& a, const Params& p, Backend b) { return build_bsr(a, p, b, "bsr", -1); });
 }
 
 FormatEntry bsr_balanced_format() {
@@ -280,8 +279,8 @@ FormatEntry bsr_balanced_format() {
       });
 }
 
-#define SPMVKIT_INSTANTIATE(V)                                                \
-  template Bsr<V> csr_to_bsr(const Csr<V>&, int, BlockLayout);                \
+#define SPMVKIT_INSTANTIATE(V)                                 \
+  template Bsr<V> csr_to_bsr(const Csr<V>&, int, BlockLayout); \
   template std::size_t bsr_matrix_bytes(const Bsr<V>&, const BsrSegments*);
 SPMVKIT_INSTANTIATE(float)
 SPMVKIT_INSTANTIATE(double)

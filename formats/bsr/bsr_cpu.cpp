@@ -45,8 +45,7 @@ void block_row_product(const Bsr<V>& m, index_t k0, index_t k1, const V* x, V* a
 }
 
 template <class V>
-void write_block_row(const Bsr<V>& m, index_t br, const V* acc, const V* y, V* z, V alpha,
-                     V beta) {
+void write_block_row(const Bsr<V>& m, index_t br, const V* acc, const V* y, V* z, V alpha, V beta) {
   const index_t r0 = br * m.block_size;
   const index_t n = static_cast<index_t>(std::min<std::int64_t>(m.block_size, m.rows - r0));
   for (index_t i = 0; i < n; ++i)
@@ -133,10 +132,9 @@ std::unique_ptr<Operator<V>> make_bsr_cpu(Bsr<V> m, std::optional<BsrSegments> s
   return std::make_unique<BsrCpuOperator<V>>(std::move(m), std::move(segments), std::move(info));
 }
 
-#define SPMVKIT_INSTANTIATE(V)                                                                 \
-  template void bsr_spmv_cpu(const Bsr<V>&, const BsrSegments*, const V*, const V*, V*, V, V, \
-                             V*);                                                             \
-  template std::unique_ptr<Operator<V>> make_bsr_cpu(Bsr<V>, std::optional<BsrSegments>,      \
+#define SPMVKIT_INSTANTIATE(V)                                                                     \
+  template void bsr_spmv_cpu(const Bsr<V>&, const BsrSegments*, const V*, const V*, V*, V, V, V*); \
+  template std::unique_ptr<Operator<V>> make_bsr_cpu(Bsr<V>, std::optional<BsrSegments>,           \
                                                      OperatorInfo);
 SPMVKIT_INSTANTIATE(float)
 SPMVKIT_INSTANTIATE(double)

@@ -41,8 +41,8 @@ namespace {
 // waits on one memory latency, not on the pointer -> values -> x chain.
 // Bytes per block: bs^2 values + one column index.
 template <class V, int BS, int ILP>
-__global__ void bsr_k1_kernel(const KernelArgs<V> a, const int n_brows_ta,
-                              const V* __restrict__ x, const V* y, V* z, V alpha, V beta) {
+__global__ void bsr_k1_kernel(const KernelArgs<V> a, const int n_brows_ta, const V* __restrict__ x,
+                              const V* y, V* z, V alpha, V beta) {
   constexpr int BS2 = BS * BS;
   constexpr int NNZB_WARP = k1_blocks_per_warp(BS);
   constexpr int ACTIVE = k1_active_lanes(BS);
@@ -74,8 +74,8 @@ __global__ void bsr_k1_kernel(const KernelArgs<V> a, const int n_brows_ta,
   };
   // Working set s of each row: blocks begin + s .. begin + s + NNZB_WARP - 1, whose values are
   // contiguous from (begin + s) * bs^2; this lane's value is element `lane` of that run.
-  const auto load = [&](const index_t(&begin)[ILP], const index_t(&end)[ILP], index_t s,
-                        V(&v)[ILP], index_t(&c)[ILP]) {
+  const auto load = [&](const index_t(&begin)[ILP], const index_t(&end)[ILP], index_t s, V(&v)[ILP],
+                        index_t(&c)[ILP]) {
 #pragma unroll
     for (int r = 0; r < ILP; ++r) {
       const index_t k0 = begin[r] + s;
@@ -85,8 +85,8 @@ __global__ void bsr_k1_kernel(const KernelArgs<V> a, const int n_brows_ta,
     }
   };
 
-  int g0 = 0;      // first local row of the current group
-  index_t s = 0;   // current working set (block offset within the group's rows)
+  int g0 = 0;     // first local row of the current group
+  index_t s = 0;  // current working set (block offset within the group's rows)
   index_t begin[ILP], end[ILP];
   index_t longest = bounds(0, begin, end);
   V acc[ILP], v_cur[ILP];
@@ -132,7 +132,8 @@ __global__ void bsr_k1_kernel(const KernelArgs<V> a, const int n_brows_ta,
       if (lane < BS) {
 #pragma unroll
         for (int r = 0; r < ILP; ++r)
-          if (g0 + r < nr) store_row(a, row_target(a, row0 + g0 + r), lane, acc[r], y, z, alpha, beta);
+          if (g0 + r < nr)
+            store_row(a, row_target(a, row0 + g0 + r), lane, acc[r], y, z, alpha, beta);
       }
 #pragma unroll
       for (int r = 0; r < ILP; ++r) acc[r] = V(0);
@@ -180,7 +181,7 @@ __global__ void bsr_k3_kernel(const KernelArgs<V> a, const int nb, const V* __re
   const index_t begin = __ldg(a.row_ptr + row);
   const index_t end = __ldg(a.row_ptr + row + 1);
 
-  const auto load = [&](index_t k, int c0, V (&v)[EPT], index_t& c) {
+  const auto load = [&](index_t k, int c0, V(&v)[EPT], index_t& c) {
     c = load_block_col(a.col_idx + k);
     const V* blk = a.values + static_cast<std::int64_t>(k) * bs2 + i;
 #pragma unroll
@@ -239,8 +240,8 @@ template <class V, int THREADS>
 __global__ void bsr_segment_reduce_kernel(index_t n_split, int bs, index_t rows,
                                           const index_t* __restrict__ split_rows,
                                           const index_t* __restrict__ segment_ptr,
-                                          const V* __restrict__ partials, const V* y, V* z,
-                                          V alpha, V beta) {
+                                          const V* __restrict__ partials, const V* y, V* z, V alpha,
+                                          V beta) {
   const std::int64_t gid = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const std::int64_t item = gid / THREADS;  // (split row, row in block) pair
   const int lane = static_cast<int>(gid % THREADS);
@@ -269,31 +270,44 @@ using K3Fn = void (*)(KernelArgs<V>, int, const V*, const V*, V*, V, V);
 template <class V, int BS>
 K1Fn<V> k1_for_ilp(int ilp) {
   switch (ilp) {
-    case 1: return bsr_k1_kernel<V, BS, 1>;
-    case 2: return bsr_k1_kernel<V, BS, 2>;
-    case 4: return bsr_k1_kernel<V, BS, 4>;
-    default: return bsr_k1_kernel<V, BS, 8>;
+    case 1:
+      return bsr_k1_kernel<V, BS, 1>;
+    case 2:
+      return bsr_k1_kernel<V, BS, 2>;
+    case 4:
+      return bsr_k1_kernel<V, BS, 4>;
+    default:
+      return bsr_k1_kernel<V, BS, 8>;
   }
 }
 
 template <class V>
 K1Fn<V> k1_kernel(int bs, int ilp) {
   switch (bs) {
-    case 1: return k1_for_ilp<V, 1>(ilp);
-    case 2: return k1_for_ilp<V, 2>(ilp);
-    case 3: return k1_for_ilp<V, 3>(ilp);
-    case 4: return k1_for_ilp<V, 4>(ilp);
-    default: return k1_for_ilp<V, 5>(ilp);
+    case 1:
+      return k1_for_ilp<V, 1>(ilp);
+    case 2:
+      return k1_for_ilp<V, 2>(ilp);
+    case 3:
+      return k1_for_ilp<V, 3>(ilp);
+    case 4:
+      return k1_for_ilp<V, 4>(ilp);
+    default:
+      return k1_for_ilp<V, 5>(ilp);
   }
 }
 
 template <class V>
 K3Fn<V> k3_kernel(int ept) {
   switch (ept) {
-    case 1: return bsr_k3_kernel<V, 1>;
-    case 2: return bsr_k3_kernel<V, 2>;
-    case 4: return bsr_k3_kernel<V, 4>;
-    default: return bsr_k3_kernel<V, 8>;
+    case 1:
+      return bsr_k3_kernel<V, 1>;
+    case 2:
+      return bsr_k3_kernel<V, 2>;
+    case 4:
+      return bsr_k3_kernel<V, 4>;
+    default:
+      return bsr_k3_kernel<V, 8>;
   }
 }
 
@@ -382,11 +396,11 @@ void launch_bsr(const DeviceBsr<V>& d, const BsrPolicy& p, const V* x, const V* 
   const KernelArgs<V> a = d.args();
   switch (p.kernel) {
     case BsrKernel::k1: {
-      const std::int64_t arrays = (static_cast<std::int64_t>(d.nrows) + p.n_brows_ta - 1) / p.n_brows_ta;
+      const std::int64_t arrays =
+          (static_cast<std::int64_t>(d.nrows) + p.n_brows_ta - 1) / p.n_brows_ta;
       const dim3 block(32, static_cast<unsigned>(p.n_ta));
       const unsigned grid = cuda::grid_for(static_cast<std::size_t>(arrays), p.n_ta);
-      k1_kernel<V>(d.bs, p.ilp)<<<grid, block, 0, stream>>>(a, p.n_brows_ta, x, y, z, alpha,
-                                                            beta);
+      k1_kernel<V>(d.bs, p.ilp)<<<grid, block, 0, stream>>>(a, p.n_brows_ta, x, y, z, alpha, beta);
       SPMVKIT_LAUNCH_CHECK();
       break;
     }
@@ -438,8 +452,8 @@ class BsrCudaOperator final : public Operator<V> {
 
 }  // namespace
 
-#define SPMVKIT_INSTANTIATE(V)                                                                  \
-  template DeviceBsr<V> upload_bsr(const Bsr<V>&, const BsrSegments*);                          \
+#define SPMVKIT_INSTANTIATE(V)                                         \
+  template DeviceBsr<V> upload_bsr(const Bsr<V>&, const BsrSegments*); \
   template void launch_bsr(const DeviceBsr<V>&, const BsrPolicy&, const V*, const V*, V*, V, V);
 SPMVKIT_INSTANTIATE(float)
 SPMVKIT_INSTANTIATE(double)

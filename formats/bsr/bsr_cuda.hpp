@@ -11,16 +11,16 @@ namespace spmvkit::bsr {
 // What every kernel reads. The kernels' "rows" are block rows, or the segments of balanced BSR.
 template <class V>
 struct KernelArgs {
-  index_t nrows;             // kernel rows: block rows, or segments
-  index_t rows;              // rows of the matrix: the last block row may be padded
-  index_t cols;              // cols of the matrix: x has cols entries, the last block column
-                             // may be padded
-  int bs;                    // block size
-  const index_t* row_ptr;    // nrows + 1 block offsets
-  const index_t* col_idx;    // nnzb block columns
-  const V* values;           // nnzb column-major bs x bs blocks
-  const index_t* row_out;    // balanced: a segment's block row, or -(slot + 1); null otherwise
-  V* partials;               // balanced: bs partial sums per slot (y_hat)
+  index_t nrows;           // kernel rows: block rows, or segments
+  index_t rows;            // rows of the matrix: the last block row may be padded
+  index_t cols;            // cols of the matrix: x has cols entries, the last block column
+                           // may be padded
+  int bs;                  // block size
+  const index_t* row_ptr;  // nrows + 1 block offsets
+  const index_t* col_idx;  // nnzb block columns
+  const V* values;         // nnzb column-major bs x bs blocks
+  const index_t* row_out;  // balanced: a segment's block row, or -(slot + 1); null otherwise
+  V* partials;             // balanced: bs partial sums per slot (y_hat)
 };
 
 template <class V>
@@ -40,9 +40,14 @@ struct DeviceBsr {
   index_t max_split = 0;
 
   KernelArgs<V> args() const {
-    return KernelArgs<V>{nrows,          rows,           cols,
-                         bs,             row_ptr.data(), col_idx.data(),
-                         values.data(),  row_out.size() ? row_out.data() : nullptr,
+    return KernelArgs<V>{nrows,
+                         rows,
+                         cols,
+                         bs,
+                         row_ptr.data(),
+                         col_idx.data(),
+                         values.data(),
+                         row_out.size() ? row_out.data() : nullptr,
                          const_cast<V*>(partials.data())};
   }
 };

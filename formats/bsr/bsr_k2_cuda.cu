@@ -171,9 +171,12 @@ K2Fn<V> k2_instance() {
 template <class V, int VEC, int EPT>
 K2Fn<V> k2_by_ilp(int ilp) {
   switch (ilp) {
-    case 1: return k2_instance<V, VEC, EPT, 1>();
-    case 2: return k2_instance<V, VEC, EPT, 2>();
-    case 4: return k2_instance<V, VEC, EPT, 4>();
+    case 1:
+      return k2_instance<V, VEC, EPT, 1>();
+    case 2:
+      return k2_instance<V, VEC, EPT, 2>();
+    case 4:
+      return k2_instance<V, VEC, EPT, 4>();
   }
   return nullptr;
 }
@@ -181,14 +184,22 @@ K2Fn<V> k2_by_ilp(int ilp) {
 template <class V, int VEC>
 K2Fn<V> k2_by_ept(int ept, int ilp) {
   switch (ept) {
-    case 1: return k2_by_ilp<V, VEC, 1>(ilp);
-    case 2: return k2_by_ilp<V, VEC, 2>(ilp);
-    case 3: return k2_by_ilp<V, VEC, 3>(ilp);
-    case 4: return k2_by_ilp<V, VEC, 4>(ilp);
-    case 6: return k2_by_ilp<V, VEC, 6>(ilp);
-    case 8: return k2_by_ilp<V, VEC, 8>(ilp);
-    case 12: return k2_by_ilp<V, VEC, 12>(ilp);
-    case 16: return k2_by_ilp<V, VEC, 16>(ilp);
+    case 1:
+      return k2_by_ilp<V, VEC, 1>(ilp);
+    case 2:
+      return k2_by_ilp<V, VEC, 2>(ilp);
+    case 3:
+      return k2_by_ilp<V, VEC, 3>(ilp);
+    case 4:
+      return k2_by_ilp<V, VEC, 4>(ilp);
+    case 6:
+      return k2_by_ilp<V, VEC, 6>(ilp);
+    case 8:
+      return k2_by_ilp<V, VEC, 8>(ilp);
+    case 12:
+      return k2_by_ilp<V, VEC, 12>(ilp);
+    case 16:
+      return k2_by_ilp<V, VEC, 16>(ilp);
   }
   return nullptr;
 }
@@ -199,9 +210,15 @@ K2Fn<V> k2_kernel(const BsrPolicy& p, int bs) {
   const int ept = k2_ept_instance(k2_ept_max(bs, p.n_tg));
   K2Fn<V> fn = nullptr;
   switch (p.vec) {
-    case 1: fn = k2_by_ept<V, 1>(ept, p.ilp); break;
-    case 2: fn = k2_by_ept<V, 2>(ept, p.ilp); break;
-    case 4: fn = k2_by_ept<V, 4>(ept, p.ilp); break;
+    case 1:
+      fn = k2_by_ept<V, 1>(ept, p.ilp);
+      break;
+    case 2:
+      fn = k2_by_ept<V, 2>(ept, p.ilp);
+      break;
+    case 4:
+      fn = k2_by_ept<V, 4>(ept, p.ilp);
+      break;
   }
   if (!fn)
     throw InputError("bsr: no K2 instance for bs=" + std::to_string(bs) + " (" + p.to_params() +
@@ -228,15 +245,16 @@ void launch_k2(const KernelArgs<V>& a, const BsrPolicy& p, const V* x, const V* 
   s.array_warps = (s.slots * p.n_tg + 31) / 32;
   s.n_ta = p.n_ta;
   s.n_brows_ta = p.n_brows_ta;
-  const std::int64_t arrays = (static_cast<std::int64_t>(a.nrows) + p.n_brows_ta - 1) / p.n_brows_ta;
+  const std::int64_t arrays =
+      (static_cast<std::int64_t>(a.nrows) + p.n_brows_ta - 1) / p.n_brows_ta;
   const unsigned grid = cuda::grid_for(static_cast<std::size_t>(arrays), p.n_ta);
   const unsigned block = static_cast<unsigned>(p.n_ta * s.array_warps * 32);
   k2_kernel<V>(p, a.bs)<<<grid, block, 0, stream>>>(a, s, x, y, z, alpha, beta);
   SPMVKIT_LAUNCH_CHECK();
 }
 
-#define SPMVKIT_INSTANTIATE(V)                                                                 \
-  template int k2_max_threads_per_block<V>(const BsrPolicy&, int);                             \
+#define SPMVKIT_INSTANTIATE(V)                                                                  \
+  template int k2_max_threads_per_block<V>(const BsrPolicy&, int);                              \
   template void launch_k2(const KernelArgs<V>&, const BsrPolicy&, const V*, const V*, V*, V, V, \
                           cudaStream_t);
 SPMVKIT_INSTANTIATE(float)

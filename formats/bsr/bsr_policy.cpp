@@ -21,7 +21,9 @@ std::string precision_tag(int value_bytes) { return value_bytes == 8 ? "f64" : "
 
 // K2 thread array: bs / vec row slots x n_tg thread groups, padded to whole warps.
 int k2_active_threads(int bs, int vec, int n_tg) { return bs / vec * n_tg; }
-int k2_array_warps(int bs, int vec, int n_tg) { return (k2_active_threads(bs, vec, n_tg) + 31) / 32; }
+int k2_array_warps(int bs, int vec, int n_tg) {
+  return (k2_active_threads(bs, vec, n_tg) + 31) / 32;
+}
 double k2_utilisation(int bs, int vec, int n_tg) {
   return static_cast<double>(k2_active_threads(bs, vec, n_tg)) /
          (32.0 * k2_array_warps(bs, vec, n_tg));
@@ -38,11 +40,13 @@ int pow2_floor(int v) {
 
 bool uses(BsrKernel k, const std::string& field) {
   switch (k) {
-    case BsrKernel::k1: return field == "n_ta" || field == "n_brows_ta" || field == "ilp";
+    case BsrKernel::k1:
+      return field == "n_ta" || field == "n_brows_ta" || field == "ilp";
     case BsrKernel::k2:
       return field == "n_ta" || field == "n_brows_ta" || field == "n_tg" || field == "ilp" ||
              field == "vec";
-    case BsrKernel::k3: return field == "nb" || field == "n_tg" || field == "ept";
+    case BsrKernel::k3:
+      return field == "nb" || field == "n_tg" || field == "ept";
   }
   return false;
 }
@@ -96,9 +100,12 @@ constexpr int kK2MaxBlockSize = 128;
 
 bool kernel_covers(BsrKernel k, int bs) {
   switch (k) {
-    case BsrKernel::k1: return bs <= 5;
-    case BsrKernel::k2: return bs <= kK2MaxBlockSize;
-    case BsrKernel::k3: return true;
+    case BsrKernel::k1:
+      return bs <= 5;
+    case BsrKernel::k2:
+      return bs <= kK2MaxBlockSize;
+    case BsrKernel::k3:
+      return true;
   }
   return false;
 }
@@ -106,7 +113,7 @@ bool kernel_covers(BsrKernel k, int bs) {
 // Values for `key`, in priority order: the tuning store (this exact device), then the shipped
 // defaults (this device family). Nothing when no device is named (the CPU backend).
 std::vector<std::pair<std::string, std::string>> tuned_values(const std::string& device,
-                                                               const std::string& key) {
+                                                              const std::string& key) {
   std::vector<std::pair<std::string, std::string>> out;
   if (device.empty()) return out;
   if (auto v = tuning_get(device, key)) out.emplace_back(*v, "store");
@@ -118,9 +125,12 @@ std::vector<std::pair<std::string, std::string>> tuned_values(const std::string&
 
 const char* bsr_kernel_name(BsrKernel k) {
   switch (k) {
-    case BsrKernel::k1: return "k1";
-    case BsrKernel::k2: return "k2";
-    case BsrKernel::k3: return "k3";
+    case BsrKernel::k1:
+      return "k1";
+    case BsrKernel::k2:
+      return "k2";
+    case BsrKernel::k3:
+      return "k3";
   }
   return "?";
 }
@@ -131,9 +141,10 @@ std::string BsrPolicy::to_params() const {
     case BsrKernel::k1:
       return kv("n_ta", n_ta) + "," + kv("n_brows_ta", n_brows_ta) + "," + kv("ilp", ilp);
     case BsrKernel::k2:
-      return kv("n_ta", n_ta) + "," + kv("n_brows_ta", n_brows_ta) + "," + kv("n_tg", n_tg) +
-             "," + kv("ilp", ilp) + "," + kv("vec", vec);
-    case BsrKernel::k3: return kv("nb", nb) + "," + kv("n_tg", n_tg) + "," + kv("ept", ept);
+      return kv("n_ta", n_ta) + "," + kv("n_brows_ta", n_brows_ta) + "," + kv("n_tg", n_tg) + "," +
+             kv("ilp", ilp) + "," + kv("vec", vec);
+    case BsrKernel::k3:
+      return kv("nb", nb) + "," + kv("n_tg", n_tg) + "," + kv("ept", ept);
   }
   return "";
 }
@@ -211,8 +222,8 @@ BsrPolicy bsr_rule_policy(BsrKernel kernel, int bs, int value_bytes) {
 
 void validate_bsr_policy(const BsrPolicy& p, int bs, int value_bytes) {
   const auto fail = [&](const std::string& why) {
-    throw InputError("bsr: kernel " + std::string(bsr_kernel_name(p.kernel)) + " with bs=" +
-                     std::to_string(bs) + ": " + why);
+    throw InputError("bsr: kernel " + std::string(bsr_kernel_name(p.kernel)) +
+                     " with bs=" + std::to_string(bs) + ": " + why);
   };
   if (bs < 1 || bs > kBsrMaxBlockSize) fail("block size out of range");
   switch (p.kernel) {
@@ -271,8 +282,8 @@ BsrPolicy choose_bsr_policy(const std::string& device, int bs, int value_bytes,
   if (params.has("kernel")) {
     const auto k = parse_kernel(params.get_string("kernel", ""));
     if (!k)
-      throw InputError("bsr: kernel must be k1, k2 or k3, got '" +
-                       params.get_string("kernel", "") + "'");
+      throw InputError("bsr: kernel must be k1, k2 or k3, got '" + params.get_string("kernel", "") +
+                       "'");
     kernel = *k;
     kernel_source = "params";
   } else {

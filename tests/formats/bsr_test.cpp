@@ -5,6 +5,8 @@
 // correctness sweep over every block size 1..64 on block matrices with rectangular padded grids,
 // empty block rows, not-full blocks and a long block row, against the float64 reference (CPU
 // always; CUDA with every kernel when a GPU is present).
+#include "formats/bsr/bsr.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -16,7 +18,6 @@
 #include <string>
 #include <tuple>
 
-#include "formats/bsr/bsr.hpp"
 #include "formats/bsr/bsr_mapping.hpp"
 #include "spmvkit/error.hpp"
 #include "spmvkit/reference.hpp"
@@ -54,7 +55,8 @@ Csr<double> block_matrix(int bs, bool full, std::uint64_t seed) {
       for (index_t bc = 0; bc < block_cols; ++bc) cols.insert(bc);
     } else if (br % 5 != 0) {
       const int n = 1 + static_cast<int>(rng() % 4);
-      while (static_cast<int>(cols.size()) < n) cols.insert(static_cast<index_t>(rng() % block_cols));
+      while (static_cast<int>(cols.size()) < n)
+        cols.insert(static_cast<index_t>(rng() % block_cols));
     }
     for (index_t bc : cols)
       for (int i = 0; i < bs; ++i)
@@ -246,12 +248,12 @@ TEST(BsrConversion, PadsAndFillsBothLayouts) {
   EXPECT_EQ(m.block_row_ptr, (std::vector<index_t>{0, 2, 3, 5}));
   EXPECT_EQ(m.block_col_idx, (std::vector<index_t>{0, 1, 3, 1, 3}));
   // (0,0)=1 (0,3)=2 (1,1)=3 (2,6)=4 (4,2)=5 (4,6)=6, blocks column-major.
-  EXPECT_EQ(m.values, (std::vector<double>{1, 0, 0, 3, 0, 0, 2, 0, 4, 0, 0, 0, 5, 0, 0, 0, 6, 0,
-                                           0, 0}));
+  EXPECT_EQ(m.values,
+            (std::vector<double>{1, 0, 0, 3, 0, 0, 2, 0, 4, 0, 0, 0, 5, 0, 0, 0, 6, 0, 0, 0}));
   EXPECT_DOUBLE_EQ(m.fill_ratio(), 20.0 / 6.0);
   const Bsr<double> rm = csr_to_bsr(a, 2, BlockLayout::row_major);
-  EXPECT_EQ(rm.values, (std::vector<double>{1, 0, 0, 3, 0, 2, 0, 0, 4, 0, 0, 0, 5, 0, 0, 0, 6, 0,
-                                            0, 0}));
+  EXPECT_EQ(rm.values,
+            (std::vector<double>{1, 0, 0, 3, 0, 2, 0, 0, 4, 0, 0, 0, 5, 0, 0, 0, 6, 0, 0, 0}));
   EXPECT_THROW(csr_to_bsr(a, 0), InputError);
   EXPECT_THROW(csr_to_bsr(a, kBsrMaxBlockSize + 1), InputError);
 }
@@ -332,13 +334,13 @@ TEST(BsrBuild, RejectsBadParameters) {
   EXPECT_THROW(build("block_size=0"), InputError);
   EXPECT_THROW(build("block_size=5000"), InputError);
   EXPECT_THROW(build("block_size=7,kernel=k4"), InputError);
-  EXPECT_THROW(build("block_size=7,kernel=k1"), InputError);       // K1: bs <= 5
-  EXPECT_THROW(build("block_size=7,n_tg=3"), InputError);          // power of two
-  EXPECT_THROW(build("block_size=7,n_tg=8"), InputError);          // Table I: N_tg <= bs
-  EXPECT_THROW(build("block_size=7,vec=2"), InputError);           // 2 does not divide 7
+  EXPECT_THROW(build("block_size=7,kernel=k1"), InputError);  // K1: bs <= 5
+  EXPECT_THROW(build("block_size=7,n_tg=3"), InputError);     // power of two
+  EXPECT_THROW(build("block_size=7,n_tg=8"), InputError);     // Table I: N_tg <= bs
+  EXPECT_THROW(build("block_size=7,vec=2"), InputError);      // 2 does not divide 7
   EXPECT_THROW(build("block_size=7,ilp=3"), InputError);
-  EXPECT_THROW(build("block_size=7,nb=4"), InputError);            // K3's, not K2's
-  EXPECT_THROW(build("block_size=7,kernel=k3,nb=8"), InputError);  // Table I: nb <= bs
+  EXPECT_THROW(build("block_size=7,nb=4"), InputError);                         // K3's, not K2's
+  EXPECT_THROW(build("block_size=7,kernel=k3,nb=8"), InputError);               // Table I: nb <= bs
   EXPECT_THROW(build("block_size=7,kernel=k3,nb=4,n_tg=2,ept=4"), InputError);  // N_tg*ept <= nb
   EXPECT_THROW(build("block_size=7,n_ta=0"), InputError);
   EXPECT_THROW(build("lambda=0"), InputError);
@@ -545,15 +547,15 @@ TEST(BsrPolicy, RuleFollowsThePaperRanges) {
   for (int bs = 1; bs <= 200; ++bs)
     for (int value_bytes : {4, 8}) {
       SCOPED_TRACE("bs " + std::to_string(bs));
-      EXPECT_NO_THROW(validate_bsr_policy(bsr_rule_policy(bsr_rule_kernel(bs), bs, value_bytes),
-                                          bs, value_bytes));
+      EXPECT_NO_THROW(validate_bsr_policy(bsr_rule_policy(bsr_rule_kernel(bs), bs, value_bytes), bs,
+                                          value_bytes));
       if (bs <= 128)
-        EXPECT_NO_THROW(validate_bsr_policy(bsr_rule_policy(BsrKernel::k2, bs, value_bytes), bs,
-                                            value_bytes));
+        EXPECT_NO_THROW(
+            validate_bsr_policy(bsr_rule_policy(BsrKernel::k2, bs, value_bytes), bs, value_bytes));
       else
         EXPECT_THROW(bsr_rule_policy(BsrKernel::k2, bs, value_bytes), InputError);
-      EXPECT_NO_THROW(validate_bsr_policy(bsr_rule_policy(BsrKernel::k3, bs, value_bytes), bs,
-                                          value_bytes));
+      EXPECT_NO_THROW(
+          validate_bsr_policy(bsr_rule_policy(BsrKernel::k3, bs, value_bytes), bs, value_bytes));
       const BsrPolicy chosen = choose_bsr_policy("", bs, value_bytes, {});
       EXPECT_EQ(chosen.source, "rule");
     }
