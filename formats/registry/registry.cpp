@@ -1,6 +1,7 @@
 // The one place that knows every format.
 #include "spmvkit/registry.hpp"
 
+#include "formats/bsr/bsr.hpp"
 #include "formats/csr/csr.hpp"
 #include "formats/csr3/csr3.hpp"
 #include "formats/cusparse/cusparse.hpp"
@@ -25,6 +26,8 @@ const std::vector<FormatEntry>& formats() {
       csr3_format(),
       suraa_format(),
       suraa_static_format(),
+      bsr_format(),
+      bsr_balanced_format(),
       // cuSPARSE peers
       cusparse_csr_alg1_format(),
       cusparse_csr_alg2_format(),

@@ -1,0 +1,210 @@
+// BSR (block sparse row) and balanced BSR, after Abdelfattah, Ltaief, Keyes, Dongarra,
+// "Performance optimization of SpMV for multi-component PDE-based applications using GPUs"
+// (papers/bsr-ksparse-multicomponent-pde.txt, "the BSR paper"): square dense bs x bs blocks, one
+// column index per block, a block-row pointer; three CUDA kernels by block size (K1 small, K2
+// medium, K3 large, sections 5.2-5.4), their tuning parameters (Table I) autotuned per device,
+// and balanced BSR (section 5.5): block rows longer than lambda blocks split into segments
+// whose partial results a reduction kernel sums.
+//
+// Registry names: `bsr` (balanced automatically when the block-row lengths call for it) and
+// `bsr_balanced` (always balanced).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "spmvkit/csr.hpp"
+#include "spmvkit/operator.hpp"
+#include "spmvkit/params.hpp"
+#include "spmvkit/registry.hpp"
+
+namespace spmvkit {
+
+FormatEntry bsr_format();
+FormatEntry bsr_balanced_format();
+
+// Largest block size a BSR may have (K3 handles any; the CPU keeps one block row in a buffer).
+inline constexpr int kBsrMaxBlockSize = 1024;
+
+// Element order inside a block. Every kernel here uses column-major: on the GPU consecutive
+// threads then take consecutive rows of a block column (coalesced loads, and a thread keeps its
+// rows in every block); on the CPU a block column times one x value is a SIMD axpy. Row-major is
+// kept for conversion and the CPU kernel (other libraries' BSR, e.g. cuSPARSE's default).
+enum class BlockLayout { row_major, column_major };
+
+template <class V>
+struct Bsr {
+  index_t rows = 0;  // of the original matrix
+  index_t cols = 0;
+  int block_size = 1;
+  BlockLayout layout = BlockLayout::column_major;
+  // ceil(rows / bs) and ceil(cols / bs): when rows or cols is not a multiple of bs the last
+  // block row / column is padded with explicit zeros (its rows are never written, its x
+  // entries never read).
+  index_t block_rows = 0;
+  index_t block_cols = 0;
+  std::vector<index_t> block_row_ptr{0};  // block_rows + 1
+  std::vector<index_t> block_col_idx;     // nnzb, sorted within each block row
+  std::vector<V> values;                  // nnzb * bs * bs, block after block, in `layout`
+  std::int64_t nnz = 0;                   // entries of the original matrix
+
+  index_t nnzb() const { return block_row_ptr.back(); }
+  // Stored values over original entries (1 for a true block matrix; explicit zeros fill the rest).
+  double fill_ratio() const {
+    return nnz == 0 ? 1.0 : static_cast<double>(values.size()) / static_cast<double>(nnz);
+  }
+};
+
+// CSR to BSR with bs x bs blocks: a block exists where any of its entries does, missing entries
+// of a block are explicit zeros. InputError for bs outside 1..kBsrMaxBlockSize;
+// UnsupportedError when the blocks would store more than 64 x nnz + 2^20 values (the matrix has
+// no such block structure) or overflow 32-bit indices.
+template <class V>
+Bsr<V> csr_to_bsr(const Csr<V>& a, int block_size, BlockLayout layout = BlockLayout::column_major);
+
+// --- Balanced BSR (paper 5.5) -----------------------------------------------------------------
+// Block rows longer than lambda blocks are cut into ceil(len / lambda) segments of near-equal
+// length (never more than lambda). The kernels treat segments as rows. A segment that is a whole
+// block row writes z directly; the segments of a split block row write partial sums to slots
+// of y_hat, and the reduction kernel adds the slots of each split row into z. (The paper sends
+// every row through y_hat; keeping whole rows direct makes balanced BSR cost nothing on rows
+// that are not split.)
+struct BsrSegments {
+  index_t lambda = 0;
+  std::vector<index_t> segment_block_ptr{0};  // segments + 1: the new row pointer (paper Fig. 8b)
+  std::vector<index_t> segment_out;           // per segment: its block row when it is the whole
+                                              // row, else -(partial slot + 1)
+  std::vector<index_t> split_rows;            // block rows cut into >= 2 segments
+  std::vector<index_t> segment_ptr{0};        // split_rows + 1: the partial slots of each split
+                                              // row (the paper's segPtr, for split rows only)
+  index_t max_split = 0;                      // most segments of one split row
+
+  index_t segments() const { return static_cast<index_t>(segment_out.size()); }
+  index_t partial_slots() const { return segment_ptr.back(); }
+};
+
+BsrSegments make_bsr_segments(const std::vector<index_t>& block_row_ptr, index_t lambda);
+
+struct BsrRowStats {
+  index_t block_rows = 0;
+  index_t max_len = 0;  // longest block row, in blocks
+  double mean = 0;      // blocks per block row
+  double cv = 0;        // coefficient of variation of the block-row lengths (std / mean)
+};
+BsrRowStats bsr_row_stats(const std::vector<index_t>& block_row_ptr);
+
+// Rule for lambda: 16 (the paper's value) when blocks are big enough for 16 of them to be a
+// warp's worth of loads (bs >= 5) and ordinary rows are short (mean <= 8 blocks); else 32, so
+// that K1's warps (which read floor(32/bs^2) blocks per load) get several loads per segment
+// and rows of ordinary length are not split.
+index_t bsr_choose_lambda(int block_size, const BsrRowStats& stats);
+
+// Rule for `bsr` balancing itself: the paper's balanced kernel pays on matrices with many short
+// rows and a few very long ones (rajat22, shermanACb), and costs an extra kernel elsewhere. So:
+// balanced when some block row is longer than 2 * lambda (it becomes >= 3 independent
+// segments) and the block-row lengths vary widely, coefficient of variation >= 1 (a heavy
+// tail: the longest rows would keep a few thread arrays busy long after the rest are done).
+bool bsr_balance_pays(const BsrRowStats& stats, index_t lambda);
+
+// --- Kernels and their tuning parameters (paper Table I) ----------------------------------------
+enum class BsrKernel { k1, k2, k3 };
+const char* bsr_kernel_name(BsrKernel k);  // "k1", "k2", "k3"
+
+// Launch parameters of one kernel, chosen by choose_bsr_policy. Fields a kernel does not use are
+// ignored by it.
+struct BsrPolicy {
+  BsrKernel kernel = BsrKernel::k2;
+  int n_ta = 1;        // K1, K2: thread arrays per thread block (N_ta)
+  int n_brows_ta = 1;  // K1, K2: consecutive block rows per thread array (N_brows_ta, <= 31)
+  int n_tg = 1;        // K2, K3: thread groups (N_tg)
+  int ilp = 1;         // K1: block rows in flight at once (independent load streams);
+                       // K2: blocks per pipeline stage. Both double-buffered.
+  int vec = 1;         // K2: block rows per thread = values per vector load (16 bytes at most)
+  int nb = 1;          // K3: working-set height (threads along x)
+  int ept = 1;         // K3: elements per thread (width of a thread group's vertical slice)
+  std::string source = "rule";  // where it came from: rule | shipped | store, "+params"
+
+  // "n_ta=..,n_brows_ta=.." with the fields of `kernel` only (the tuning store's value format).
+  std::string to_params() const;
+};
+
+// Kernel by block size when nothing is tuned: the paper's ranges (K1 2..5, K2 5..45, K3 45+),
+// with bs = 1 on K1 (a warp reads 32 1x1 blocks, i.e. CSR vector).
+BsrKernel bsr_rule_kernel(int block_size);
+// First-guess parameters for a kernel and block size (value_bytes: 4 float, 8 double).
+BsrPolicy bsr_rule_policy(BsrKernel kernel, int block_size, int value_bytes);
+// InputError naming the first violated restriction (Table I, and this implementation's limits).
+void validate_bsr_policy(const BsrPolicy& p, int block_size, int value_bytes);
+
+// Tuning-store keys: the best parameters of a kernel ("bsr.k2.bs7.f64" -> "n_ta=4,...") and the
+// best kernel for a block size ("bsr.bs7.f64" -> "kernel=k2").
+std::string bsr_tuning_key(BsrKernel kernel, int block_size, int value_bytes);
+std::string bsr_kernel_key(int block_size, int value_bytes);
+
+// The shipped defaults (bsr_tuning_defaults.cpp): values for `key` measured on the device
+// family of `device` ("H100", "H200", matched within the device name).
+std::optional<std::string> bsr_shipped_default(const std::string& device, const std::string& key);
+
+// Kernel and parameters for a block size on `device`. Order: explicit params (kernel, n_ta,
+// n_brows_ta, n_tg, ilp, vec, nb, ept) > the tuning store (measured on this device) > the
+// shipped defaults (this device family) > the rule. InputError on invalid explicit params;
+// invalid stored or shipped entries are skipped.
+BsrPolicy choose_bsr_policy(const std::string& device, int block_size, int value_bytes,
+                            const Params& params);
+
+// The pruned brute-force search space of a kernel (paper 5.7): Table I's restrictions, register
+// budget, thread-block limits, and thread arrays less than half idle.
+std::vector<BsrPolicy> bsr_tuning_candidates(BsrKernel kernel, int block_size, int value_bytes);
+
+// Byte model: block values + block column indices + block row pointer, or for balanced BSR
+// the segment pointer, segment targets, split rows and their segment pointer instead of the row
+// pointer (the partial sums are scratch, not counted).
+template <class V>
+std::size_t bsr_matrix_bytes(const Bsr<V>& m, const BsrSegments* segments);
+
+// --- CPU (OpenMP) ------------------------------------------------------------------------------
+// z = alpha*A*x + beta*y over block rows, or over segments plus the reduction when `segments`
+// is given (`partials` then holds segments->partial_slots() * bs values of scratch).
+template <class V>
+void bsr_spmv_cpu(const Bsr<V>& m, const BsrSegments* segments, const V* x, const V* y, V* z,
+                  V alpha, V beta, V* partials);
+
+template <class V>
+std::unique_ptr<Operator<V>> make_bsr_cpu(Bsr<V> m, std::optional<BsrSegments> segments,
+                                          OperatorInfo info);
+
+#if SPMVKIT_HAVE_CUDA
+// The policy with n_ta lowered until a thread block fits the compiled kernel (its register use
+// bounds the threads a block may have). UnsupportedError when not even one thread array fits.
+template <class V>
+BsrPolicy fit_bsr_policy(BsrPolicy policy, int block_size);
+
+// `policy` as returned by fit_bsr_policy.
+template <class V>
+std::unique_ptr<Operator<V>> make_bsr_cuda(const Bsr<V>& m, const BsrSegments* segments,
+                                           const BsrPolicy& policy, OperatorInfo info);
+
+// Brute-force autotuning (paper 5.7) on the current GPU: for each block size and precision, a
+// reservoir-like matrix (3D grid, 7-point connectivity, bs x bs blocks, ~target_values stored
+// values) is multiplied with every candidate of every kernel that covers the block size (K1
+// bs <= 5, K2 bs >= 4, K3 bs >= 32); each candidate is checked against the CPU kernel on a
+// sample of rows. The best parameters per kernel and the best kernel are written to the tuning
+// store (keys bsr.kN.bsB.fXX and bsr.bsB.fXX, device = this GPU's name); `log` gets progress and
+// one line per result in the syntax of bsr_tuning_defaults.cpp.
+struct BsrAutotuneOptions {
+  std::vector<int> block_sizes;  // empty: 1..64
+  bool single_precision = true;
+  bool double_precision = true;
+  std::int64_t target_values = std::int64_t{1} << 25;  // 256 MiB of doubles: far beyond L2
+  int repetitions = 20;
+  bool write_store = true;
+  std::ostream* log = nullptr;
+};
+void autotune_bsr(const BsrAutotuneOptions& options = {});
+#endif
+
+}  // namespace spmvkit

@@ -1,0 +1,289 @@
+// BSR builder: CSR -> BSR conversion, balanced-BSR segments (paper 5.5), the balancing rule, and
+// the registry entries `bsr` and `bsr_balanced`.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "formats/bsr/bsr.hpp"
+#include "formats/bsr/bsr_mapping.hpp"
+#include "spmvkit/error.hpp"
+#include "spmvkit/stats.hpp"
+
+namespace spmvkit {
+
+namespace {
+
+// The distinct block columns of block row `br`, sorted, into `out`.
+template <class V>
+void gather_block_cols(const Csr<V>& a, index_t br, int bs, std::vector<index_t>& out) {
+  out.clear();
+  const index_t r0 = br * bs;
+  const index_t r1 = std::min<std::int64_t>(static_cast<std::int64_t>(r0) + bs, a.rows);
+  for (index_t r = r0; r < r1; ++r) {
+    index_t last = -1;  // a row's columns are sorted: its block columns come in runs
+    for (index_t k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k) {
+      const index_t bc = a.col_idx[k] / bs;
+      if (bc != last) out.push_back(last = bc);
+    }
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+}
+
+}  // namespace
+
+template <class V>
+Bsr<V> csr_to_bsr(const Csr<V>& a, int block_size, BlockLayout layout) {
+  if (block_size < 1 || block_size > kBsrMaxBlockSize)
+    throw InputError("bsr: block_size must be in 1.." + std::to_string(kBsrMaxBlockSize) +
+                     ", got " + std::to_string(block_size));
+  const int bs = block_size;
+  const std::int64_t block_rows = (static_cast<std::int64_t>(a.rows) + bs - 1) / bs;
+  const std::int64_t block_cols = (static_cast<std::int64_t>(a.cols) + bs - 1) / bs;
+  constexpr std::int64_t index_max = std::numeric_limits<index_t>::max();
+  if (block_rows * bs > index_max || block_cols * bs > index_max)
+    throw UnsupportedError("bsr: padding " + std::to_string(a.rows) + "x" + std::to_string(a.cols) +
+                           " to a multiple of bs=" + std::to_string(bs) +
+                           " overflows 32-bit indices");
+  Bsr<V> m;
+  m.rows = a.rows;
+  m.cols = a.cols;
+  m.block_size = bs;
+  m.layout = layout;
+  m.block_rows = static_cast<index_t>(block_rows);
+  m.block_cols = static_cast<index_t>(block_cols);
+  m.nnz = a.nnz();
+  m.block_row_ptr.assign(static_cast<std::size_t>(block_rows) + 1, 0);
+
+  // Pass 1: distinct block columns per block row.
+#pragma omp parallel
+  {
+    std::vector<index_t> cols;
+#pragma omp for schedule(dynamic, 256)
+    for (index_t br = 0; br < m.block_rows; ++br) {
+      gather_block_cols(a, br, bs, cols);
+      m.block_row_ptr[br + 1] = static_cast<index_t>(cols.size());
+    }
+  }
+  for (index_t br = 0; br < m.block_rows; ++br) m.block_row_ptr[br + 1] += m.block_row_ptr[br];
+  const std::int64_t nnzb = m.block_row_ptr.back();  // <= nnz, fits index_t
+  const std::int64_t stored = nnzb * bs * bs;
+  const std::int64_t limit = 64 * static_cast<std::int64_t>(a.nnz()) + (std::int64_t{1} << 20);
+  if (stored > limit)
+    throw UnsupportedError("bsr: bs=" + std::to_string(bs) + " blocks would store " +
+                           std::to_string(stored) + " values for " + std::to_string(a.nnz()) +
+                           " entries (fill over 64x): the matrix has no such block structure");
+  m.block_col_idx.resize(static_cast<std::size_t>(nnzb));
+  m.values.assign(static_cast<std::size_t>(stored), V(0));
+
+  // Pass 2: column indices and values (missing entries stay explicit zeros).
+  const std::size_t bs2 = static_cast<std::size_t>(bs) * bs;
+#pragma omp parallel
+  {
+    std::vector<index_t> cols;
+#pragma omp for schedule(dynamic, 256)
+    for (index_t br = 0; br < m.block_rows; ++br) {
+      gather_block_cols(a, br, bs, cols);
+      const index_t first = m.block_row_ptr[br];
+      std::copy(cols.begin(), cols.end(), m.block_col_idx.begin() + first);
+      const index_t r0 = br * bs;
+      const index_t r1 = std::min<std::int64_t>(static_cast<std::int64_t>(r0) + bs, a.rows);
+      for (index_t r = r0; r < r1; ++r) {
+        std::size_t pos = 0;  // block columns of a row only grow: walk `cols` once
+        for (index_t k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k) {
+          const index_t c = a.col_idx[k];
+          while (cols[pos] != c / bs) ++pos;
+          const std::size_t i = static_cast<std::size_t>(r - r0);
+          const std::size_t j = static_cast<std::size_t>(c % bs);
+          const std::size_t in_block =
+              layout == BlockLayout::column_major ? j * bs + i : i * bs + j;
+          m.values[(static_cast<std::size_t>(first) + pos) * bs2 + in_block] = a.values[k];
+        }
+      }
+    }
+  }
+  return m;
+}
+
+BsrSegments make_bsr_segments(const std::vector<index_t>& block_row_ptr, index_t lambda) {
+  if (lambda < 1) throw InputError("bsr: lambda must be >= 1, got " + std::to_string(lambda));
+  BsrSegments s;
+  s.lambda = lambda;
+  const index_t block_rows = static_cast<index_t>(block_row_ptr.size()) - 1;
+  s.segment_block_ptr.reserve(block_row_ptr.size());
+  s.segment_out.reserve(static_cast<std::size_t>(block_rows));
+  for (index_t br = 0; br < block_rows; ++br) {
+    const index_t begin = block_row_ptr[br];
+    const index_t len = block_row_ptr[br + 1] - begin;
+    if (len <= lambda) {
+      s.segment_out.push_back(br);
+      s.segment_block_ptr.push_back(block_row_ptr[br + 1]);
+      continue;
+    }
+    // ceil(len / lambda) segments; the first len % n of them one block longer.
+    const index_t n = (len + lambda - 1) / lambda;
+    const index_t slot0 = s.segment_ptr.back();
+    index_t at = begin;
+    for (index_t q = 0; q < n; ++q) {
+      at += len / n + (q < len % n ? 1 : 0);
+      s.segment_out.push_back(-(slot0 + q + 1));
+      s.segment_block_ptr.push_back(at);
+    }
+    s.split_rows.push_back(br);
+    s.segment_ptr.push_back(slot0 + n);
+    s.max_split = std::max(s.max_split, n);
+  }
+  return s;
+}
+
+BsrRowStats bsr_row_stats(const std::vector<index_t>& block_row_ptr) {
+  BsrRowStats st;
+  st.block_rows = static_cast<index_t>(block_row_ptr.size()) - 1;
+  if (st.block_rows <= 0) return st;
+  double sum = 0, sum2 = 0;
+  for (index_t br = 0; br < st.block_rows; ++br) {
+    const index_t len = block_row_ptr[br + 1] - block_row_ptr[br];
+    st.max_len = std::max(st.max_len, len);
+    sum += len;
+    sum2 += static_cast<double>(len) * len;
+  }
+  st.mean = sum / st.block_rows;
+  const double var = std::max(0.0, sum2 / st.block_rows - st.mean * st.mean);
+  st.cv = st.mean > 0 ? std::sqrt(var) / st.mean : 0.0;
+  return st;
+}
+
+index_t bsr_choose_lambda(int block_size, const BsrRowStats& stats) {
+  return block_size >= 5 && stats.mean <= 8.0 ? 16 : 32;
+}
+
+bool bsr_balance_pays(const BsrRowStats& stats, index_t lambda) {
+  return stats.max_len > 2 * static_cast<std::int64_t>(lambda) && stats.cv >= 1.0;
+}
+
+template <class V>
+std::size_t bsr_matrix_bytes(const Bsr<V>& m, const BsrSegments* segments) {
+  std::size_t bytes = m.values.size() * sizeof(V) + m.block_col_idx.size() * sizeof(index_t);
+  if (segments)
+    bytes += (segments->segment_block_ptr.size() + segments->segment_out.size() +
+              segments->split_rows.size() + segments->segment_ptr.size()) *
+             sizeof(index_t);
+  else
+    bytes += m.block_row_ptr.size() * sizeof(index_t);
+  return bytes;
+}
+
+namespace {
+
+std::string fixed3(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", v);
+  return buf;
+}
+
+// balanced: 1 always, 0 never, -1 by the `balanced` parameter, else the rule.
+template <class V>
+std::unique_ptr<Operator<V>> build_bsr(const Csr<V>& a, const Params& p, Backend b,
+                                       const char* format, int balanced) {
+  const long long bs_param = p.get_int("block_size", 0);
+  if (p.has("block_size") && (bs_param < 1 || bs_param > kBsrMaxBlockSize))
+    throw InputError(std::string(format) + ": block_size must be in 1.." +
+                     std::to_string(kBsrMaxBlockSize) + ", got " + std::to_string(bs_param));
+  // No block_size: the detected one (1 when the matrix has no dense block structure; BSR with
+  // 1x1 blocks is then CSR run by K1 as a warp per row).
+  const int bs = p.has("block_size") ? static_cast<int>(bs_param) : detect_block_size(a);
+  if (balanced < 0 && p.get_string("balanced", "auto") != "auto")
+    balanced = p.get_bool("balanced", false) ? 1 : 0;
+  const long long lambda_param = p.get_int("lambda", 0);
+  if (p.has("lambda") && (lambda_param < 1 || lambda_param > (1 << 30)))
+    throw InputError(std::string(format) + ": lambda must be >= 1, got " +
+                     std::to_string(lambda_param));
+
+  // Kernel parameters are checked on every backend, so that a bad value fails the same way
+  // whether or not this run has a GPU.
+  const int value_bytes = static_cast<int>(sizeof(V));
+  BsrPolicy policy = choose_bsr_policy(
+      b == Backend::cuda ? device_name(Backend::cuda) : std::string(), bs, value_bytes, p);
+#if SPMVKIT_HAVE_CUDA
+  if (b == Backend::cuda) policy = fit_bsr_policy<V>(policy, bs);
+#endif
+
+  Bsr<V> m = csr_to_bsr(a, bs, BlockLayout::column_major);
+  const BsrRowStats stats = bsr_row_stats(m.block_row_ptr);
+  const index_t lambda =
+      p.has("lambda") ? static_cast<index_t>(lambda_param) : bsr_choose_lambda(bs, stats);
+  if (balanced < 0) balanced = bsr_balance_pays(stats, lambda) ? 1 : 0;
+  std::optional<BsrSegments> segments;
+  if (balanced) segments = make_bsr_segments(m.block_row_ptr, lambda);
+
+  OperatorInfo info;
+  info.rows = a.rows;
+  info.cols = a.cols;
+  info.nnz = a.nnz();
+  info.matrix_bytes = bsr_matrix_bytes(m, segments ? &*segments : nullptr);
+  info.backend = b;
+  info.format = format;
+  info.details = "bs=" + std::to_string(bs);
+  if (b == Backend::cuda) {
+    info.details +=
+        ",kernel=" + std::string(bsr_kernel_name(policy.kernel)) + "," + policy.to_params();
+    if (policy.kernel == BsrKernel::k2)  // paper eq. (2a), (2b)
+      info.details += ",ept_max=" + std::to_string(bsr::k2_ept_max(bs, policy.n_tg)) +
+                      ",threshold=" + std::to_string(bsr::k2_threshold(bs, policy.n_tg));
+    info.details += ",tuning=" + policy.source;
+  } else {
+    info.details += ",layout=col";
+  }
+  info.details += ",fill=" + fixed3(m.fill_ratio()) + ",balanced=" + (balanced ? "1" : "0");
+  if (segments)
+    info.details += ",lambda=" + std::to_string(lambda) +
+                    ",segments=" + std::to_string(segments->segments()) +
+                    ",split_rows=" + std::to_string(segments->split_rows.size());
+
+#if SPMVKIT_HAVE_CUDA
+  if (b == Backend::cuda)
+    return make_bsr_cuda(m, segments ? &*segments : nullptr, policy, std::move(info));
+#endif
+  return make_bsr_cpu(std::move(m), std::move(segments), std::move(info));
+}
+
+const std::vector<std::string> kKernelParams = {"kernel", "n_ta", "n_brows_ta", "n_tg",
+                                                "ilp",    "vec",  "nb",         "ept"};
+
+std::vector<std::string> param_names(bool with_balanced) {
+  std::vector<std::string> names = {"block_size"};
+  names.insert(names.end(), kKernelParams.begin(), kKernelParams.end());
+  if (with_balanced) names.push_back("balanced");
+  names.push_back("lambda");
+  return names;
+}
+
+}  // namespace
+
+FormatEntry bsr_format() {
+  return make_format(
+      "bsr",
+      "BSR, dense bs x bs blocks (bs detected or block_size=); K1/K2/K3 kernels by bs, autotuned; "
+      "balanced when block-row lengths vary widely",
+      param_names(true),
+      [](const auto& a, const Params& p, Backend b) { return build_bsr(a, p, b, "bsr", -1); });
+}
+
+FormatEntry bsr_balanced_format() {
+  return make_format(
+      "bsr_balanced",
+      "balanced BSR: block rows longer than lambda split into segments, plus a reduction kernel",
+      param_names(false), [](const auto& a, const Params& p, Backend b) {
+        return build_bsr(a, p, b, "bsr_balanced", 1);
+      });
+}
+
+#define SPMVKIT_INSTANTIATE(V)                                 \
+  template Bsr<V> csr_to_bsr(const Csr<V>&, int, BlockLayout); \
+  template std::size_t bsr_matrix_bytes(const Bsr<V>&, const BsrSegments*);
+SPMVKIT_INSTANTIATE(float)
+SPMVKIT_INSTANTIATE(double)
+#undef SPMVKIT_INSTANTIATE
+
+}  // namespace spmvkit

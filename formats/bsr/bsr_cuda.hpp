@@ -1,0 +1,72 @@
+// BSR on the device: the uploaded arrays, the kernels' argument block, and the launch entry
+// points shared by the operator (bsr_cuda.cu), the K2 instances (bsr_k2_cuda.cu) and the
+// autotuner (bsr_autotune.cu).
+#pragma once
+
+#include "backend/cuda/cuda.hpp"
+#include "formats/bsr/bsr.hpp"
+
+namespace spmvkit::bsr {
+
+// What every kernel reads. The kernels' "rows" are block rows, or the segments of balanced BSR.
+template <class V>
+struct KernelArgs {
+  index_t nrows;           // kernel rows: block rows, or segments
+  index_t rows;            // rows of the matrix: the last block row may be padded
+  index_t cols;            // cols of the matrix: x has cols entries, the last block column
+                           // may be padded
+  int bs;                  // block size
+  const index_t* row_ptr;  // nrows + 1 block offsets
+  const index_t* col_idx;  // nnzb block columns
+  const V* values;         // nnzb column-major bs x bs blocks
+  const index_t* row_out;  // balanced: a segment's block row, or -(slot + 1); null otherwise
+  V* partials;             // balanced: bs partial sums per slot (y_hat)
+};
+
+template <class V>
+struct DeviceBsr {
+  index_t rows = 0;
+  index_t cols = 0;
+  index_t nrows = 0;
+  int bs = 1;
+  cuda::DeviceBuffer<index_t> row_ptr;  // block-row pointer, or segment block pointer
+  cuda::DeviceBuffer<index_t> col_idx;
+  cuda::DeviceBuffer<V> values;
+  cuda::DeviceBuffer<index_t> row_out;      // balanced only
+  cuda::DeviceBuffer<index_t> split_rows;   // balanced only
+  cuda::DeviceBuffer<index_t> segment_ptr;  // balanced only
+  cuda::DeviceBuffer<V> partials;           // scratch written by every apply
+  index_t n_split = 0;
+  index_t max_split = 0;
+
+  KernelArgs<V> args() const {
+    return KernelArgs<V>{nrows,
+                         rows,
+                         cols,
+                         bs,
+                         row_ptr.data(),
+                         col_idx.data(),
+                         values.data(),
+                         row_out.size() ? row_out.data() : nullptr,
+                         const_cast<V*>(partials.data())};
+  }
+};
+
+// Uploads a column-major BSR, and its segments when balanced.
+template <class V>
+DeviceBsr<V> upload_bsr(const Bsr<V>& m, const BsrSegments* segments);
+
+// Queues z = alpha*A*x + beta*y on the context stream (main kernel, then the balanced
+// reduction when rows were split).
+template <class V>
+void launch_bsr(const DeviceBsr<V>& d, const BsrPolicy& p, const V* x, const V* y, V* z, V alpha,
+                V beta);
+
+// K2 lives in its own translation unit (it has the most instances).
+template <class V>
+int k2_max_threads_per_block(const BsrPolicy& p, int bs);
+template <class V>
+void launch_k2(const KernelArgs<V>& a, const BsrPolicy& p, const V* x, const V* y, V* z, V alpha,
+               V beta, cudaStream_t stream);
+
+}  // namespace spmvkit::bsr

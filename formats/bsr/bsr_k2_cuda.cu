@@ -1,0 +1,264 @@
+// CUDA BSR kernel K2, medium blocks (BSR paper 5.3; default for bs 6..44), in its own
+// translation unit because it has the most compiled instances (vec x EPT x ilp).
+//
+// Thread mapping. A thread array is bs x N_tg threads (nb = bs): N_tg thread groups, each
+// holding one vertical slice of every block. Here a thread takes `vec` consecutive rows of the
+// block (vec in {1, 2, 4}: one 8- or 16-byte load per block column, the vec rows sharing one x
+// value), so the array has bs/vec row slots x N_tg groups: thread t is slot t / N_tg, group
+// t % N_tg. A row's N_tg groups are thus adjacent lanes of one warp (N_tg a power of two <= 32),
+// and the final reduction over groups is log2(N_tg) xor-shuffles: no shared memory, no
+// barrier (paper 4.1: working sets live in registers). The array is padded to whole warps so
+// that control flow is uniform per warp (rows differ between arrays).
+// Slices (eq. 2a/2b): group g holds columns k2_column(N_tg, g, e) = e*N_tg + (N_tg-1-g) for
+// e < EPT while < bs, i.e. ept_max = ceil(bs/N_tg) columns for groups >= threshold =
+// (N_tg - bs mod N_tg) mod N_tg and ept_max - 1 for the others. The slices are cyclic so that
+// for each e the array reads N_tg adjacent block columns: every warp-wide load is a set of
+// full column runs (all sectors used).
+// Pipeline: a thread array takes N_brows_ta consecutive kernel rows (block rows or segments) in
+// sequence, `ilp` blocks a stage; the next stage (possibly the first blocks of the next row) is
+// requested before the current one is multiplied (double buffering, paper 4.2), so about
+// 2 * ilp blocks of loads are in flight per thread array (ILP, 4.3) and row changes do not
+// drain the pipeline. TB = N_ta thread arrays.
+// Bytes per block: bs^2 values (each read once) + one column index (a broadcast per warp).
+#include <string>
+
+#include "formats/bsr/bsr_cuda.hpp"
+#include "formats/bsr/bsr_kernels.cuh"
+#include "spmvkit/error.hpp"
+
+namespace spmvkit::bsr {
+
+namespace {
+
+struct K2Shape {
+  int n_tg;         // thread groups: a power of two, <= 32 and <= bs
+  int slots;        // row slots of a thread array: bs / vec
+  int array_warps;  // warps of a thread array: slots * n_tg threads padded to whole warps
+  int n_ta;         // thread arrays per thread block
+  int n_brows_ta;   // consecutive kernel rows per thread array (<= 31: one pointer per lane)
+};
+
+// One pipeline stage: ILP blocks, EPT columns of VEC rows each, and the blocks' columns (-1 for
+// a slot past the end of the row).
+template <class V, int VEC, int EPT, int ILP>
+struct K2Stage {
+  V val[ILP][EPT][VEC];
+  index_t col[ILP];
+};
+
+template <class V, int VEC, int EPT, int ILP>
+__device__ __forceinline__ void k2_load(K2Stage<V, VEC, EPT, ILP>& st, const KernelArgs<V>& a,
+                                        std::int64_t bs2, index_t k, index_t end,
+                                        const int (&offset)[EPT], const bool (&valid)[EPT]) {
+#pragma unroll
+  for (int u = 0; u < ILP; ++u) {
+    const index_t kk = k + u;
+    const bool ok = kk < end;
+    st.col[u] = ok ? load_block_col(a.col_idx + kk) : index_t(-1);
+    const V* blk = a.values + static_cast<std::int64_t>(kk) * bs2;
+#pragma unroll
+    for (int e = 0; e < EPT; ++e) {
+      if (ok && valid[e]) {
+        load_matrix<V, VEC>(blk + offset[e], st.val[u][e]);
+      } else {
+#pragma unroll
+        for (int v = 0; v < VEC; ++v) st.val[u][e][v] = V(0);
+      }
+    }
+  }
+}
+
+template <class V, int VEC, int EPT, int ILP>
+__device__ __forceinline__ void k2_multiply(const K2Stage<V, VEC, EPT, ILP>& st, V (&acc)[VEC],
+                                            const V* __restrict__ x, const KernelArgs<V>& a,
+                                            const int (&column)[EPT], const bool (&valid)[EPT]) {
+#pragma unroll
+  for (int u = 0; u < ILP; ++u) {
+    const index_t xbase = st.col[u] * a.bs;  // negative for an empty slot: no x read
+#pragma unroll
+    for (int e = 0; e < EPT; ++e) {
+      const V xv = load_x(x, xbase + column[e], a.cols, valid[e]);
+#pragma unroll
+      for (int v = 0; v < VEC; ++v) acc[v] += st.val[u][e][v] * xv;
+    }
+  }
+}
+
+template <class V, int VEC, int EPT, int ILP>
+__global__ void bsr_k2_kernel(const KernelArgs<V> a, const K2Shape s, const V* __restrict__ x,
+                              const V* y, V* z, V alpha, V beta) {
+  const int warp = static_cast<int>(threadIdx.x >> 5);
+  const int lane = static_cast<int>(threadIdx.x & 31);
+  const int array = warp / s.array_warps;                    // thread array in the block
+  const int t = (warp - array * s.array_warps) * 32 + lane;  // thread in its array
+  const std::int64_t first =
+      (static_cast<std::int64_t>(blockIdx.x) * s.n_ta + array) * s.n_brows_ta;
+  if (first >= a.nrows) return;  // the whole thread array (whole warps)
+  const index_t row0 = static_cast<index_t>(first);
+  const std::int64_t left = a.nrows - first;
+  const int nr = left < s.n_brows_ta ? static_cast<int>(left) : s.n_brows_ta;
+  const int g = t & (s.n_tg - 1);  // thread group
+  const int slot = t / s.n_tg;     // rows slot*VEC .. slot*VEC + VEC - 1 of every block
+  const bool active = slot < s.slots;
+  const int bs = a.bs;
+  const std::int64_t bs2 = static_cast<std::int64_t>(bs) * bs;
+  int column[EPT], offset[EPT];
+  bool valid[EPT];
+#pragma unroll
+  for (int e = 0; e < EPT; ++e) {
+    column[e] = k2_column(s.n_tg, g, e);
+    valid[e] = active && column[e] < bs;
+    offset[e] = column[e] * bs + slot * VEC;  // column-major element (slot*VEC, column)
+  }
+
+  // The array's row pointers, one per lane: lane r holds row_ptr[row0 + r] for r <= nr.
+  const index_t p = __ldg(a.row_ptr + row0 + min(lane, nr));
+  int r = 0;
+  index_t k = __shfl_sync(kFullMask, p, 0);
+  index_t end = __shfl_sync(kFullMask, p, 1);
+  K2Stage<V, VEC, EPT, ILP> cur, nxt;
+  k2_load(cur, a, bs2, k, end, offset, valid);
+  V acc[VEC];
+#pragma unroll
+  for (int v = 0; v < VEC; ++v) acc[v] = V(0);
+  // k, end, r are the same in every lane of the array, so every branch below is warp-uniform
+  // and the shuffles see all 32 lanes. An empty row takes one pass with nothing loaded.
+  while (true) {
+    index_t nk = k + ILP;
+    index_t nend = end;
+    int nrr = r;
+    const bool row_done = nk >= end;
+    if (row_done) {
+      nrr = r + 1;
+      nk = __shfl_sync(kFullMask, p, min(nrr, nr));
+      nend = __shfl_sync(kFullMask, p, min(nrr + 1, nr));
+    }
+    const bool more = nrr < nr;
+    if (more) k2_load(nxt, a, bs2, nk, nend, offset, valid);  // double buffering
+    k2_multiply(cur, acc, x, a, column, valid);
+    if (row_done) {
+#pragma unroll
+      for (int v = 0; v < VEC; ++v)
+        for (int off = s.n_tg >> 1; off > 0; off >>= 1)
+          acc[v] += __shfl_xor_sync(kFullMask, acc[v], off);
+      if (active && g == 0) {
+        const index_t out = row_target(a, row0 + r);
+#pragma unroll
+        for (int v = 0; v < VEC; ++v) store_row(a, out, slot * VEC + v, acc[v], y, z, alpha, beta);
+      }
+#pragma unroll
+      for (int v = 0; v < VEC; ++v) acc[v] = V(0);
+    }
+    if (!more) break;
+    cur = nxt;
+    k = nk;
+    end = nend;
+    r = nrr;
+  }
+}
+
+template <class V>
+using K2Fn = void (*)(KernelArgs<V>, K2Shape, const V*, const V*, V*, V, V);
+
+template <class V, int VEC, int EPT, int ILP>
+K2Fn<V> k2_instance() {
+  if constexpr (k2_has_instance(VEC, EPT, ILP, static_cast<int>(sizeof(V))))
+    return bsr_k2_kernel<V, VEC, EPT, ILP>;
+  else
+    return nullptr;
+}
+
+template <class V, int VEC, int EPT>
+K2Fn<V> k2_by_ilp(int ilp) {
+  switch (ilp) {
+    case 1:
+      return k2_instance<V, VEC, EPT, 1>();
+    case 2:
+      return k2_instance<V, VEC, EPT, 2>();
+    case 4:
+      return k2_instance<V, VEC, EPT, 4>();
+  }
+  return nullptr;
+}
+
+template <class V, int VEC>
+K2Fn<V> k2_by_ept(int ept, int ilp) {
+  switch (ept) {
+    case 1:
+      return k2_by_ilp<V, VEC, 1>(ilp);
+    case 2:
+      return k2_by_ilp<V, VEC, 2>(ilp);
+    case 3:
+      return k2_by_ilp<V, VEC, 3>(ilp);
+    case 4:
+      return k2_by_ilp<V, VEC, 4>(ilp);
+    case 6:
+      return k2_by_ilp<V, VEC, 6>(ilp);
+    case 8:
+      return k2_by_ilp<V, VEC, 8>(ilp);
+    case 12:
+      return k2_by_ilp<V, VEC, 12>(ilp);
+    case 16:
+      return k2_by_ilp<V, VEC, 16>(ilp);
+  }
+  return nullptr;
+}
+
+// The compiled kernel for a validated policy.
+template <class V>
+K2Fn<V> k2_kernel(const BsrPolicy& p, int bs) {
+  const int ept = k2_ept_instance(k2_ept_max(bs, p.n_tg));
+  K2Fn<V> fn = nullptr;
+  switch (p.vec) {
+    case 1:
+      fn = k2_by_ept<V, 1>(ept, p.ilp);
+      break;
+    case 2:
+      fn = k2_by_ept<V, 2>(ept, p.ilp);
+      break;
+    case 4:
+      fn = k2_by_ept<V, 4>(ept, p.ilp);
+      break;
+  }
+  if (!fn)
+    throw InputError("bsr: no K2 instance for bs=" + std::to_string(bs) + " (" + p.to_params() +
+                     ")");
+  return fn;
+}
+
+}  // namespace
+
+template <class V>
+int k2_max_threads_per_block(const BsrPolicy& p, int bs) {
+  cudaFuncAttributes attr{};
+  SPMVKIT_CUDA_CHECK(
+      cudaFuncGetAttributes(&attr, reinterpret_cast<const void*>(k2_kernel<V>(p, bs))));
+  return attr.maxThreadsPerBlock;
+}
+
+template <class V>
+void launch_k2(const KernelArgs<V>& a, const BsrPolicy& p, const V* x, const V* y, V* z, V alpha,
+               V beta, cudaStream_t stream) {
+  K2Shape s;
+  s.n_tg = p.n_tg;
+  s.slots = a.bs / p.vec;
+  s.array_warps = (s.slots * p.n_tg + 31) / 32;
+  s.n_ta = p.n_ta;
+  s.n_brows_ta = p.n_brows_ta;
+  const std::int64_t arrays =
+      (static_cast<std::int64_t>(a.nrows) + p.n_brows_ta - 1) / p.n_brows_ta;
+  const unsigned grid = cuda::grid_for(static_cast<std::size_t>(arrays), p.n_ta);
+  const unsigned block = static_cast<unsigned>(p.n_ta * s.array_warps * 32);
+  k2_kernel<V>(p, a.bs)<<<grid, block, 0, stream>>>(a, s, x, y, z, alpha, beta);
+  SPMVKIT_LAUNCH_CHECK();
+}
+
+#define SPMVKIT_INSTANTIATE(V)                                                                  \
+  template int k2_max_threads_per_block<V>(const BsrPolicy&, int);                              \
+  template void launch_k2(const KernelArgs<V>&, const BsrPolicy&, const V*, const V*, V*, V, V, \
+                          cudaStream_t);
+SPMVKIT_INSTANTIATE(float)
+SPMVKIT_INSTANTIATE(double)
+#undef SPMVKIT_INSTANTIATE
+
+}  // namespace spmvkit::bsr

@@ -1,0 +1,91 @@
+// Device helpers shared by the BSR kernels (bsr_cuda.cu: K1, K3, reduction; bsr_k2_cuda.cu: K2).
+//
+// Memory paths (why):
+// - The matrix stream (block values, block column indices) is read exactly once per apply:
+//   __ldcs (cache-streaming, evict-first) keeps it from evicting x, which is reused by every
+//   block row that touches the same block column, from L1/L2.
+// - x goes through the read-only data path (__ldg), as the paper does for every kernel (5.1).
+#pragma once
+
+#include <cstdint>
+
+#include "formats/bsr/bsr_cuda.hpp"
+#include "formats/bsr/bsr_mapping.hpp"
+
+namespace spmvkit::bsr {
+
+constexpr unsigned kFullMask = 0xffffffffu;
+
+template <class V, int VEC>
+struct VectorOf;
+template <>
+struct VectorOf<float, 1> {
+  using type = float;
+};
+template <>
+struct VectorOf<float, 2> {
+  using type = float2;
+};
+template <>
+struct VectorOf<float, 4> {
+  using type = float4;
+};
+template <>
+struct VectorOf<double, 1> {
+  using type = double;
+};
+template <>
+struct VectorOf<double, 2> {
+  using type = double2;
+};
+
+// VEC consecutive matrix values in one load of VEC * sizeof(V) <= 16 bytes; `p` is aligned to
+// it (blocks start at multiples of bs^2 values, and bs is a multiple of VEC).
+template <class V, int VEC>
+__device__ __forceinline__ void load_matrix(const V* p, V (&out)[VEC]) {
+  if constexpr (VEC == 1) {
+    out[0] = __ldcs(p);
+  } else if constexpr (VEC == 2) {
+    const auto t = __ldcs(reinterpret_cast<const typename VectorOf<V, 2>::type*>(p));
+    out[0] = t.x;
+    out[1] = t.y;
+  } else {
+    static_assert(VEC == 4 && sizeof(V) == 4, "16-byte loads at most");
+    const float4 t = __ldcs(reinterpret_cast<const float4*>(p));
+    out[0] = t.x;
+    out[1] = t.y;
+    out[2] = t.z;
+    out[3] = t.w;
+  }
+}
+
+__device__ __forceinline__ index_t load_block_col(const index_t* p) { return __ldcs(p); }
+
+// x[col] when `ok` and col is a real column (the padded columns of the last block column, and
+// col < 0 for a block slot past the end of a row, read nothing and give 0).
+template <class V>
+__device__ __forceinline__ V load_x(const V* __restrict__ x, index_t col, index_t cols, bool ok) {
+  return ok && static_cast<unsigned>(col) < static_cast<unsigned>(cols) ? __ldg(x + col) : V(0);
+}
+
+// Where a kernel row's results go: its block row, or -(slot + 1) for a split row's segment.
+template <class V>
+__device__ __forceinline__ index_t row_target(const KernelArgs<V>& a, index_t row) {
+  return a.row_out ? __ldg(a.row_out + row) : row;
+}
+
+// Row i of the block row / segment `out` is `sum`: z = alpha*sum + beta*y for a whole block row
+// (padded rows past `rows` are dropped; y is not read when beta == 0), the raw sum into the
+// partial slot for a segment of a split row.
+template <class V>
+__device__ __forceinline__ void store_row(const KernelArgs<V>& a, index_t out, int i, V sum,
+                                          const V* y, V* z, V alpha, V beta) {
+  if (out >= 0) {
+    const std::int64_t r = static_cast<std::int64_t>(out) * a.bs + i;
+    if (r < a.rows) z[r] = beta == V(0) ? alpha * sum : alpha * sum + beta * y[r];
+  } else {
+    a.partials[static_cast<std::int64_t>(-1 - out) * a.bs + i] = sum;
+  }
+}
+
+}  // namespace spmvkit::bsr
