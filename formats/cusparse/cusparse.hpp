@@ -17,6 +17,8 @@ FormatEntry cusparse_csr_alg1_format();
 FormatEntry cusparse_csr_alg2_format();
 FormatEntry cusparse_coo_format();
 FormatEntry cusparse_sell_format();
+FormatEntry cusparse_bsr_format();
+FormatEntry cusparse_bsrmv_format();
 
 #if SPMVKIT_HAVE_CUDA
 template <class V>

@@ -47,4 +47,13 @@ FormatEntry cusparse_sell_format() {
                     CusparsePeer::sell, {"slice_size"});
 }
 
+FormatEntry cusparse_bsr_format() {
+  return peer_entry("cusparse_bsr", "cuSPARSE SpMV, BSR (column-major blocks), CUSPARSE_SPMV_BSR_ALG1",
+                    CusparsePeer::bsr, {"block_size"});
+}
+FormatEntry cusparse_bsrmv_format() {
+  return peer_entry("cusparse_bsrmv", "cuSPARSE legacy bsrmv (column-major blocks)",
+                    CusparsePeer::bsrmv, {"block_size"});
+}
+
 }  // namespace spmvkit

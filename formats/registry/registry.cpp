@@ -33,6 +33,8 @@ const std::vector<FormatEntry>& formats() {
       cusparse_csr_alg2_format(),
       cusparse_coo_format(),
       cusparse_sell_format(),
+      cusparse_bsr_format(),
+      cusparse_bsrmv_format(),
   };
   return all;
 }

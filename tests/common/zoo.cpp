@@ -5,6 +5,9 @@
 #include <mutex>
 #include <stdexcept>
 
+#include "spmvkit/generators.hpp"
+#include "spmvkit/matrix_market.hpp"
+
 namespace spmvkit::testing {
 
 std::uint64_t test_seed() {
@@ -99,6 +102,19 @@ const std::vector<std::pair<std::string, Maker>>& makers() {
              coo.values.push_back(std::uniform_real_distribution<double>(-1, 1)(rng));
            }
          return to_csr(coo, "dense_96");
+       }},
+      // Dense-block matrices (BSR and its peers find their block size by detection).
+      {"blocks_bs3", [](std::uint64_t s) { return block_expand(generate_random(400, 400, 6.0, s), 3, s); }},
+      {"blocks_bs7_rect", [](std::uint64_t s) {
+         return block_expand(generate_random(90, 130, 4.0, s), 7, s);
+       }},
+      {"stencil27_12", [](std::uint64_t) { return generate_stencil_3d(12, 27); }},
+      {"powerlaw_20000", [](std::uint64_t s) { return generate_powerlaw(20000, 12.5, 5000, s); }},
+      // Real matrices from ../shared/matrices: gzip, unsymmetric, rectangular with long rows.
+      {"real_bcsstk16_gz", [](std::uint64_t) { return read_matrix_market(shared_matrix("bcsstk16.mtx.gz")); }},
+      {"real_west0479", [](std::uint64_t) { return read_matrix_market(shared_matrix("west0479.mtx")); }},
+      {"real_Franz6_rect", [](std::uint64_t) {
+         return read_matrix_market(shared_matrix("Franz6_id1959_aug.mtx"));
        }},
       {"long_rows_mixed", [](std::uint64_t s) {
          // Row lengths from 0 to ~5000: warps, sub-warps and blocks all get work.
