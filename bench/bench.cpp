@@ -227,7 +227,9 @@ Report run(const std::vector<std::string>& matrices, const Options& opt) {
     std::string name = matrices[m];
     double reorder_ms = 0;
     const ReorderMethod method = parse_reorder_method(opt.reorder);
-    if (method != ReorderMethod::none) {
+    if (method != ReorderMethod::none && a.rows != a.cols) {
+      name += "+" + opt.reorder + "(n/a: rectangular)";  // no symmetric permutation exists
+    } else if (method != ReorderMethod::none) {
       progress.update(base, "reordering " + matrices[m]);
       Reordered<double> r = reorder_matrix(a, method);
       a = std::move(r.matrix);
