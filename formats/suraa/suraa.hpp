@@ -225,7 +225,7 @@ class SuraaFallbackOperator final : public Operator<V> {
                         const std::string& why)
       : Operator<V>(inner->info()), inner_(std::move(inner)) {
     this->info_.format = std::move(format);
-    this->info_.details = "path=csr_vector," + why +
+    this->info_.details = "path=csr_balanced," + why +
                           (inner_->info().details.empty() ? "" : "," + inner_->info().details);
   }
   void apply(const V* x, const V* y, V* z, V alpha, V beta) const override {

@@ -102,7 +102,7 @@ std::unique_ptr<Operator<V>> make_suraa_cpu(const Csr<V>& a, const SuraaOptions&
     std::ostringstream why;
     why << "npr_cv=" << suraa_npr_cv(a.rows, a.nnz(), sum_sq);
     return std::make_unique<SuraaFallbackOperator<V>>(
-        make_csr_cpu(a, CsrKernel::vector), o.dynamic ? "suraa" : "suraa_static", why.str());
+        make_csr_cpu(a, CsrKernel::balanced), o.dynamic ? "suraa" : "suraa_static", why.str());
   }
   return std::make_unique<SuraaCpuOperator<V>>(a, o);
 }

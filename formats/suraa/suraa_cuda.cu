@@ -680,7 +680,7 @@ std::unique_ptr<Operator<V>> make_suraa_cuda(const Csr<V>& a, const SuraaOptions
   if (suraa_use_csr_fallback(a.rows, a.nnz(), mom.sum_squared, o)) {
     std::ostringstream why;
     why << "npr_cv=" << suraa_npr_cv(a.rows, a.nnz(), mom.sum_squared);
-    return std::make_unique<SuraaFallbackOperator<V>>(make_csr_cuda(a, CsrKernel::vector, Params{}),
+    return std::make_unique<SuraaFallbackOperator<V>>(make_csr_cuda(a, CsrKernel::balanced, Params{}),
                                                       o.dynamic ? "suraa" : "suraa_static",
                                                       why.str());
   }

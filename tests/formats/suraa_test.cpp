@@ -347,7 +347,7 @@ TEST(SuraaCpu, OperatorStructureAndFallback) {
   auto uniform =
       build_operator<double>("suraa_static", testing::zoo_matrix("dense_96"), {}, Backend::cpu);
   EXPECT_EQ(uniform->info().format, "suraa_static");
-  EXPECT_EQ(uniform->info().details.rfind("path=csr_vector,", 0), 0u) << uniform->info().details;
+  EXPECT_EQ(uniform->info().details.rfind("path=csr_balanced,", 0), 0u) << uniform->info().details;
   auto forced = build_operator<double>("suraa", testing::zoo_matrix("dense_96"),
                                        Params::parse("low_variance_cv=0"), Backend::cpu);
   EXPECT_EQ(forced->info().details.rfind("path=suraa,", 0), 0u);
