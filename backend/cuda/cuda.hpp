@@ -77,6 +77,19 @@ class Context {
   cudaDeviceProp props_{};
 };
 
+// An owning CUDA event (timing, stream ordering).
+class Event {
+ public:
+  Event() { SPMVKIT_CUDA_CHECK(cudaEventCreate(&e_)); }
+  ~Event() { cudaEventDestroy(e_); }
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  cudaEvent_t get() const { return e_; }
+
+ private:
+  cudaEvent_t e_ = nullptr;
+};
+
 // Raw allocation, for DeviceBuffer and Vector. Throws CudaError naming the size on failure.
 void* device_alloc(std::size_t bytes);
 void device_free(void* p) noexcept;

@@ -9,18 +9,6 @@ namespace spmvkit::cuda {
 
 namespace {
 
-class Event {
- public:
-  Event() { SPMVKIT_CUDA_CHECK(cudaEventCreate(&e_)); }
-  ~Event() { cudaEventDestroy(e_); }
-  Event(const Event&) = delete;
-  Event& operator=(const Event&) = delete;
-  cudaEvent_t get() const { return e_; }
-
- private:
-  cudaEvent_t e_ = nullptr;
-};
-
 // Read-only pass: 16-byte loads, grid-stride, four independent loads in flight per thread.
 // Bytes moved: exactly `n` * 16 read; one value per block written (negligible).
 __global__ void read_ceiling_kernel(const double2* __restrict__ data, std::size_t n,

@@ -18,18 +18,6 @@ namespace spmvkit {
 
 namespace {
 
-class Event {
- public:
-  Event() { SPMVKIT_CUDA_CHECK(cudaEventCreate(&event_)); }
-  ~Event() { cudaEventDestroy(event_); }  // teardown: nothing to report to
-  Event(const Event&) = delete;
-  Event& operator=(const Event&) = delete;
-  cudaEvent_t get() const { return event_; }
-
- private:
-  cudaEvent_t event_ = nullptr;
-};
-
 // The paper's SPE5-like reservoir structure: an n^3 grid of cells, each coupled to itself and
 // its 6 face neighbours by a dense bs x bs block (7 blocks a block row inside the grid), n
 // chosen so that the blocks hold about `target_values` values. Built straight as BSR.
@@ -110,7 +98,7 @@ void tune_block_size(int bs, const BsrAutotuneOptions& o, const std::string& dev
          << m.values.size() << " values\n";
 
   cudaStream_t stream = cuda::Context::get().stream();
-  Event start, stop;
+  cuda::Event start, stop;
   Measured overall;
   std::vector<BsrKernel> kernels;
   if (bs <= 5) kernels.push_back(BsrKernel::k1);

@@ -380,19 +380,6 @@ class Csr3CudaOperator final : public Operator<V> {
   Csr3Device<V> device_;
 };
 
-// A CUDA event owned for the timing loop.
-class Event {
- public:
-  Event() { SPMVKIT_CUDA_CHECK(cudaEventCreate(&event_)); }
-  ~Event() { cudaEventDestroy(event_); }
-  Event(const Event&) = delete;
-  Event& operator=(const Event&) = delete;
-  cudaEvent_t get() const { return event_; }
-
- private:
-  cudaEvent_t event_ = nullptr;
-};
-
 }  // namespace
 
 template <class V>
@@ -407,7 +394,7 @@ std::vector<double> csr3_time_launches(const Csr3<V>& host, const std::vector<Cs
   cudaStream_t stream = cuda::Context::get().stream();
   const cuda::DeviceBuffer<V> x(std::vector<V>(static_cast<std::size_t>(host.csr.cols), V(1)));
   cuda::DeviceBuffer<V> z(static_cast<std::size_t>(host.csr.rows));
-  Event start, stop;
+  cuda::Event start, stop;
   auto timed = [&](const Csr3Params& c, int launches) {
     SPMVKIT_CUDA_CHECK(cudaEventRecord(start.get(), stream));
     for (int i = 0; i < launches; ++i)

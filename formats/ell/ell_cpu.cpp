@@ -2,6 +2,7 @@
 // the column-major arrays are read contiguously.
 #include <algorithm>
 
+#include "backend/cpu/host_operator.hpp"
 #include "formats/ell/ell.hpp"
 
 namespace spmvkit {
@@ -29,26 +30,10 @@ void ell_spmv_cpu(const EllData<V>& e, const V* x, const V* y, V* z, V alpha, V 
   }
 }
 
-namespace {
-
-template <class V>
-class EllCpuOperator final : public Operator<V> {
- public:
-  EllCpuOperator(EllData<V> e, OperatorInfo info)
-      : Operator<V>(std::move(info)), e_(std::move(e)) {}
-  void apply(const V* x, const V* y, V* z, V alpha, V beta) const override {
-    ell_spmv_cpu(e_, x, y, z, alpha, beta);
-  }
-
- private:
-  EllData<V> e_;
-};
-
-}  // namespace
-
 template <class V>
 std::unique_ptr<Operator<V>> make_ell_cpu(EllData<V> e, OperatorInfo info) {
-  return std::make_unique<EllCpuOperator<V>>(std::move(e), std::move(info));
+  return std::make_unique<HostOperator<V, EllData<V>, &ell_spmv_cpu<V>>>(std::move(e),
+                                                                      std::move(info));
 }
 
 #define SPMVKIT_INSTANTIATE(V)                                                 \

@@ -1,5 +1,6 @@
 // OpenMP HEC (Algorithm 1 on the CPU): the ELL pass writes z, then each row's CSR part is
 // added (rows are independent; dynamic schedule because CSR-part rows vary widely).
+#include "backend/cpu/host_operator.hpp"
 #include "formats/hec/hec.hpp"
 
 namespace spmvkit {
@@ -20,26 +21,10 @@ void hec_spmv_cpu(const HecData<V>& h, const V* x, const V* y, V* z, V alpha, V 
   }
 }
 
-namespace {
-
-template <class V>
-class HecCpuOperator final : public Operator<V> {
- public:
-  HecCpuOperator(HecData<V> h, OperatorInfo info)
-      : Operator<V>(std::move(info)), h_(std::move(h)) {}
-  void apply(const V* x, const V* y, V* z, V alpha, V beta) const override {
-    hec_spmv_cpu(h_, x, y, z, alpha, beta);
-  }
-
- private:
-  HecData<V> h_;
-};
-
-}  // namespace
-
 template <class V>
 std::unique_ptr<Operator<V>> make_hec_cpu(HecData<V> h, OperatorInfo info) {
-  return std::make_unique<HecCpuOperator<V>>(std::move(h), std::move(info));
+  return std::make_unique<HostOperator<V, HecData<V>, &hec_spmv_cpu<V>>>(std::move(h),
+                                                                      std::move(info));
 }
 
 #define SPMVKIT_INSTANTIATE(V)                                                 \

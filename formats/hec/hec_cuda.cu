@@ -181,18 +181,6 @@ class HecCudaOperator final : public Operator<V> {
 
 // --- p_r calibration -------------------------------------------------------------------------
 
-class Event {
- public:
-  Event() { SPMVKIT_CUDA_CHECK(cudaEventCreate(&e_)); }
-  ~Event() { cudaEventDestroy(e_); }
-  Event(const Event&) = delete;
-  Event& operator=(const Event&) = delete;
-  cudaEvent_t get() const { return e_; }
-
- private:
-  cudaEvent_t e_ = nullptr;
-};
-
 struct CalibrationPolicy {
   static constexpr index_t rows = index_t{1} << 22;
   static constexpr int row_length = 16;
@@ -236,7 +224,7 @@ __global__ void fill_value_kernel(index_t n, V value, V* __restrict__ out) {
 template <class F>
 double median_ms(F&& launch, cudaStream_t stream) {
   for (int i = 0; i < CalibrationPolicy::warmup; ++i) launch();
-  Event start, stop;
+  cuda::Event start, stop;
   std::vector<float> ms;
   for (int i = 0; i < CalibrationPolicy::runs; ++i) {
     SPMVKIT_CUDA_CHECK(cudaEventRecord(start.get(), stream));

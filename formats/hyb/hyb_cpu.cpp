@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "backend/cpu/host_operator.hpp"
 #include "formats/hyb/hyb.hpp"
 
 namespace spmvkit {
@@ -46,26 +47,10 @@ void hyb_spmv_cpu(const HybData<V>& h, const V* x, const V* y, V* z, V alpha, V 
   }
 }
 
-namespace {
-
-template <class V>
-class HybCpuOperator final : public Operator<V> {
- public:
-  HybCpuOperator(HybData<V> h, OperatorInfo info)
-      : Operator<V>(std::move(info)), h_(std::move(h)) {}
-  void apply(const V* x, const V* y, V* z, V alpha, V beta) const override {
-    hyb_spmv_cpu(h_, x, y, z, alpha, beta);
-  }
-
- private:
-  HybData<V> h_;
-};
-
-}  // namespace
-
 template <class V>
 std::unique_ptr<Operator<V>> make_hyb_cpu(HybData<V> h, OperatorInfo info) {
-  return std::make_unique<HybCpuOperator<V>>(std::move(h), std::move(info));
+  return std::make_unique<HostOperator<V, HybData<V>, &hyb_spmv_cpu<V>>>(std::move(h),
+                                                                      std::move(info));
 }
 
 #define SPMVKIT_INSTANTIATE(V)                                                 \

@@ -2,6 +2,7 @@
 // its stored entries, and writes its result to the user's row.
 #include <algorithm>
 
+#include "backend/cpu/host_operator.hpp"
 #include "formats/sellp/sellp.hpp"
 
 namespace spmvkit {
@@ -30,26 +31,10 @@ void sellp_spmv_cpu(const SellpData<V>& s, const V* x, const V* y, V* z, V alpha
   }
 }
 
-namespace {
-
-template <class V>
-class SellpCpuOperator final : public Operator<V> {
- public:
-  SellpCpuOperator(SellpData<V> s, OperatorInfo info)
-      : Operator<V>(std::move(info)), s_(std::move(s)) {}
-  void apply(const V* x, const V* y, V* z, V alpha, V beta) const override {
-    sellp_spmv_cpu(s_, x, y, z, alpha, beta);
-  }
-
- private:
-  SellpData<V> s_;
-};
-
-}  // namespace
-
 template <class V>
 std::unique_ptr<Operator<V>> make_sellp_cpu(SellpData<V> s, OperatorInfo info) {
-  return std::make_unique<SellpCpuOperator<V>>(std::move(s), std::move(info));
+  return std::make_unique<HostOperator<V, SellpData<V>, &sellp_spmv_cpu<V>>>(std::move(s),
+                                                                      std::move(info));
 }
 
 #define SPMVKIT_INSTANTIATE(V)                                                     \
