@@ -46,8 +46,9 @@ constexpr std::size_t kMaxLineBytes = std::size_t{64} << 20;
 // the first reservation (beyond it the arrays simply grow).
 constexpr std::uint64_t kGzipRatioForReserve = 64;
 
+// "PATH:LINE: problem"; line 0 means the file as a whole and is left out ("PATH: problem").
 [[noreturn]] void fail(const std::string& path, std::int64_t line, const std::string& problem) {
-  throw InputError(path + ":" + std::to_string(line) + ": " + problem);
+  throw InputError(path + (line > 0 ? ":" + std::to_string(line) : std::string()) + ": " + problem);
 }
 
 inline bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }

@@ -17,8 +17,8 @@ using ProgressFn = std::function<void(double)>;
 // Throws InputError naming file, line and problem for anything malformed or unsupported
 // (complex/hermitian fields, array format for a matrix, indices out of range, NaN/Inf, entry
 // counts that disagree with the header, sizes that overflow 32-bit indices, missing files).
-// Messages read "PATH:LINE: problem" (line 0: the file itself cannot be opened or is a
-// directory). A symmetric file must store one triangle (either one); pattern skew-symmetric
+// Messages read "PATH:LINE: problem", or "PATH: problem" when the file itself cannot be
+// opened or is a directory. A symmetric file must store one triangle (either one); pattern skew-symmetric
 // is invalid (as in mmio.c). gzip is recognised by its magic bytes, not by the name.
 Coo<double> read_matrix_market_coo(const std::string& path, const ProgressFn& progress = {});
 

@@ -73,7 +73,7 @@ void expect_error(const std::string& file, long line, const std::string& word, R
     ADD_FAILURE() << "no InputError for " << file;
   } catch (const InputError& e) {
     const std::string msg = e.what();
-    const std::string prefix = file + ":" + std::to_string(line) + ": ";
+    const std::string prefix = file + (line > 0 ? ":" + std::to_string(line) : "") + ": ";
     EXPECT_EQ(msg.rfind(prefix, 0), 0u)
         << "message '" << msg << "' should start with '" << prefix << "'";
     EXPECT_NE(msg.find(word), std::string::npos)
