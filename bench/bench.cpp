@@ -203,7 +203,8 @@ Report run(const std::vector<std::string>& matrices, const Options& opt) {
     for (const auto& name : opt.formats) list.push_back(&find_format(name));
   }
   const auto params = parse_format_params(opt.params);
-  for (const auto& [fmt, p] : params) find_format(fmt);  // an unknown format name is an error
+  // Unknown format or parameter names are the user's error: refuse before measuring anything.
+  for (const auto& [fmt, p] : params) check_params(find_format(fmt), p);
 
   Report report;
   report.device = device_name(opt.backend);

@@ -48,10 +48,7 @@ const FormatEntry& find_format(std::string_view name) {
   throw InputError("unknown format '" + std::string(name) + "' (known: " + known + ")");
 }
 
-template <class V>
-std::unique_ptr<Operator<V>> build_operator(std::string_view format, const Csr<V>& a,
-                                            const Params& params, Backend b) {
-  const FormatEntry& f = find_format(format);
+void check_params(const FormatEntry& f, const Params& params) {
   for (const auto& [key, value] : params.items()) {
     bool known = false;
     std::string accepted;
@@ -63,6 +60,13 @@ std::unique_ptr<Operator<V>> build_operator(std::string_view format, const Csr<V
       throw InputError("unknown parameter '" + key + "' for format " + f.name + " (accepts: " +
                        (accepted.empty() ? "none" : accepted) + ")");
   }
+}
+
+template <class V>
+std::unique_ptr<Operator<V>> build_operator(std::string_view format, const Csr<V>& a,
+                                            const Params& params, Backend b) {
+  const FormatEntry& f = find_format(format);
+  check_params(f, params);
   if (!f.supports(b))
     throw UnsupportedError("format " + f.name + " has no " + std::string(to_string(b)) +
                            " kernel");

@@ -64,6 +64,9 @@ const std::vector<FormatEntry>& formats();
 // InputError listing the known names when `name` is not registered.
 const FormatEntry& find_format(std::string_view name);
 
+// InputError naming the parameter when `params` holds a name the format does not accept.
+void check_params(const FormatEntry& f, const Params& params);
+
 // Builds `format` for `a` on backend `b`: checks the parameters against the entry (InputError
 // on an unknown one), the backend (UnsupportedError when the format or this build lacks it,
 // or no GPU is present), then calls the format's builder.

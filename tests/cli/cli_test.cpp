@@ -1,0 +1,141 @@
+// The spmvkit CLI end to end: each command run as a user would, its exit code and output
+// checked; bad input gives one line on stderr and a non-zero exit.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "tests/common/zoo.hpp"
+
+namespace {
+
+struct CliRun {
+  int status = -1;
+  std::string out;  // stdout
+  std::string err;  // stderr
+};
+
+// Runs `spmvkit ARGS` with stdout and stderr captured to files.
+CliRun spmvkit(const std::string& args) {
+  const auto dir = std::filesystem::temp_directory_path();
+  const std::string out = (dir / "spmvkit_cli_out.txt").string();
+  const std::string err = (dir / "spmvkit_cli_err.txt").string();
+  const std::string cmd = std::string(SPMVKIT_CLI_PATH) + " " + args + " >" + out + " 2>" + err;
+  CliRun r;
+  const int raw = std::system(cmd.c_str());
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  auto slurp = [](const std::string& path) {
+    std::ifstream in(path);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  r.out = slurp(out);
+  r.err = slurp(err);
+  return r;
+}
+
+std::string temp_file(const std::string& name) {
+  return (std::filesystem::temp_directory_path() / name).string();
+}
+
+TEST(Cli, HelpEverywhere) {
+  for (const char* cmd : {"", "info", "generate", "convert", "bench", "formats", "tune"}) {
+    const CliRun r = spmvkit(std::string(cmd) + " --help");
+    EXPECT_EQ(r.status, 0) << cmd;
+    EXPECT_NE(r.out.find("Usage"), std::string::npos) << cmd << ": " << r.out;
+  }
+}
+
+TEST(Cli, InfoOnARealMatrixByNameAndPath) {
+  const CliRun by_path = spmvkit("info " + spmvkit::testing::shared_matrix("bcsstk13.mtx"));
+  ASSERT_EQ(by_path.status, 0) << by_path.err;
+  EXPECT_NE(by_path.out.find("2003 x 2003, 83883 nonzeros"), std::string::npos) << by_path.out;
+  EXPECT_NE(by_path.out.find("row-length histogram"), std::string::npos);
+  EXPECT_NE(by_path.out.find("symmetric     yes"), std::string::npos);
+}
+
+TEST(Cli, InfoJsonWithReordering) {
+  const CliRun r = spmvkit("info stencil7_6 --json --reorder rcm");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["rows"], 216);
+  EXPECT_EQ(j["nnz"], 7 * 216 - 6 * 36);
+  EXPECT_EQ(j["pattern_symmetric"], true);
+  EXPECT_LE(j["reordered"]["bandwidth"].get<int>(), j["bandwidth"].get<int>());
+}
+
+TEST(Cli, GenerateConvertAndReadBack) {
+  const std::string mtx = temp_file("spmvkit_cli_gen.mtx"), gz = temp_file("spmvkit_cli_gen.mtx.gz");
+  CliRun r = spmvkit("generate reservoir_bs3_4 -o " + mtx);
+  ASSERT_EQ(r.status, 0) << r.err;
+  r = spmvkit("convert " + mtx + " " + gz);
+  ASSERT_EQ(r.status, 0) << r.err;
+  r = spmvkit("info " + gz + " --json");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["rows"], 64 * 3);
+  EXPECT_EQ(j["block_size"], 3);
+  std::filesystem::remove(mtx);
+  std::filesystem::remove(gz);
+}
+
+TEST(Cli, CpuBenchWritesJsonWithEveryField) {
+  const std::string json = temp_file("spmvkit_cli_bench.json");
+  const CliRun r = spmvkit("bench stencil7_12 --backend cpu --reps 3 --warmup 1 "
+                        "--formats csr_scalar,csr_balanced,ell --json " + json);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("read-bandwidth ceiling"), std::string::npos);
+  std::ifstream in(json);
+  const auto j = nlohmann::json::parse(in);
+  for (const char* key : {"device", "driver", "commit", "date", "ceiling_gbs", "results"})
+    EXPECT_TRUE(j.contains(key)) << key;
+  ASSERT_EQ(j["results"].size(), 3u);
+  for (const auto& rec : j["results"]) {
+    for (const char* key : {"matrix", "format", "rows", "nnz", "setup_ms", "spmv_ms", "gflops",
+                            "gbs", "pct_ceiling", "ratio_vs_cusparse", "max_rel_err"})
+      EXPECT_TRUE(rec.contains(key)) << key;
+    EXPECT_EQ(rec["status"], "ok");
+    EXPECT_LT(rec["max_rel_err"].get<double>(), 1e-12);
+    EXPECT_GT(rec["spmv_ms"].get<double>(), 0.0);
+  }
+  std::filesystem::remove(json);
+}
+
+// Bad input: one line naming the problem on stderr, non-zero exit, never a crash.
+TEST(Cli, BadInputGivesOneClearLine) {
+  const std::string bad = temp_file("spmvkit_cli_bad.mtx");
+  {
+    std::ofstream f(bad);
+    f << "%%MatrixMarket matrix coordinate real general\n3 3 2\n1 1 1.0\n4 1 2.0\n";
+  }
+  const std::array<std::pair<std::string, std::string>, 7> cases = {{
+      {"info /nonexistent/file.mtx", "cannot open"},
+      {"info " + bad, ":4:"},
+      {"info " + spmvkit::testing::shared_matrix("unsupported/w156.mtx"), "complex"},
+      {"info stencil27_x", "stencil27_x"},
+      {"bench stencil7_4 --backend cpu --formats no_such_format", "unknown format"},
+      {"bench stencil7_4 --backend cpu --formats ell --params 'ell:bogus=1'", "unknown parameter"},
+      {"generate not_a_generator -o " + temp_file("x.mtx"), "not a generator"},
+  }};
+  for (const auto& [args, word] : cases) {
+    const CliRun r = spmvkit(args);
+    EXPECT_EQ(r.status, 1) << args;
+    EXPECT_NE(r.err.find("spmvkit: error:"), std::string::npos) << args << ": " << r.err;
+    EXPECT_NE(r.err.find(word), std::string::npos) << args << ": " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << ": " << r.err;
+  }
+  std::filesystem::remove(bad);
+}
+
+TEST(Cli, ProgressBarIsSilentWhenStderrIsNotATerminal) {
+  const CliRun r = spmvkit("info stencil27_40");
+  ASSERT_EQ(r.status, 0);
+  EXPECT_TRUE(r.err.empty()) << r.err;
+}
+
+}  // namespace
