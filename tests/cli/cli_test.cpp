@@ -2,6 +2,7 @@
 // checked; bad input gives one line on stderr and a non-zero exit.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -21,11 +22,17 @@ struct CliRun {
   std::string err;  // stderr
 };
 
+// A temp file name private to this test process (ctest runs the tests in parallel).
+std::string temp_file(const std::string& name) {
+  return (std::filesystem::temp_directory_path() /
+          ("spmvkit_" + std::to_string(getpid()) + "_" + name))
+      .string();
+}
+
 // Runs `spmvkit ARGS` with stdout and stderr captured to files.
 CliRun spmvkit(const std::string& args) {
-  const auto dir = std::filesystem::temp_directory_path();
-  const std::string out = (dir / "spmvkit_cli_out.txt").string();
-  const std::string err = (dir / "spmvkit_cli_err.txt").string();
+  const std::string out = temp_file("cli_out.txt");
+  const std::string err = temp_file("cli_err.txt");
   const std::string cmd = std::string(SPMVKIT_CLI_PATH) + " " + args + " >" + out + " 2>" + err;
   CliRun r;
   const int raw = std::system(cmd.c_str());
@@ -36,11 +43,9 @@ CliRun spmvkit(const std::string& args) {
   };
   r.out = slurp(out);
   r.err = slurp(err);
+  std::filesystem::remove(out);
+  std::filesystem::remove(err);
   return r;
-}
-
-std::string temp_file(const std::string& name) {
-  return (std::filesystem::temp_directory_path() / name).string();
 }
 
 TEST(Cli, HelpEverywhere) {
