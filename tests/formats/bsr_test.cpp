@@ -25,6 +25,7 @@
 #include "spmvkit/stats.hpp"
 #include "spmvkit/tuning.hpp"
 #include "spmvkit/vector.hpp"
+#include "tests/common/check.hpp"
 #include "tests/common/zoo.hpp"
 
 namespace spmvkit {
@@ -70,50 +71,6 @@ Csr<double> block_matrix(int bs, bool full, std::uint64_t seed) {
         }
   }
   return to_csr(coo, "bsr test matrix");
-}
-
-template <class V>
-double tolerance(const Csr<double>& a) {
-  index_t longest = 0;
-  for (index_t r = 0; r < a.rows; ++r) longest = std::max(longest, a.row_length(r));
-  return 64.0 * std::numeric_limits<V>::epsilon() * std::sqrt(static_cast<double>(longest) + 1.0);
-}
-
-// The three forms of format_test.cpp (y = A*x with y poisoned, z = aAx + by into a poisoned z,
-// y = aAx + by in place), against the float64 reference of the matrix as V holds it.
-template <class V>
-void expect_matches_reference(const Operator<V>& op, const Csr<V>& a, Backend backend,
-                              std::uint64_t seed) {
-  const Csr<double> a_rounded = a.template cast<double>();
-  const double tol = tolerance<V>(a_rounded);
-  std::mt19937_64 rng(seed);
-  struct Form {
-    const char* name;
-    double alpha, beta;
-    bool in_place;
-  };
-  for (const Form form : {Form{"y=A*x", 1.0, 0.0, false}, Form{"z=aAx+by", 1.5, -0.75, false},
-                          Form{"y=aAx+by in place", -2.0, 0.5, true}}) {
-    SCOPED_TRACE(form.name);
-    std::vector<V> xv, yv;
-    for (double v : testing::random_vector(a.cols, rng)) xv.push_back(static_cast<V>(v));
-    for (double v : testing::random_vector(a.rows, rng)) yv.push_back(static_cast<V>(v));
-    const std::vector<double> x64(xv.begin(), xv.end()), y64(yv.begin(), yv.end());
-    const auto ref = reference_spmv(a_rounded, x64, y64, form.alpha, form.beta);
-    auto x = Vector<V>::from_host(xv, backend);
-    auto y = Vector<V>::from_host(yv, backend);
-    Vector<V> z(a.rows, backend);
-    if (form.beta == 0.0) y.fill_nan();
-    z.fill_nan();
-    Vector<V>& out = form.in_place ? y : z;
-    op.apply(x.data(), form.beta == 0.0 ? nullptr : y.data(), out.data(),
-             static_cast<V>(form.alpha), static_cast<V>(form.beta));
-    const std::vector<V> got_v = out.to_host();
-    const std::vector<double> got(got_v.begin(), got_v.end());
-    EXPECT_LE(relative_error(got, ref), tol)
-        << op.info().format << " " << op.info().details << " (" << a.rows << "x" << a.cols
-        << ", nnz " << a.nnz() << ")";
-  }
 }
 
 // --- every block size 1..64 ---------------------------------------------------------------------
@@ -173,7 +130,7 @@ void run_sweep(const SweepCase& c) {
         ASSERT_EQ(op->info().nnz, a.nnz());
         EXPECT_EQ(op->info().details.rfind("bs=" + std::to_string(c.bs) + ",", 0), 0u)
             << op->info().details;
-        expect_matches_reference(*op, a, c.backend, seed + 1);
+        testing::expect_operator_matches(*op, a, c.backend, seed + 1);
       }
   }
 }
@@ -212,7 +169,7 @@ void check_all_candidates(int bs) {
         } catch (const UnsupportedError&) {
           continue;  // over this device's per-kernel thread limit (registers): the tuner skips it too
         }
-        expect_matches_reference(*op, a, Backend::cuda, testing::test_seed() + checked);
+        testing::expect_operator_matches(*op, a, Backend::cuda, testing::test_seed() + checked);
         ++checked;
       }
       if (::testing::Test::HasFailure()) return;  // one report is enough
@@ -297,7 +254,7 @@ TEST(BsrConversion, RowMajorAndSegmentsOnTheCpuKernel) {
         std::vector<double> z(a.rows, std::numeric_limits<double>::quiet_NaN());
         bsr_spmv_cpu(m, balanced ? &s : nullptr, x.data(), y.data(), z.data(), 1.5, -0.5,
                      partials.data());
-        EXPECT_LE(relative_error(z, reference_spmv(a, x, y, 1.5, -0.5)), tolerance<double>(a));
+        EXPECT_LE(relative_error(z, reference_spmv(a, x, y, 1.5, -0.5)), testing::spmv_tolerance<double>(a));
       }
   }
 }
@@ -432,7 +389,7 @@ TEST(BsrBalanced, BsrBalancesItselfWhenItPays) {
   auto op = build_operator<double>("bsr", a, {}, Backend::cpu);
   EXPECT_NE(op->info().details.find("balanced=1,lambda=32"), std::string::npos)
       << op->info().details;
-  expect_matches_reference(*op, a, Backend::cpu, 5);
+  testing::expect_operator_matches(*op, a, Backend::cpu, 5);
   op = build_operator<double>("bsr", a, Params::parse("balanced=off"), Backend::cpu);
   EXPECT_NE(op->info().details.find("balanced=0"), std::string::npos) << op->info().details;
 

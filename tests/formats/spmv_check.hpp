@@ -17,6 +17,7 @@
 #include "spmvkit/reference.hpp"
 #include "spmvkit/registry.hpp"
 #include "spmvkit/vector.hpp"
+#include "tests/common/check.hpp"
 #include "tests/common/zoo.hpp"
 
 namespace spmvkit::testing {
@@ -74,35 +75,9 @@ void expect_spmv_matches(const std::string& format, const Csr<double>& a64, cons
   SCOPED_TRACE(format + " [" + params.to_string() + "] on " + std::string(to_string(backend)) +
                (sizeof(V) == 8 ? " f64" : " f32"));
   const Csr<V> a = a64.cast<V>();
-  const Csr<double> rounded = a.template cast<double>();
   const auto op = build_operator<V>(format, a, params, backend);
-  index_t longest = 0;
-  for (index_t r = 0; r < a.rows; ++r) longest = std::max(longest, a.row_length(r));
-  const double tol = 64.0 * std::numeric_limits<V>::epsilon() * std::sqrt(longest + 1.0);
-  std::mt19937_64 rng(test_seed() ^ std::hash<std::string>{}(format + params.to_string()));
-  struct Form {
-    double alpha, beta;
-    bool in_place;
-  };
-  for (const Form f : {Form{1.0, 0.0, false}, Form{1.5, -0.75, false}, Form{-2.0, 0.5, true}}) {
-    std::vector<V> xv, yv;
-    for (double v : random_vector(a.cols, rng)) xv.push_back(static_cast<V>(v));
-    for (double v : random_vector(a.rows, rng)) yv.push_back(static_cast<V>(v));
-    const auto ref = reference_spmv(rounded, std::vector<double>(xv.begin(), xv.end()),
-                                    std::vector<double>(yv.begin(), yv.end()), f.alpha, f.beta);
-    auto x = Vector<V>::from_host(xv, backend);
-    auto y = Vector<V>::from_host(yv, backend);
-    Vector<V> z(a.rows, backend);
-    if (f.beta == 0.0) y.fill_nan();
-    z.fill_nan();
-    Vector<V>& out = f.in_place ? y : z;
-    op->apply(x.data(), f.beta == 0.0 ? nullptr : y.data(), out.data(), static_cast<V>(f.alpha),
-              static_cast<V>(f.beta));
-    const std::vector<V> got_v = out.to_host();
-    EXPECT_LE(relative_error(std::vector<double>(got_v.begin(), got_v.end()), ref), tol)
-        << "alpha " << f.alpha << " beta " << f.beta << (f.in_place ? " in place" : "") << ", seed "
-        << test_seed();
-  }
+  expect_operator_matches(*op, a, backend,
+                          test_seed() ^ std::hash<std::string>{}(format + params.to_string()));
 }
 
 // expect_spmv_matches in float and double on every runnable backend.

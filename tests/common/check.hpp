@@ -1,0 +1,67 @@
+// The one check of an operator against the float64 reference, used by every format test.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "spmvkit/operator.hpp"
+#include "spmvkit/reference.hpp"
+#include "spmvkit/vector.hpp"
+#include "tests/common/zoo.hpp"
+
+namespace spmvkit::testing {
+
+// Norm-wise bound that fits precision V: rounding grows like sqrt(row length).
+template <class V, class W>
+double spmv_tolerance(const Csr<W>& a) {
+  index_t longest = 0;
+  for (index_t r = 0; r < a.rows; ++r) longest = std::max(longest, a.row_length(r));
+  return 64.0 * std::numeric_limits<V>::epsilon() * std::sqrt(static_cast<double>(longest) + 1.0);
+}
+
+// Three forms with fresh random inputs (rounded to V, so the reference sees what the kernel
+// sees): y = A*x with y poisoned (beta == 0 must not read it), z = alpha*A*x + beta*y into a
+// poisoned z, and y = alpha*A*x + beta*y in place; each compared by relative norm.
+template <class V>
+void expect_operator_matches(const Operator<V>& op, const Csr<V>& a, Backend backend,
+                             std::uint64_t seed) {
+  const Csr<double> a_rounded = a.template cast<double>();
+  const double tol = spmv_tolerance<V>(a_rounded);
+  std::mt19937_64 rng(seed);
+  struct Form {
+    const char* name;
+    double alpha, beta;
+    bool in_place;
+  };
+  for (const Form form : {Form{"y=A*x", 1.0, 0.0, false}, Form{"z=aAx+by", 1.5, -0.75, false},
+                          Form{"y=aAx+by in place", -2.0, 0.5, true}}) {
+    SCOPED_TRACE(form.name);
+    std::vector<V> xv, yv;
+    for (double v : random_vector(a.cols, rng)) xv.push_back(static_cast<V>(v));
+    for (double v : random_vector(a.rows, rng)) yv.push_back(static_cast<V>(v));
+    const std::vector<double> x64(xv.begin(), xv.end()), y64(yv.begin(), yv.end());
+    const auto ref = reference_spmv(a_rounded, x64, y64, form.alpha, form.beta);
+    auto x = Vector<V>::from_host(xv, backend);
+    auto y = Vector<V>::from_host(yv, backend);
+    Vector<V> z(a.rows, backend);
+    if (form.beta == 0.0) y.fill_nan();
+    z.fill_nan();
+    Vector<V>& out = form.in_place ? y : z;
+    op.apply(x.data(), form.beta == 0.0 ? nullptr : y.data(), out.data(),
+             static_cast<V>(form.alpha), static_cast<V>(form.beta));
+    const std::vector<V> got_v = out.to_host();
+    const std::vector<double> got(got_v.begin(), got_v.end());
+    EXPECT_LE(relative_error(got, ref), tol)
+        << op.info().format << " [" << op.info().details << "] on " << to_string(backend) << " ("
+        << a.rows << "x" << a.cols << ", nnz " << a.nnz() << "), seed " << test_seed()
+        << ", tolerance " << tol;
+  }
+}
+
+}  // namespace spmvkit::testing
