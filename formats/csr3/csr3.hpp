@@ -38,6 +38,7 @@ enum class Csr3Kernel { serial, parallel };
 // auto_: Band-k, kept only when it shrinks the profile (sum of row spans) by >= 25%
 // (our addition; the paper always reorders).
 enum class Csr3Reorder { none, rcm, band, auto_ };
+const char* to_string(Csr3Reorder r);  // none | rcm | band | auto
 enum class Csr3Rule { paper, hopper };
 
 // The parameters one CSR-3 operator runs with (paper: "super-row size, super-super-row size

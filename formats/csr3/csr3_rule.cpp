@@ -13,7 +13,9 @@ namespace {
 
 const char* kernel_name(Csr3Kernel k) { return k == Csr3Kernel::serial ? "serial" : "parallel"; }
 
-const char* reorder_name(Csr3Reorder r) {
+}  // namespace
+
+const char* to_string(Csr3Reorder r) {
   switch (r) {
     case Csr3Reorder::none:
       return "none";
@@ -26,14 +28,12 @@ const char* reorder_name(Csr3Reorder r) {
   }
 }
 
-}  // namespace
-
 std::string Csr3Params::to_string() const {
   std::ostringstream s;
   s << "rule=" << (rule == Csr3Rule::paper ? "paper" : "hopper")
     << ",kernel=" << kernel_name(kernel) << ",super_row_size=" << super_row_size
     << ",super_super_row_size=" << super_super_row_size << ",block=" << block_x << "x" << block_y
-    << "x" << block_z << ",reorder=" << reorder_name(reorder)
+    << "x" << block_z << ",reorder=" << spmvkit::to_string(reorder)
     << ",permute_x=" << (permute_x ? 1 : 0) << ",long_row=" << long_row_threshold;
   return s.str();
 }

@@ -69,23 +69,10 @@ double geomean(const std::vector<double>& v) {
   return n > 0 ? std::exp(s / n) : std::numeric_limits<double>::quiet_NaN();
 }
 
-const char* reorder_text(Csr3Reorder r) {
-  switch (r) {
-    case Csr3Reorder::none:
-      return "none";
-    case Csr3Reorder::rcm:
-      return "rcm";
-    case Csr3Reorder::band:
-      return "band";
-    default:
-      return "auto";
-  }
-}
-
 }  // namespace
 
 std::string Csr3Ordering::to_string() const {
-  return std::string("reorder=") + reorder_text(reorder) + (permute_x ? ",permute_x=1" : "");
+  return std::string("reorder=") + spmvkit::to_string(reorder) + (permute_x ? ",permute_x=1" : "");
 }
 
 std::vector<Csr3Params> csr3_candidate_grid() {

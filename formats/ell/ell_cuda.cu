@@ -79,27 +79,6 @@ __device__ __forceinline__ float comp(const float4& v, int r) {
   return r == 0 ? v.x : r == 1 ? v.y : r == 2 ? v.z : v.w;
 }
 
-// How a stored column index decodes: int = the column (-1 = padding); unsigned short = a
-// delta from the slot's group base (delta_padding = padding; see ColumnDeltas).
-template <class IT>
-struct ColumnCode;
-template <>
-struct ColumnCode<int> {
-  static __device__ __forceinline__ index_t base(const index_t*, std::int64_t) { return 0; }
-  static __device__ __forceinline__ bool valid(int c) { return c >= 0; }
-  static __device__ __forceinline__ index_t column(int c, index_t) { return c; }
-};
-template <>
-struct ColumnCode<unsigned short> {
-  static __device__ __forceinline__ index_t base(const index_t* bases, std::int64_t i) {
-    return __ldg(bases + i);
-  }
-  static __device__ __forceinline__ bool valid(unsigned short c) { return c != delta_padding; }
-  static __device__ __forceinline__ index_t column(unsigned short c, index_t base) {
-    return base + c;
-  }
-};
-
 // A thread handles R consecutive rows (one 16-byte vector load of values and of column
 // indices per slot when R > 1), looping over slots UNROLL at a time: the UNROLL index and
 // value loads are issued together, then the x gathers they feed, then the FMAs.

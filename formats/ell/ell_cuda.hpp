@@ -6,6 +6,28 @@
 
 namespace spmvkit {
 
+// How a stored column index decodes, in the ELL pass and in SELL-P: int = the column
+// (-1 = padding); unsigned short = a delta from the base of the slot's row group or chunk
+// (delta_padding = padding; see ColumnDeltas).
+template <class IT>
+struct ColumnCode;
+template <>
+struct ColumnCode<int> {
+  static __device__ __forceinline__ index_t base(const index_t*, std::int64_t) { return 0; }
+  static __device__ __forceinline__ bool valid(int c) { return c >= 0; }
+  static __device__ __forceinline__ index_t column(int c, index_t) { return c; }
+};
+template <>
+struct ColumnCode<unsigned short> {
+  static __device__ __forceinline__ index_t base(const index_t* bases, std::int64_t group) {
+    return __ldg(bases + group);
+  }
+  static __device__ __forceinline__ bool valid(unsigned short c) { return c != delta_padding; }
+  static __device__ __forceinline__ index_t column(unsigned short c, index_t base) {
+    return base + c;
+  }
+};
+
 // Kernel tuning for the ELL pass: threads a block and slots each thread loads before it uses
 // any of them (independent loads in flight per thread).
 struct EllPolicy {

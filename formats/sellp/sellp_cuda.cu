@@ -16,6 +16,7 @@
 // (slice_ptr, slice_chunks); row_length and perm (4 bytes a row) where used; the x gathers; y when
 // beta != 0; z. sellp_bytes() counts exactly the matrix part.
 #include "backend/cuda/cuda.hpp"
+#include "formats/ell/ell_cuda.hpp"
 #include "formats/sellp/sellp.hpp"
 
 namespace spmvkit {
@@ -26,27 +27,6 @@ struct SellpPolicy {
   static constexpr int min_block_threads = 256;   // blocks take several small slices
   static constexpr int max_block_threads = 1024;  // b*t of one slice
   static constexpr int unroll = 4;
-};
-
-// Stored column indices: int = the column (-1 = padding); unsigned short = a delta from the
-// chunk's base (delta_padding = padding; see ColumnDeltas).
-template <class IT>
-struct ColumnCode;
-template <>
-struct ColumnCode<int> {
-  static __device__ __forceinline__ index_t base(const index_t*, std::int64_t) { return 0; }
-  static __device__ __forceinline__ bool valid(int c) { return c >= 0; }
-  static __device__ __forceinline__ index_t column(int c, index_t) { return c; }
-};
-template <>
-struct ColumnCode<unsigned short> {
-  static __device__ __forceinline__ index_t base(const index_t* bases, std::int64_t chunk) {
-    return __ldg(bases + chunk);
-  }
-  static __device__ __forceinline__ bool valid(unsigned short c) { return c != delta_padding; }
-  static __device__ __forceinline__ index_t column(unsigned short c, index_t base) {
-    return base + c;
-  }
 };
 
 template <class V, class IT, int T, bool ROW_LEN, int UNROLL>
