@@ -38,11 +38,40 @@ const std::map<std::string, std::vector<std::string>>& suites() {
        {"reservoir_bs2_153", "reservoir_bs3_117", "reservoir_bs4_96", "reservoir_bs7_66",
         "reservoir_bs12_46", "reservoir_bs16_38", "reservoir_bs32_24"}},
       {"real",
-       {"494_bus", "Erdos971", "Franz6_id1959_aug", "G51", "Groebner_id2003_aug", "Pd",
-        "adder_dcop_05", "arrow", "bayer10", "bcspwr10", "bcsstk13", "bcsstk16", "bp_1200",
-        "cage5", "cryg2500", "dwt_878", "dwt_992", "fs_183_1", "hangGlider_2", "impcol_a",
-        "jagmesh7", "karate", "lp_e226", "lp_share1b", "mbeacxc", "nnc1374", "olm1000",
-        "olm500", "pts5ldd03", "rajat01", "rajat19", "reorientation_1", "watt_2", "west0479",
+       {"494_bus",
+        "Erdos971",
+        "Franz6_id1959_aug",
+        "G51",
+        "Groebner_id2003_aug",
+        "Pd",
+        "adder_dcop_05",
+        "arrow",
+        "bayer10",
+        "bcspwr10",
+        "bcsstk13",
+        "bcsstk16",
+        "bp_1200",
+        "cage5",
+        "cryg2500",
+        "dwt_878",
+        "dwt_992",
+        "fs_183_1",
+        "hangGlider_2",
+        "impcol_a",
+        "jagmesh7",
+        "karate",
+        "lp_e226",
+        "lp_share1b",
+        "mbeacxc",
+        "nnc1374",
+        "olm1000",
+        "olm500",
+        "pts5ldd03",
+        "rajat01",
+        "rajat19",
+        "reorientation_1",
+        "watt_2",
+        "west0479",
         "zenios"}},
   };
   return s;
@@ -64,9 +93,10 @@ std::string commit_id() {
 #endif
 }
 
-// "fmt:k=v,k2=v;fmt2:k=v" -> per-format Params.
-std::map<std::string, Params> parse_format_params(const std::string& text) {
-  std::map<std::string, Params> out;
+// "fmt:k=v,k2=v;fmt2:k=v" -> per-format Params. "fmt:k=1|k=2" gives fmt several parameter
+// sets: each is measured as its own variant, labelled "fmt[k=1]", "fmt[k=2]".
+std::map<std::string, std::vector<Params>> parse_format_params(const std::string& text) {
+  std::map<std::string, std::vector<Params>> out;
   std::size_t pos = 0;
   while (pos < text.size()) {
     const std::size_t end = std::min(text.find(';', pos), text.size());
@@ -76,7 +106,13 @@ std::map<std::string, Params> parse_format_params(const std::string& text) {
     const auto colon = item.find(':');
     if (colon == std::string::npos)
       throw InputError("--params item '" + item + "' is not of the form format:key=value,...");
-    out[item.substr(0, colon)] = Params::parse(item.substr(colon + 1));
+    auto& sets = out[item.substr(0, colon)];
+    const std::string rest = item.substr(colon + 1);
+    for (std::size_t q = 0; q <= rest.size();) {
+      const std::size_t bar = std::min(rest.find('|', q), rest.size());
+      sets.push_back(Params::parse(rest.substr(q, bar - q)));
+      q = bar + 1;
+    }
   }
   return out;
 }
@@ -91,8 +127,8 @@ double tolerance(const Csr<V>& a) {
 template <class V>
 void run_matrix(const std::string& name, const Csr<double>& a64, const Options& opt,
                 const std::vector<const FormatEntry*>& list,
-                const std::map<std::string, Params>& params, Report& report, Progress& progress,
-                double progress_base, double progress_step) {
+                const std::map<std::string, std::vector<Params>>& params, Report& report,
+                Progress& progress, double progress_base, double progress_step) {
   const Csr<V> a = a64.cast<V>();
   std::mt19937_64 rng(12345);
   std::uniform_real_distribution<double> dist(-1.0, 1.0);
@@ -109,54 +145,57 @@ void run_matrix(const std::string& name, const Csr<double>& a64, const Options& 
   const std::size_t first = report.results.size();
   for (std::size_t i = 0; i < list.size(); ++i) {
     const FormatEntry& f = *list[i];
-    progress.update(progress_base + progress_step * i / list.size(), name + " " + f.name);
-    Record r;
-    r.matrix = name;
-    r.format = f.name;
-    r.backend = std::string(to_string(b));
-    r.precision = std::is_same_v<V, double> ? "f64" : "f32";
-    r.rows = a.rows;
-    r.cols = a.cols;
-    r.nnz = a.nnz();
-    r.peer = f.peer;
-    try {
-      const auto pit = params.find(f.name);
-      const Params p = pit == params.end() ? Params{} : pit->second;
-      synchronize(b);
-      const auto t0 = std::chrono::steady_clock::now();
-      auto op = build_operator<V>(f.name, a, p, b);
-      synchronize(b);
-      r.setup_ms =
-          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-      r.details = op->info().details;
-      const auto ms = time_runs(b, opt.warmup, opt.reps, [&] {
-        op->apply(x.data(), nullptr, z.data(), V(1), V(0));
-      });
-      r.spmv_ms = median(ms);
-      r.spmv_ms_min = *std::min_element(ms.begin(), ms.end());
-      r.spmv_ms_max = *std::max_element(ms.begin(), ms.end());
-      r.bytes = static_cast<double>(op->info().matrix_bytes) + vector_bytes;
-      r.setup_spmv_equiv = r.spmv_ms > 0 ? r.setup_ms / r.spmv_ms : 0;
-      if (op->info().paper_bytes > 0 && r.spmv_ms > 0)
-        r.paper_gbs = static_cast<double>(op->info().paper_bytes) / (r.spmv_ms * 1e-3) / 1e9;
-      r.gflops = r.spmv_ms > 0 ? 2.0 * a.nnz() / (r.spmv_ms * 1e-3) / 1e9 : 0;
-      r.gbs = r.spmv_ms > 0 ? r.bytes / (r.spmv_ms * 1e-3) / 1e9 : 0;
-      r.pct_ceiling = report.ceiling_gbs > 0 ? 100.0 * r.gbs / report.ceiling_gbs : 0;
-      r.l2_resident = report.l2_bytes > 0 && r.bytes < static_cast<double>(report.l2_bytes);
-      if (opt.check) {
-        z.fill_nan();
-        op->apply(x.data(), nullptr, z.data(), V(1), V(0));
-        const auto got_v = z.to_host();
-        const std::vector<double> got(got_v.begin(), got_v.end());
-        r.max_rel_err = relative_error(got, ref);
-        if (!(r.max_rel_err <= tolerance(a))) r.status = "WRONG";
+    const auto pit = params.find(f.name);
+    const std::vector<Params> sets =
+        pit == params.end() ? std::vector<Params>{Params{}} : pit->second;
+    for (const Params& p : sets) {
+      progress.update(progress_base + progress_step * i / list.size(), name + " " + f.name);
+      Record r;
+      r.matrix = name;
+      r.format = sets.size() > 1 ? f.name + "[" + p.to_string() + "]" : f.name;
+      r.backend = std::string(to_string(b));
+      r.precision = std::is_same_v<V, double> ? "f64" : "f32";
+      r.rows = a.rows;
+      r.cols = a.cols;
+      r.nnz = a.nnz();
+      r.peer = f.peer;
+      try {
+        synchronize(b);
+        const auto t0 = std::chrono::steady_clock::now();
+        auto op = build_operator<V>(f.name, a, p, b);
+        synchronize(b);
+        r.setup_ms =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+                .count();
+        r.details = op->info().details;
+        const auto ms = time_runs(b, opt.warmup, opt.reps,
+                                  [&] { op->apply(x.data(), nullptr, z.data(), V(1), V(0)); });
+        r.spmv_ms = median(ms);
+        r.spmv_ms_min = *std::min_element(ms.begin(), ms.end());
+        r.spmv_ms_max = *std::max_element(ms.begin(), ms.end());
+        r.bytes = static_cast<double>(op->info().matrix_bytes) + vector_bytes;
+        r.setup_spmv_equiv = r.spmv_ms > 0 ? r.setup_ms / r.spmv_ms : 0;
+        if (op->info().paper_bytes > 0 && r.spmv_ms > 0)
+          r.paper_gbs = static_cast<double>(op->info().paper_bytes) / (r.spmv_ms * 1e-3) / 1e9;
+        r.gflops = r.spmv_ms > 0 ? 2.0 * a.nnz() / (r.spmv_ms * 1e-3) / 1e9 : 0;
+        r.gbs = r.spmv_ms > 0 ? r.bytes / (r.spmv_ms * 1e-3) / 1e9 : 0;
+        r.pct_ceiling = report.ceiling_gbs > 0 ? 100.0 * r.gbs / report.ceiling_gbs : 0;
+        r.l2_resident = report.l2_bytes > 0 && r.bytes < static_cast<double>(report.l2_bytes);
+        if (opt.check) {
+          z.fill_nan();
+          op->apply(x.data(), nullptr, z.data(), V(1), V(0));
+          const auto got_v = z.to_host();
+          const std::vector<double> got(got_v.begin(), got_v.end());
+          r.max_rel_err = relative_error(got, ref);
+          if (!(r.max_rel_err <= tolerance(a))) r.status = "WRONG";
+        }
+      } catch (const UnsupportedError& e) {
+        r.status = std::string("unsupported: ") + e.what();
+      } catch (const Error& e) {
+        r.status = std::string("error: ") + e.what();
       }
-    } catch (const UnsupportedError& e) {
-      r.status = std::string("unsupported: ") + e.what();
-    } catch (const Error& e) {
-      r.status = std::string("error: ") + e.what();
+      report.results.push_back(r);
     }
-    report.results.push_back(r);
   }
   // Ratios to the best cuSPARSE algorithm, and to the best cuSPARSE CSR algorithm, measured
   // on this matrix in this run.
@@ -204,7 +243,8 @@ Report run(const std::vector<std::string>& matrices, const Options& opt) {
   }
   const auto params = parse_format_params(opt.params);
   // Unknown format or parameter names are the user's error: refuse before measuring anything.
-  for (const auto& [fmt, p] : params) check_params(find_format(fmt), p);
+  for (const auto& [fmt, sets] : params)
+    for (const Params& p : sets) check_params(find_format(fmt), p);
 
   Report report;
   report.device = device_name(opt.backend);
@@ -275,8 +315,8 @@ void print_table(const Report& rep, std::ostream& out) {
       std::snprintf(ratio_csr, sizeof ratio_csr, "%.2fx", r.ratio_vs_cusparse_csr);
     std::snprintf(line, sizeof line,
                   "%-26s %-18s %10lld %9.2f %10.4f %9.1f %8.1f %6.1f %8s %8s %9.1e  %s%s\n",
-                  r.matrix.c_str(), r.format.c_str(), r.nnz, r.setup_ms, r.spmv_ms, r.gflops,
-                  r.gbs, r.pct_ceiling, ratio, ratio_csr, r.max_rel_err, r.status.c_str(),
+                  r.matrix.c_str(), r.format.c_str(), r.nnz, r.setup_ms, r.spmv_ms, r.gflops, r.gbs,
+                  r.pct_ceiling, ratio, ratio_csr, r.max_rel_err, r.status.c_str(),
                   r.l2_resident ? " (L2-resident)" : "");
     out << line;
   }

@@ -3,7 +3,8 @@
 # included), run benchmark suites, write logs + JSON under $OUT and print a compact table last.
 #   scripts/gpu-check.sh [SUITE ...]        (default suite: smoke)
 # Needs the carried folder .deps/ (CLI11 + nlohmann-json .debs, a copy of the shared matrices).
-# Env: SPMVKIT_COMMIT (commit reported in results), SKIP_TESTS=1, SKIP_BUILD=1, BENCH_ARGS.
+# Env: SPMVKIT_COMMIT (commit reported in results), SKIP_TESTS=1, SKIP_BUILD=1, BENCH_ARGS,
+#      BUILD_TARGETS (ninja targets, default all).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/gpu-out}
@@ -23,7 +24,7 @@ if [ "${SKIP_BUILD:-0}" != 1 ]; then
   t0=$(date +%s)
   cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DSPMVKIT_CUDA=ON \
         -DSPMVKIT_CUDA_ARCHS=90 > "$OUT/build.log" 2>&1 &&
-    cmake --build build-gpu -j "$(nproc)" >> "$OUT/build.log" 2>&1
+    cmake --build build-gpu -j "$(nproc)" ${BUILD_TARGETS:+--target $BUILD_TARGETS} >> "$OUT/build.log" 2>&1
   rc=$?
   echo "build: rc=$rc in $(( $(date +%s) - t0 ))s"
   [ $rc -ne 0 ] && { grep -E 'error|FAILED' "$OUT/build.log" | head -40; exit 1; }

@@ -40,7 +40,7 @@ void add_bench(CLI::App& app) {
   cmd->add_option("--backend", a->backend, "cuda, cpu, or auto (cuda when a GPU is present)");
   cmd->add_option("--precision", a->precision, "f64 or f32")->check(CLI::IsMember({"f64", "f32"}));
   cmd->add_option("--formats", a->formats, "Comma-separated registry names (default: all)");
-  cmd->add_option("--params", a->params, "Per-format parameters: 'fmt:k=v,k=v;fmt2:k=v'");
+  cmd->add_option("--params", a->params, "Per-format parameters: 'fmt:k=v,k=v;fmt2:k=v'; 'fmt:k=1|k=2' measures each set as a variant fmt[k=1], fmt[k=2]");
   cmd->add_option("--reps", a->reps, "Timed runs per format (median reported)")
       ->check(CLI::Range(1, 100000));
   cmd->add_option("--warmup", a->warmup, "Untimed runs first")->check(CLI::Range(0, 100000));

@@ -33,8 +33,9 @@ FormatEntry csr_vector_format() {
 }
 
 FormatEntry csr_balanced_format() {
-  return make_format("csr_balanced", "CSR, merge-path load balancing over rows + nonzeros",
-                     {"items_per_thread", "block_threads"}, [](const auto& a, const Params& p, Backend b) {
+  return make_format("csr_balanced", "CSR, nnz-split tiles (one huge row cannot stall); column panels when x misses L2",
+                     {"items_per_thread", "block_threads", "panels"},
+                     [](const auto& a, const Params& p, Backend b) {
                        return build_csr(a, p, b, CsrKernel::balanced);
                      });
 }

@@ -23,9 +23,8 @@ __device__ __forceinline__ V finish(V sum, const V* y, index_t row, V alpha, V b
 // --- scalar: a thread a row (HEC paper, "CSR scalar") ---------------------------------------
 template <class V>
 __global__ void csr_scalar_kernel(index_t rows, const index_t* __restrict__ row_ptr,
-                                  const index_t* __restrict__ col_idx,
-                                  const V* __restrict__ values, const V* __restrict__ x,
-                                  const V* y, V* z, V alpha, V beta) {
+                                  const index_t* __restrict__ col_idx, const V* __restrict__ values,
+                                  const V* __restrict__ x, const V* y, V* z, V alpha, V beta) {
   const std::int64_t row = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (row >= rows) return;
   V sum = 0;
@@ -38,9 +37,8 @@ __global__ void csr_scalar_kernel(index_t rows, const index_t* __restrict__ row_
 // (HEC paper "CSR vector", with the sub-warp width chosen from the mean row length.)
 template <class V, int THREADS_PER_ROW>
 __global__ void csr_vector_kernel(index_t rows, const index_t* __restrict__ row_ptr,
-                                  const index_t* __restrict__ col_idx,
-                                  const V* __restrict__ values, const V* __restrict__ x,
-                                  const V* y, V* z, V alpha, V beta) {
+                                  const index_t* __restrict__ col_idx, const V* __restrict__ values,
+                                  const V* __restrict__ x, const V* y, V* z, V alpha, V beta) {
   const std::int64_t gid = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const std::int64_t row = gid / THREADS_PER_ROW;
   const int lane = static_cast<int>(gid % THREADS_PER_ROW);
@@ -76,7 +74,7 @@ struct BalancedPolicy {
 
 struct Tile {
   index_t row_begin;
-  index_t row_end;    // == row_begin + 1 for a slice of a long row
+  index_t row_end;  // == row_begin + 1 for a slice of a long row
   index_t nnz_begin;
   index_t nnz_end;
   int threads_per_row;  // 0 marks a long-row slice
@@ -93,8 +91,7 @@ template <class V, int BLOCK, int ITEMS>
 __global__ void __launch_bounds__(BLOCK)
     csr_balanced_kernel(const Tile* __restrict__ tiles, const index_t* __restrict__ row_ptr,
                         const index_t* __restrict__ col_idx, const V* __restrict__ values,
-                        const V* __restrict__ x, const V* y, V* z, V* partials, V alpha,
-                        V beta) {
+                        const V* __restrict__ x, const V* y, V* z, V* partials, V alpha, V beta) {
   __shared__ V products[BLOCK * ITEMS];
   __shared__ index_t offsets[BalancedPolicy::max_tile_rows(BLOCK) + 1];
   using BlockReduce = cub::BlockReduce<V, BLOCK>;
@@ -109,7 +106,8 @@ __global__ void __launch_bounds__(BLOCK)
     for (int i = 0; i < ITEMS; ++i) {
       const index_t k = i * BLOCK + tid;
       if (k < n)
-        sum += __ldcs(values + tile.nnz_begin + k) * __ldg(x + __ldcs(col_idx + tile.nnz_begin + k));
+        sum +=
+            __ldcs(values + tile.nnz_begin + k) * __ldg(x + __ldcs(col_idx + tile.nnz_begin + k));
     }
     sum = BlockReduce(reduce_storage).Sum(sum);
     if (tid == 0) partials[tile.partial] = sum;
@@ -119,7 +117,8 @@ __global__ void __launch_bounds__(BLOCK)
   // Phase 1: coalesced products into shared memory, and the tile's row offsets beside them
   // (so phase 2 makes no dependent global loads).
   const index_t rows = tile.row_end - tile.row_begin;
-  for (index_t r = tid; r <= rows; r += BLOCK) offsets[r] = row_ptr[tile.row_begin + r] - tile.nnz_begin;
+  for (index_t r = tid; r <= rows; r += BLOCK)
+    offsets[r] = row_ptr[tile.row_begin + r] - tile.nnz_begin;
   V prod[ITEMS];
 #pragma unroll
   for (int i = 0; i < ITEMS; ++i) {
@@ -154,8 +153,8 @@ __global__ void __launch_bounds__(BLOCK)
 
 template <class V>
 __global__ void csr_long_row_fixup_kernel(const LongRow* __restrict__ long_rows, index_t count,
-                                          const V* __restrict__ partials, const V* y, V* z,
-                                          V alpha, V beta) {
+                                          const V* __restrict__ partials, const V* y, V* z, V alpha,
+                                          V beta) {
   const index_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= count) return;
   const LongRow lr = long_rows[i];
@@ -170,6 +169,18 @@ int pow2_at_least(double v, int lo, int hi) {
   return p;
 }
 
+// One column panel of the balanced kernel (the whole matrix when there is one panel): its
+// CSR arrays, tiles, long rows and the long rows' partial sums.
+template <class V>
+struct BalancedPart {
+  cuda::DeviceBuffer<index_t> row_ptr;
+  cuda::DeviceBuffer<index_t> col_idx;
+  cuda::DeviceBuffer<V> values;
+  cuda::DeviceBuffer<Tile> tiles;
+  cuda::DeviceBuffer<LongRow> long_rows;
+  mutable cuda::DeviceBuffer<V> partials;  // scratch written by every apply
+};
+
 template <class V>
 class CsrCudaOperator final : public Operator<V> {
  public:
@@ -179,14 +190,15 @@ class CsrCudaOperator final : public Operator<V> {
                                  : kernel == CsrKernel::vector ? "csr_vector"
                                                                : "csr_balanced",
                                  ""}),
-        kernel_(kernel),
-        row_ptr_(a.row_ptr),
-        col_idx_(a.col_idx),
-        values_(a.values) {
+        kernel_(kernel) {
+    if (kernel != CsrKernel::balanced) {
+      row_ptr_ = cuda::DeviceBuffer<index_t>(a.row_ptr);
+      col_idx_ = cuda::DeviceBuffer<index_t>(a.col_idx);
+      values_ = cuda::DeviceBuffer<V>(a.values);
+    }
     if (kernel == CsrKernel::vector) {
       const double mean = a.rows > 0 ? static_cast<double>(a.nnz()) / a.rows : 0.0;
-      threads_per_row_ = static_cast<int>(
-          p.get_int("threads_per_row", pow2_at_least(mean, 2, 32)));
+      threads_per_row_ = static_cast<int>(p.get_int("threads_per_row", pow2_at_least(mean, 2, 32)));
       if (threads_per_row_ < 1 || threads_per_row_ > 32 ||
           (threads_per_row_ & (threads_per_row_ - 1)) != 0)
         throw InputError("csr_vector: threads_per_row must be a power of two in 1..32, got " +
@@ -200,13 +212,39 @@ class CsrCudaOperator final : public Operator<V> {
         throw InputError("csr_balanced: items_per_thread must be 4, 8 or 16");
       if (policy_.block_threads != 128 && policy_.block_threads != 256)
         throw InputError("csr_balanced: block_threads must be 128 or 256");
-      build_tiles(a);
+      const std::string panels = p.get_string("panels", "auto");
+      int n_panels = 1;
+      if (panels == "auto") {
+        n_panels = csr_choose_panels(
+            a, static_cast<std::size_t>(cuda::Context::get().props().l2CacheSize));
+      } else {
+        const long long v = p.get_int("panels", 1);
+        if (v < 1 || v > 64)
+          throw InputError("csr_balanced: panels must be auto or an integer in 1..64, got " +
+                           panels);
+        n_panels = static_cast<int>(v);
+      }
+      std::size_t tiles = 0, long_rows = 0;
+      if (n_panels == 1) {
+        add_part(a);
+      } else {
+        for (const Csr<V>& part : csr_column_panels(a, n_panels)) add_part(part);
+      }
+      for (const auto& part : parts_) {
+        tiles += part.tiles.size();
+        long_rows += part.long_rows.size();
+        // Tile descriptors are read once per apply too.
+        this->info_.matrix_bytes += part.tiles.bytes() + part.long_rows.bytes();
+      }
+      // Each extra panel reads its own row pointer and reads + writes z once more.
+      this->info_.matrix_bytes +=
+          (parts_.size() - 1) * ((static_cast<std::size_t>(a.rows) + 1) * sizeof(index_t) +
+                                 2 * static_cast<std::size_t>(a.rows) * sizeof(V));
       this->info_.details = "block_threads=" + std::to_string(policy_.block_threads) +
                             ",items_per_thread=" + std::to_string(policy_.items_per_thread) +
-                            ",tiles=" + std::to_string(tiles_.size()) +
-                            ",long_rows=" + std::to_string(long_rows_.size());
-      // Tile descriptors are read once per apply too.
-      this->info_.matrix_bytes += tiles_.bytes() + long_rows_.bytes();
+                            ",panels=" + std::to_string(parts_.size()) +
+                            ",tiles=" + std::to_string(tiles) +
+                            ",long_rows=" + std::to_string(long_rows);
     }
   }
 
@@ -220,14 +258,20 @@ class CsrCudaOperator final : public Operator<V> {
     constexpr int block = 256;
     switch (kernel_) {
       case CsrKernel::scalar:
-        csr_scalar_kernel<V><<<cuda::grid_for(rows, block), block, 0, stream>>>(
-            rows, rp, ci, va, x, y, z, alpha, beta);
+        csr_scalar_kernel<V><<<cuda::grid_for(rows, block), block, 0, stream>>>(rows, rp, ci, va, x,
+                                                                                y, z, alpha, beta);
         break;
       case CsrKernel::vector:
         launch_vector(x, y, z, alpha, beta, stream);
         break;
       case CsrKernel::balanced:
-        launch_balanced(x, y, z, alpha, beta, stream);
+        // Panel 0 applies beta to y; every later panel adds its products to z (y := z).
+        for (std::size_t i = 0; i < parts_.size(); ++i) {
+          if (i == 0)
+            launch_balanced(parts_[i], x, y, z, alpha, beta, stream);
+          else
+            launch_balanced(parts_[i], x, z, z, alpha, V(1), stream);
+        }
         return;
     }
     SPMVKIT_LAUNCH_CHECK();
@@ -237,58 +281,77 @@ class CsrCudaOperator final : public Operator<V> {
   void launch_vector(const V* x, const V* y, V* z, V alpha, V beta, cudaStream_t stream) const {
     const index_t rows = this->info_.rows;
     constexpr int block = 256;
-    const unsigned grid =
-        cuda::grid_for(static_cast<std::size_t>(rows) * threads_per_row_, block);
+    const unsigned grid = cuda::grid_for(static_cast<std::size_t>(rows) * threads_per_row_, block);
     auto args = [&](auto kernel) {
-      kernel<<<grid, block, 0, stream>>>(rows, row_ptr_.data(), col_idx_.data(), values_.data(),
-                                         x, y, z, alpha, beta);
+      kernel<<<grid, block, 0, stream>>>(rows, row_ptr_.data(), col_idx_.data(), values_.data(), x,
+                                         y, z, alpha, beta);
     };
     switch (threads_per_row_) {
-      case 1: args(csr_vector_kernel<V, 1>); break;
-      case 2: args(csr_vector_kernel<V, 2>); break;
-      case 4: args(csr_vector_kernel<V, 4>); break;
-      case 8: args(csr_vector_kernel<V, 8>); break;
-      case 16: args(csr_vector_kernel<V, 16>); break;
-      default: args(csr_vector_kernel<V, 32>); break;
+      case 1:
+        args(csr_vector_kernel<V, 1>);
+        break;
+      case 2:
+        args(csr_vector_kernel<V, 2>);
+        break;
+      case 4:
+        args(csr_vector_kernel<V, 4>);
+        break;
+      case 8:
+        args(csr_vector_kernel<V, 8>);
+        break;
+      case 16:
+        args(csr_vector_kernel<V, 16>);
+        break;
+      default:
+        args(csr_vector_kernel<V, 32>);
+        break;
     }
   }
 
   template <int BLOCK, int ITEMS>
-  void launch_balanced_tiles(const V* x, const V* y, V* z, V alpha, V beta,
-                             cudaStream_t stream) const {
-    csr_balanced_kernel<V, BLOCK, ITEMS><<<static_cast<unsigned>(tiles_.size()), BLOCK, 0, stream>>>(
-        tiles_.data(), row_ptr_.data(), col_idx_.data(), values_.data(), x, y, z,
-        partials_.data(), alpha, beta);
+  void launch_balanced_tiles(const BalancedPart<V>& part, const V* x, const V* y, V* z, V alpha,
+                             V beta, cudaStream_t stream) const {
+    csr_balanced_kernel<V, BLOCK, ITEMS>
+        <<<static_cast<unsigned>(part.tiles.size()), BLOCK, 0, stream>>>(
+            part.tiles.data(), part.row_ptr.data(), part.col_idx.data(), part.values.data(), x, y,
+            z, part.partials.data(), alpha, beta);
   }
 
   template <int BLOCK>
-  void launch_balanced_block(const V* x, const V* y, V* z, V alpha, V beta,
-                             cudaStream_t stream) const {
+  void launch_balanced_block(const BalancedPart<V>& part, const V* x, const V* y, V* z, V alpha,
+                             V beta, cudaStream_t stream) const {
     switch (policy_.items_per_thread) {
-      case 4: launch_balanced_tiles<BLOCK, 4>(x, y, z, alpha, beta, stream); break;
-      case 16: launch_balanced_tiles<BLOCK, 16>(x, y, z, alpha, beta, stream); break;
-      default: launch_balanced_tiles<BLOCK, 8>(x, y, z, alpha, beta, stream); break;
+      case 4:
+        launch_balanced_tiles<BLOCK, 4>(part, x, y, z, alpha, beta, stream);
+        break;
+      case 16:
+        launch_balanced_tiles<BLOCK, 16>(part, x, y, z, alpha, beta, stream);
+        break;
+      default:
+        launch_balanced_tiles<BLOCK, 8>(part, x, y, z, alpha, beta, stream);
+        break;
     }
   }
 
-  void launch_balanced(const V* x, const V* y, V* z, V alpha, V beta, cudaStream_t stream) const {
-    if (tiles_.size() > 0) {
+  void launch_balanced(const BalancedPart<V>& part, const V* x, const V* y, V* z, V alpha, V beta,
+                       cudaStream_t stream) const {
+    if (part.tiles.size() > 0) {
       if (policy_.block_threads == 128)
-        launch_balanced_block<128>(x, y, z, alpha, beta, stream);
+        launch_balanced_block<128>(part, x, y, z, alpha, beta, stream);
       else
-        launch_balanced_block<256>(x, y, z, alpha, beta, stream);
+        launch_balanced_block<256>(part, x, y, z, alpha, beta, stream);
       SPMVKIT_LAUNCH_CHECK();
     }
-    if (long_rows_.size() > 0) {
-      const auto count = static_cast<index_t>(long_rows_.size());
+    if (part.long_rows.size() > 0) {
+      const auto count = static_cast<index_t>(part.long_rows.size());
       csr_long_row_fixup_kernel<V><<<cuda::grid_for(count, 128), 128, 0, stream>>>(
-          long_rows_.data(), count, partials_.data(), y, z, alpha, beta);
+          part.long_rows.data(), count, part.partials.data(), y, z, alpha, beta);
       SPMVKIT_LAUNCH_CHECK();
     }
   }
 
   // Greedy tiling: whole rows while they fit in tile_nnz; a longer row becomes slices.
-  void build_tiles(const Csr<V>& a) {
+  void add_part(const Csr<V>& a) {
     const index_t tile_nnz = policy_.tile_nnz();
     const index_t max_rows = policy_.max_tile_rows();
     std::vector<Tile> tiles;
@@ -300,7 +363,8 @@ class CsrCudaOperator final : public Operator<V> {
       if (len > tile_nnz) {
         LongRow lr{r, partials, partials};
         for (index_t k = a.row_ptr[r]; k < a.row_ptr[r + 1]; k += tile_nnz)
-          tiles.push_back(Tile{r, r + 1, k, std::min(k + tile_nnz, a.row_ptr[r + 1]), 0, partials++});
+          tiles.push_back(
+              Tile{r, r + 1, k, std::min(k + tile_nnz, a.row_ptr[r + 1]), 0, partials++});
         lr.partial_end = partials;
         long_rows.push_back(lr);
         ++r;
@@ -312,23 +376,26 @@ class CsrCudaOperator final : public Operator<V> {
         ++r;
       const index_t nnz = a.row_ptr[r] - a.row_ptr[begin];
       const double mean = static_cast<double>(nnz) / (r - begin);
-      tiles.push_back(Tile{begin, r, a.row_ptr[begin], a.row_ptr[r],
-                           pow2_at_least(mean / 2.0, 1, 32), 0});
+      tiles.push_back(
+          Tile{begin, r, a.row_ptr[begin], a.row_ptr[r], pow2_at_least(mean / 2.0, 1, 32), 0});
     }
-    tiles_ = cuda::DeviceBuffer<Tile>(tiles);
-    long_rows_ = cuda::DeviceBuffer<LongRow>(long_rows);
-    partials_ = cuda::DeviceBuffer<V>(static_cast<std::size_t>(partials));
+    BalancedPart<V> part;
+    part.row_ptr = cuda::DeviceBuffer<index_t>(a.row_ptr);
+    part.col_idx = cuda::DeviceBuffer<index_t>(a.col_idx);
+    part.values = cuda::DeviceBuffer<V>(a.values);
+    part.tiles = cuda::DeviceBuffer<Tile>(tiles);
+    part.long_rows = cuda::DeviceBuffer<LongRow>(long_rows);
+    part.partials = cuda::DeviceBuffer<V>(static_cast<std::size_t>(partials));
+    parts_.push_back(std::move(part));
   }
 
   CsrKernel kernel_;
   int threads_per_row_ = 32;
   BalancedPolicy policy_;
-  cuda::DeviceBuffer<index_t> row_ptr_;
+  cuda::DeviceBuffer<index_t> row_ptr_;  // scalar and vector
   cuda::DeviceBuffer<index_t> col_idx_;
   cuda::DeviceBuffer<V> values_;
-  cuda::DeviceBuffer<Tile> tiles_;
-  cuda::DeviceBuffer<LongRow> long_rows_;
-  mutable cuda::DeviceBuffer<V> partials_;  // scratch written by every apply
+  std::vector<BalancedPart<V>> parts_;  // balanced: one per column panel
 };
 
 }  // namespace
