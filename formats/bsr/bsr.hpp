@@ -111,8 +111,29 @@ index_t bsr_choose_lambda(int block_size, const BsrRowStats& stats);
 bool bsr_balance_pays(const BsrRowStats& stats, index_t lambda);
 
 // --- Kernels and their tuning parameters (paper Table I) ----------------------------------------
-enum class BsrKernel { k1, k2, k3 };
-const char* bsr_kernel_name(BsrKernel k);  // "k1", "k2", "k3"
+// k1/k2/k3: the paper's kernels. tma: ours, for Hopper and small blocks (bs <= 8): the paper's
+// kernels read the block stream with thread loads and spend warp instructions on every block
+// (K1 reduces each block row with a shuffle tree), which at bs = 2..4 caps them near 60-75% of
+// the read ceiling on an H100. tma instead streams each tile of whole kernel rows (values, block
+// columns, row pointers; about 16 KB) into shared memory with one bulk asynchronous copy (TMA,
+// cp.async.bulk) while the previous tile is being multiplied, double-buffered, and lets
+// threads (or a few lanes each) take output rows from shared memory. Rows longer than a tile
+// are cut into segments (balanced BSR) first.
+enum class BsrKernel { k1, k2, k3, tma };
+const char* bsr_kernel_name(BsrKernel k);  // "k1", "k2", "k3", "tma"
+
+// The tma kernel's tiles: at most kBsrTmaTileBytes of block values and kBsrTmaTileRows kernel
+// rows each.
+inline constexpr int kBsrTmaMaxBlockSize = 8;
+inline constexpr int kBsrTmaTileBytes = 16384;
+inline constexpr index_t kBsrTmaTileRows = 1024;
+inline index_t bsr_tma_tile_blocks(int bs, int value_bytes) {
+  return kBsrTmaTileBytes / value_bytes / (bs * bs);
+}
+// Tile boundaries over the kernel rows of `row_ptr` (tiles + 1 entries, greedy: whole rows
+// while they fit); empty when a row holds more than cap_blocks blocks.
+std::vector<index_t> bsr_tma_tiles(const std::vector<index_t>& row_ptr, index_t cap_blocks,
+                                   index_t cap_rows);
 
 // Launch parameters of one kernel, chosen by choose_bsr_policy. Fields a kernel does not use are
 // ignored by it.

@@ -104,6 +104,7 @@ void tune_block_size(int bs, const BsrAutotuneOptions& o, const std::string& dev
   if (bs <= 5) kernels.push_back(BsrKernel::k1);
   if (bs >= 4) kernels.push_back(BsrKernel::k2);
   if (bs >= 32) kernels.push_back(BsrKernel::k3);
+  if (bs <= kBsrTmaMaxBlockSize) kernels.push_back(BsrKernel::tma);
   for (BsrKernel kernel : kernels) {
     Measured best;
     std::set<std::string> seen;

@@ -211,9 +211,15 @@ std::unique_ptr<Operator<V>> build_bsr(const Csr<V>& a, const Params& p, Backend
 
   Bsr<V> m = csr_to_bsr(a, bs, BlockLayout::column_major);
   const BsrRowStats stats = bsr_row_stats(m.block_row_ptr);
-  const index_t lambda =
+  index_t lambda =
       p.has("lambda") ? static_cast<index_t>(lambda_param) : bsr_choose_lambda(bs, stats);
   if (balanced < 0) balanced = bsr_balance_pays(stats, lambda) ? 1 : 0;
+  if (b == Backend::cuda && policy.kernel == BsrKernel::tma) {
+    // Every kernel row must fit in one tma tile: longer block rows become segments.
+    const index_t cap = bsr_tma_tile_blocks(bs, value_bytes);
+    if (stats.max_len > cap) balanced = 1;
+    lambda = std::min(lambda, cap);
+  }
   std::optional<BsrSegments> segments;
   if (balanced) segments = make_bsr_segments(m.block_row_ptr, lambda);
 
@@ -247,6 +253,26 @@ std::unique_ptr<Operator<V>> build_bsr(const Csr<V>& a, const Params& p, Backend
 #endif
   return make_bsr_cpu(std::move(m), std::move(segments), std::move(info));
 }
+
+}  // namespace
+
+std::vector<index_t> bsr_tma_tiles(const std::vector<index_t>& row_ptr, index_t cap_blocks,
+                                   index_t cap_rows) {
+  std::vector<index_t> tiles{0};
+  const auto rows = static_cast<index_t>(row_ptr.size()) - 1;
+  index_t begin = 0;
+  for (index_t r = 0; r < rows; ++r) {
+    if (row_ptr[r + 1] - row_ptr[r] > cap_blocks) return {};
+    if (row_ptr[r + 1] - row_ptr[begin] > cap_blocks || r - begin >= cap_rows) {
+      tiles.push_back(r);
+      begin = r;
+    }
+  }
+  if (rows > 0) tiles.push_back(rows);
+  return tiles;
+}
+
+namespace {
 
 const std::vector<std::string> kKernelParams = {"kernel", "n_ta", "n_brows_ta", "n_tg",
                                                 "ilp",    "vec",  "nb",         "ept"};

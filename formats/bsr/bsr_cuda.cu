@@ -13,6 +13,7 @@
 // same block rows in every block (its accumulators stay in registers, paper 4.1/4.5).
 #include <algorithm>
 #include <string>
+#include <type_traits>
 
 #include "formats/bsr/bsr_cuda.hpp"
 #include "formats/bsr/bsr_kernels.cuh"
@@ -328,11 +329,17 @@ DeviceBsr<V> upload_bsr(const Bsr<V>& m, const BsrSegments* segments) {
   d.rows = m.rows;
   d.cols = m.cols;
   d.bs = m.block_size;
-  d.col_idx = cuda::DeviceBuffer<index_t>(m.block_col_idx);
-  d.values = cuda::DeviceBuffer<V>(m.values);
+  // 16 bytes of slack after each array the tma kernel copies in 16-byte-aligned pieces.
+  const auto padded = [](const auto& host, auto& buffer) {
+    using T = typename std::decay_t<decltype(host)>::value_type;
+    buffer = cuda::DeviceBuffer<T>(host.size() + 16 / sizeof(T));
+    buffer.upload(host.data(), host.size());
+  };
+  padded(m.block_col_idx, d.col_idx);
+  padded(m.values, d.values);
   if (segments) {
     d.nrows = segments->segments();
-    d.row_ptr = cuda::DeviceBuffer<index_t>(segments->segment_block_ptr);
+    padded(segments->segment_block_ptr, d.row_ptr);
     d.row_out = cuda::DeviceBuffer<index_t>(segments->segment_out);
     d.split_rows = cuda::DeviceBuffer<index_t>(segments->split_rows);
     d.segment_ptr = cuda::DeviceBuffer<index_t>(segments->segment_ptr);
@@ -342,7 +349,21 @@ DeviceBsr<V> upload_bsr(const Bsr<V>& m, const BsrSegments* segments) {
     d.max_split = segments->max_split;
   } else {
     d.nrows = m.block_rows;
-    d.row_ptr = cuda::DeviceBuffer<index_t>(m.block_row_ptr);
+    padded(m.block_row_ptr, d.row_ptr);
+  }
+  if (m.block_size <= kBsrTmaMaxBlockSize) {
+    const auto& kernel_rows = segments ? segments->segment_block_ptr : m.block_row_ptr;
+    const std::vector<index_t> tiles =
+        bsr_tma_tiles(kernel_rows, bsr_tma_tile_blocks(m.block_size, sizeof(V)), kBsrTmaTileRows);
+    if (!tiles.empty()) {
+      d.tma_tiles = cuda::DeviceBuffer<index_t>(tiles);
+      d.tma_n_tiles = static_cast<index_t>(tiles.size()) - 1;
+      // Lanes per output row: enough that a tile's output rows keep ~256 threads busy.
+      const double rows_per_tile =
+          d.tma_n_tiles > 0 ? static_cast<double>(d.nrows) * m.block_size / d.tma_n_tiles : 1.0;
+      d.tma_lanes = 1;
+      while (d.tma_lanes < 8 && rows_per_tile * d.tma_lanes * 2 <= 256.0) d.tma_lanes *= 2;
+    }
   }
   return d;
 }
@@ -377,6 +398,10 @@ BsrPolicy fit_bsr_policy(BsrPolicy p, int bs) {
                                " threads exceeds this kernel's limit of " + std::to_string(max));
       break;
     }
+    case BsrKernel::tma:
+      if (cuda::Context::get().props().major < 9)
+        throw UnsupportedError("bsr: the tma kernel needs a Hopper (sm_90) or newer GPU");
+      break;
   }
   return p;
 }
@@ -406,6 +431,9 @@ void launch_bsr(const DeviceBsr<V>& d, const BsrPolicy& p, const V* x, const V* 
     }
     case BsrKernel::k2:
       launch_k2(a, p, x, y, z, alpha, beta, stream);
+      break;
+    case BsrKernel::tma:
+      launch_tma(d, x, y, z, alpha, beta, stream);
       break;
     case BsrKernel::k3: {
       const dim3 grid(static_cast<unsigned>(d.nrows),

@@ -38,6 +38,13 @@ struct DeviceBsr {
   cuda::DeviceBuffer<V> partials;           // scratch written by every apply
   index_t n_split = 0;
   index_t max_split = 0;
+  // tma kernel (bs <= kBsrTmaMaxBlockSize): tile boundaries over the kernel rows (empty when
+  // a row does not fit a tile) and lanes per output row. row_ptr, col_idx and values are
+  // allocated with 16 bytes of slack so that the tiles' 16-byte-aligned bulk copies stay
+  // inside the allocations.
+  cuda::DeviceBuffer<index_t> tma_tiles;
+  index_t tma_n_tiles = 0;
+  int tma_lanes = 1;
 
   KernelArgs<V> args() const {
     return KernelArgs<V>{nrows,
@@ -61,6 +68,11 @@ DeviceBsr<V> upload_bsr(const Bsr<V>& m, const BsrSegments* segments);
 template <class V>
 void launch_bsr(const DeviceBsr<V>& d, const BsrPolicy& p, const V* x, const V* y, V* z, V alpha,
                 V beta);
+
+// The tma kernel (bsr_tma_cuda.cu). UnsupportedError when d has no tiles.
+template <class V>
+void launch_tma(const DeviceBsr<V>& d, const V* x, const V* y, V* z, V alpha, V beta,
+                cudaStream_t stream);
 
 // K2 lives in its own translation unit (it has the most instances).
 template <class V>

@@ -47,6 +47,8 @@ bool uses(BsrKernel k, const std::string& field) {
              field == "vec";
     case BsrKernel::k3:
       return field == "nb" || field == "n_tg" || field == "ept";
+    case BsrKernel::tma:
+      return false;  // tile size and threads are fixed (kBsrTmaTileBytes, 256 threads)
   }
   return false;
 }
@@ -91,6 +93,7 @@ std::optional<BsrKernel> parse_kernel(const std::string& s) {
   if (s == "k1" || s == "K1") return BsrKernel::k1;
   if (s == "k2" || s == "K2") return BsrKernel::k2;
   if (s == "k3" || s == "K3") return BsrKernel::k3;
+  if (s == "tma") return BsrKernel::tma;
   return std::nullopt;
 }
 
@@ -106,6 +109,8 @@ bool kernel_covers(BsrKernel k, int bs) {
       return bs <= kK2MaxBlockSize;
     case BsrKernel::k3:
       return true;
+    case BsrKernel::tma:
+      return bs <= kBsrTmaMaxBlockSize;
   }
   return false;
 }
@@ -131,6 +136,8 @@ const char* bsr_kernel_name(BsrKernel k) {
       return "k2";
     case BsrKernel::k3:
       return "k3";
+    case BsrKernel::tma:
+      return "tma";
   }
   return "?";
 }
@@ -145,6 +152,8 @@ std::string BsrPolicy::to_params() const {
              kv("ilp", ilp) + "," + kv("vec", vec);
     case BsrKernel::k3:
       return kv("nb", nb) + "," + kv("n_tg", n_tg) + "," + kv("ept", ept);
+    case BsrKernel::tma:
+      return "";
   }
   return "";
 }
@@ -216,6 +225,8 @@ BsrPolicy bsr_rule_policy(BsrKernel kernel, int bs, int value_bytes) {
       p.n_tg = std::min(4, pow2_floor(p.nb));
       p.ept = std::min(4, pow2_floor(p.nb / p.n_tg));
       break;
+    case BsrKernel::tma:
+      break;
   }
   return p;
 }
@@ -260,6 +271,9 @@ void validate_bsr_policy(const BsrPolicy& p, int bs, int value_bytes) {
       if (p.n_tg * p.ept > p.nb) fail("n_tg * ept must be <= nb (Table I)");
       if (p.nb * p.n_tg > kMaxThreadsPerBlock) fail("nb * n_tg must be <= 1024 threads");
       break;
+    case BsrKernel::tma:
+      if (bs > kBsrTmaMaxBlockSize) fail("tma needs bs <= " + std::to_string(kBsrTmaMaxBlockSize));
+      break;
   }
 }
 
@@ -282,8 +296,8 @@ BsrPolicy choose_bsr_policy(const std::string& device, int bs, int value_bytes,
   if (params.has("kernel")) {
     const auto k = parse_kernel(params.get_string("kernel", ""));
     if (!k)
-      throw InputError("bsr: kernel must be k1, k2 or k3, got '" + params.get_string("kernel", "") +
-                       "'");
+      throw InputError("bsr: kernel must be k1, k2, k3 or tma, got '" +
+                       params.get_string("kernel", "") + "'");
     kernel = *k;
     kernel_source = "params";
   } else {
@@ -302,7 +316,9 @@ BsrPolicy choose_bsr_policy(const std::string& device, int bs, int value_bytes,
   if (!kernel_covers(kernel, bs))
     throw InputError("bsr: kernel " + std::string(bsr_kernel_name(kernel)) +
                      " cannot take bs=" + std::to_string(bs) +
-                     (kernel == BsrKernel::k1 ? " (K1: bs <= 5)" : " (K2: bs <= 128)"));
+                     (kernel == BsrKernel::k1   ? " (K1: bs <= 5)"
+                      : kernel == BsrKernel::k2 ? " (K2: bs <= 128)"
+                                                : " (tma: bs <= 8)"));
 
   BsrPolicy policy = bsr_rule_policy(kernel, bs, value_bytes);
   for (const auto& [value, source] :
@@ -388,6 +404,9 @@ std::vector<BsrPolicy> bsr_tuning_candidates(BsrKernel kernel, int bs, int value
       }
       break;
     }
+    case BsrKernel::tma:
+      keep(BsrPolicy{});  // nothing to tune
+      break;
   }
   return out;
 }

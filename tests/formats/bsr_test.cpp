@@ -152,7 +152,7 @@ void check_all_candidates(int bs) {
   const Csr<V> a = block_matrix(bs, false, testing::test_seed() + bs).template cast<V>();
   int checked = 0;
   std::set<std::string> seen;  // n_ta only changes how many arrays share a thread block
-  for (BsrKernel kernel : {BsrKernel::k1, BsrKernel::k2, BsrKernel::k3})
+  for (BsrKernel kernel : {BsrKernel::k1, BsrKernel::k2, BsrKernel::k3, BsrKernel::tma})
     for (const BsrPolicy& c : bsr_tuning_candidates(kernel, bs, value_bytes)) {
       BsrPolicy key = c;
       key.n_ta = 1;
@@ -167,7 +167,8 @@ void check_all_candidates(int bs) {
         try {
           op = build_operator<V>(format, a, p, Backend::cuda);
         } catch (const UnsupportedError&) {
-          continue;  // over this device's per-kernel thread limit (registers): the tuner skips it too
+          continue;  // over this device's per-kernel thread limit (registers): the tuner skips it
+                     // too
         }
         testing::expect_operator_matches(*op, a, Backend::cuda, testing::test_seed() + checked);
         ++checked;
@@ -254,7 +255,8 @@ TEST(BsrConversion, RowMajorAndSegmentsOnTheCpuKernel) {
         std::vector<double> z(a.rows, std::numeric_limits<double>::quiet_NaN());
         bsr_spmv_cpu(m, balanced ? &s : nullptr, x.data(), y.data(), z.data(), 1.5, -0.5,
                      partials.data());
-        EXPECT_LE(relative_error(z, reference_spmv(a, x, y, 1.5, -0.5)), testing::spmv_tolerance<double>(a));
+        EXPECT_LE(relative_error(z, reference_spmv(a, x, y, 1.5, -0.5)),
+                  testing::spmv_tolerance<double>(a));
       }
   }
 }
@@ -529,11 +531,12 @@ TEST(BsrPolicy, CandidatesRespectTableI) {
   for (int bs = 1; bs <= 64; ++bs)
     for (int value_bytes : {4, 8}) {
       SCOPED_TRACE("bs " + std::to_string(bs));
-      for (BsrKernel kernel : {BsrKernel::k1, BsrKernel::k2, BsrKernel::k3}) {
+      for (BsrKernel kernel : {BsrKernel::k1, BsrKernel::k2, BsrKernel::k3, BsrKernel::tma}) {
         const auto candidates = bsr_tuning_candidates(kernel, bs, value_bytes);
         const bool expected = kernel == BsrKernel::k1   ? bs <= 5
                               : kernel == BsrKernel::k2 ? bs >= 4
-                                                        : bs >= 32;
+                              : kernel == BsrKernel::k3 ? bs >= 32
+                                                        : bs <= kBsrTmaMaxBlockSize;
         if (expected) {
           EXPECT_FALSE(candidates.empty()) << bsr_kernel_name(kernel);
         }
@@ -611,6 +614,53 @@ TEST(BsrPolicy, StoreThenShippedThenRule) {
   tuning_put("Test GPU Y", "bsr.bs6.f64", "kernel=k1");
   EXPECT_EQ(choose_bsr_policy("Test GPU Y", 7, 8, {}).source, "rule");
   EXPECT_EQ(choose_bsr_policy("Test GPU Y", 6, 8, {}).kernel, BsrKernel::k2);
+}
+
+// --- the tma kernel ----------------------------------------------------------------------------
+
+TEST(BsrTma, TilesHoldWholeRowsWithinCapacity) {
+  // Rows of 3, 0, 5, 2, 4 blocks; capacity 6 blocks, 2 rows.
+  const std::vector<index_t> row_ptr = {0, 3, 3, 8, 10, 14};
+  EXPECT_EQ(bsr_tma_tiles(row_ptr, 6, 2), (std::vector<index_t>{0, 2, 3, 5}));
+  EXPECT_EQ(bsr_tma_tiles(row_ptr, 100, 100), (std::vector<index_t>{0, 5}));
+  EXPECT_EQ(bsr_tma_tiles(row_ptr, 5, 100), (std::vector<index_t>{0, 2, 3, 4, 5}));
+  EXPECT_TRUE(bsr_tma_tiles(row_ptr, 4, 100).empty());             // the 5-block row fits no tile
+  EXPECT_EQ(bsr_tma_tiles({0}, 4, 4), (std::vector<index_t>{0}));  // no rows, no tiles
+  // Capacities in blocks: 16 KB of values.
+  EXPECT_EQ(bsr_tma_tile_blocks(2, 8), 512);
+  EXPECT_EQ(bsr_tma_tile_blocks(8, 4), 64);
+}
+
+TEST(BsrCuda, TmaKernelOnTheZoo) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
+  int checked = 0;
+  for (const std::string& name : testing::zoo_names())
+    for (int bs : {1, 2, 3, 4, 7, 8}) {
+      Params p = Params::parse("kernel=tma");
+      p.set("block_size", std::to_string(bs));
+      SCOPED_TRACE(name + " " + p.to_string());
+      const Csr<double>& a = testing::zoo_matrix(name);
+      for (const char* format : {"bsr", "bsr_balanced"}) {
+        std::unique_ptr<Operator<double>> op;
+        try {
+          op = build_operator<double>(format, a, p, Backend::cuda);
+        } catch (const UnsupportedError&) {
+          continue;  // the blocks would store too many explicit zeros
+        }
+        testing::expect_operator_matches(*op, a, Backend::cuda, testing::test_seed() + bs);
+        ++checked;
+      }
+      if (bs == 3) {
+        const Csr<float> af = a.cast<float>();
+        try {
+          const auto op = build_operator<float>("bsr", af, p, Backend::cuda);
+          testing::expect_operator_matches(*op, af, Backend::cuda, testing::test_seed() + 99);
+        } catch (const UnsupportedError&) {
+        }
+      }
+      if (::testing::Test::HasFailure()) return;
+    }
+  EXPECT_GT(checked, 50);
 }
 
 }  // namespace

@@ -1,0 +1,240 @@
+// The tma BSR kernel (ours, not the paper's; see BsrKernel in bsr.hpp): small blocks
+// (bs <= 8) streamed tile by tile into shared memory by the Tensor Memory Accelerator.
+//
+// Setup (upload_bsr) cuts the kernel rows (block rows, or balanced-BSR segments) into tiles of
+// whole rows holding at most kBsrTmaTileBytes of block values. The grid is persistent: thread
+// block b takes tiles b, b + grid, b + 2 grid, ... For each tile, thread 0 issues three bulk
+// copies (cp.async.bulk: block values, block columns, row pointers, each widened to 16-byte
+// alignment) that complete on an mbarrier; the next tile's copies are in flight while this one
+// is multiplied (two buffers). Output rows (kernel row, row i of the block) are then taken by
+// `lanes` adjacent threads each, which stride over the row's blocks in shared memory, multiply
+// block column c by x[col * bs + c] (read-only path) and add with a shuffle.
+//
+// Why it is faster than K1 at bs = 2..4: the matrix stream costs one instruction per tile
+// instead of a load per value and a shuffle tree per block row, so the SM spends its issue
+// slots on the multiply-adds and x; the copy engine keeps ~16 KB per thread block in flight.
+//
+// Bytes per apply: the same as every BSR kernel (block values, block columns, row pointer, x,
+// y when beta != 0, z written); the 16-byte widening re-reads at most 3 values of a neighbour
+// tile per tile.
+#include <cuda/barrier>
+#include <cuda/ptx>
+
+#include "formats/bsr/bsr_cuda.hpp"
+#include "formats/bsr/bsr_kernels.cuh"
+#include "spmvkit/error.hpp"
+
+namespace spmvkit::bsr {
+
+namespace {
+
+constexpr int kTmaThreads = 256;
+using Barrier = ::cuda::barrier<::cuda::thread_scope_block>;
+
+// Shared-memory layout: two barriers, then two buffers of [values | block columns | row
+// pointers], every region starting on 16 bytes. Sizes are in elements, with room for the
+// 16-byte widening at both ends of each copy.
+template <class V>
+struct TmaSmem {
+  int values;   // tile values + 2 * (16 / sizeof(V))
+  int cols;     // tile blocks + 8
+  int row_ptr;  // tile rows + 1 + 8, rounded to 4
+  int header;   // bytes before buffer 0 (the barriers)
+
+  static constexpr int round16(int bytes) { return (bytes + 15) / 16 * 16; }
+  __host__ __device__ int buffer_bytes() const {
+    return round16(values * static_cast<int>(sizeof(V))) + round16(cols * 4) + round16(row_ptr * 4);
+  }
+  __host__ __device__ int total_bytes() const { return header + 2 * buffer_bytes(); }
+  __device__ V* values_of(unsigned char* smem, int b) const {
+    return reinterpret_cast<V*>(smem + header + b * buffer_bytes());
+  }
+  __device__ index_t* cols_of(unsigned char* smem, int b) const {
+    return reinterpret_cast<index_t*>(smem + header + b * buffer_bytes() +
+                                      round16(values * static_cast<int>(sizeof(V))));
+  }
+  __device__ index_t* row_ptr_of(unsigned char* smem, int b) const {
+    return reinterpret_cast<index_t*>(smem + header + b * buffer_bytes() +
+                                      round16(values * static_cast<int>(sizeof(V))) +
+                                      round16(cols * 4));
+  }
+};
+
+template <class V>
+TmaSmem<V> tma_smem(int bs) {
+  TmaSmem<V> s;
+  const int tile_blocks = static_cast<int>(bsr_tma_tile_blocks(bs, sizeof(V)));
+  s.values = tile_blocks * bs * bs + 2 * static_cast<int>(16 / sizeof(V));
+  s.cols = tile_blocks + 8;
+  s.row_ptr = (static_cast<int>(kBsrTmaTileRows) + 1 + 8 + 3) / 4 * 4;
+  s.header = TmaSmem<V>::round16(2 * static_cast<int>(sizeof(Barrier)));
+  return s;
+}
+
+// [first, last) widened to multiples of A elements.
+struct Span {
+  std::int64_t begin, end;
+};
+template <int A>
+__device__ __forceinline__ Span widen(std::int64_t first, std::int64_t last) {
+  return Span{first / A * A, (last + A - 1) / A * A};
+}
+
+template <class V, int BS>
+__global__ void __launch_bounds__(kTmaThreads)
+    bsr_tma_kernel(const KernelArgs<V> a, const index_t* __restrict__ tiles, index_t n_tiles,
+                   const TmaSmem<V> s, int lanes, const V* __restrict__ x, const V* y, V* z,
+                   V alpha, V beta) {
+  constexpr int BS2 = BS * BS;
+  constexpr int AV = 16 / static_cast<int>(sizeof(V));  // values per 16 bytes
+  extern __shared__ __align__(16) unsigned char smem[];
+  Barrier* bar = reinterpret_cast<Barrier*>(smem);
+  const int tid = static_cast<int>(threadIdx.x);
+  if (static_cast<index_t>(blockIdx.x) >= n_tiles) return;  // the whole block
+
+  if (tid == 0) {
+    init(&bar[0], static_cast<std::ptrdiff_t>(blockDim.x));
+    init(&bar[1], static_cast<std::ptrdiff_t>(blockDim.x));
+    // The barriers' initialisation must be visible to the copy engine (async proxy).
+    ::cuda::ptx::fence_proxy_async(::cuda::ptx::space_shared);
+  }
+  __syncthreads();
+
+  // Thread 0: queue tile t into buffer b. The barrier's transaction count is raised by the
+  // bytes first; the phase completes when every thread has arrived and every byte landed.
+  const auto issue = [&](index_t t, int b) {
+    const index_t kr0 = tiles[t], kr1 = tiles[t + 1];
+    const std::int64_t kb0 = a.row_ptr[kr0], kb1 = a.row_ptr[kr1];
+    const Span v = widen<AV>(kb0 * BS2, kb1 * BS2);
+    const Span c = widen<4>(kb0, kb1);
+    const Span r = widen<4>(kr0, std::int64_t{kr1} + 1);
+    const auto vbytes = static_cast<std::uint32_t>((v.end - v.begin) * sizeof(V));
+    const auto cbytes = static_cast<std::uint32_t>((c.end - c.begin) * sizeof(index_t));
+    const auto rbytes = static_cast<std::uint32_t>((r.end - r.begin) * sizeof(index_t));
+    ::cuda::device::barrier_expect_tx(bar[b], vbytes + cbytes + rbytes);
+    if (vbytes > 0)
+      ::cuda::device::memcpy_async_tx(s.values_of(smem, b), a.values + v.begin,
+                                      ::cuda::aligned_size_t<16>(vbytes), bar[b]);
+    if (cbytes > 0)
+      ::cuda::device::memcpy_async_tx(s.cols_of(smem, b), a.col_idx + c.begin,
+                                      ::cuda::aligned_size_t<16>(cbytes), bar[b]);
+    ::cuda::device::memcpy_async_tx(s.row_ptr_of(smem, b), a.row_ptr + r.begin,
+                                    ::cuda::aligned_size_t<16>(rbytes), bar[b]);
+  };
+
+  index_t t = blockIdx.x;
+  if (tid == 0) {
+    issue(t, 0);
+    if (t + static_cast<index_t>(gridDim.x) < n_tiles) issue(t + gridDim.x, 1);
+  }
+  for (int b = 0; t < n_tiles; t += gridDim.x, b ^= 1) {
+    // Tile geometry, recomputed by every thread (cached loads) instead of shared.
+    const index_t kr0 = tiles[t], kr1 = tiles[t + 1];
+    const index_t kb0 = a.row_ptr[kr0];
+    const V* values = s.values_of(smem, b) + (static_cast<std::int64_t>(kb0) * BS2) % AV;
+    const index_t* cols = s.cols_of(smem, b) + (kb0 & 3);
+    const index_t* row_ptr = s.row_ptr_of(smem, b) + (kr0 & 3);
+    const int items = (kr1 - kr0) * BS * lanes;
+
+    bar[b].arrive_and_wait();  // tile t is in buffer b
+    for (int base = 0; base < items;
+         base += kTmaThreads) {  // uniform trip count: full-warp shuffles
+      const int item = base + tid;
+      const bool active = item < items;
+      const int lane = item % lanes;
+      const int row = item / lanes;  // (kernel row, row in block) pair within the tile
+      const int lr = row / BS, i = row % BS;
+      V sum = V(0);
+      if (active) {
+        const index_t b0 = row_ptr[lr] - kb0, b1 = row_ptr[lr + 1] - kb0;
+        for (index_t k = b0 + lane; k < b1; k += lanes) {
+          const index_t xb = cols[k] * BS;
+          const V* block = values + k * BS2 + i;  // column-major: column c at c * bs
+#pragma unroll
+          for (int c = 0; c < BS; ++c) sum += block[c * BS] * load_x(x, xb + c, a.cols, true);
+        }
+      }
+      for (int off = lanes / 2; off > 0; off /= 2)
+        sum += __shfl_down_sync(kFullMask, sum, off, lanes);
+      if (active && lane == 0) store_row(a, row_target(a, kr0 + lr), i, sum, y, z, alpha, beta);
+    }
+    __syncthreads();  // everyone is done with buffer b
+    const index_t next = t + 2 * static_cast<index_t>(gridDim.x);
+    if (tid == 0 && next < n_tiles) {
+      // Order this block's reads of buffer b (generic proxy) before the copy engine's writes.
+      ::cuda::ptx::fence_proxy_async(::cuda::ptx::space_shared);
+      issue(next, b);
+    }
+  }
+}
+
+template <class V>
+using TmaFn = void (*)(KernelArgs<V>, const index_t*, index_t, TmaSmem<V>, int, const V*, const V*,
+                       V*, V, V);
+
+template <class V>
+TmaFn<V> tma_kernel(int bs) {
+  switch (bs) {
+    case 1:
+      return bsr_tma_kernel<V, 1>;
+    case 2:
+      return bsr_tma_kernel<V, 2>;
+    case 3:
+      return bsr_tma_kernel<V, 3>;
+    case 4:
+      return bsr_tma_kernel<V, 4>;
+    case 5:
+      return bsr_tma_kernel<V, 5>;
+    case 6:
+      return bsr_tma_kernel<V, 6>;
+    case 7:
+      return bsr_tma_kernel<V, 7>;
+    case 8:
+      return bsr_tma_kernel<V, 8>;
+    default:
+      throw UnsupportedError("bsr: the tma kernel takes bs <= " +
+                             std::to_string(kBsrTmaMaxBlockSize) + ", got " + std::to_string(bs));
+  }
+}
+
+}  // namespace
+
+template <class V>
+void launch_tma(const DeviceBsr<V>& d, const V* x, const V* y, V* z, V alpha, V beta,
+                cudaStream_t stream) {
+  if (d.bs > kBsrTmaMaxBlockSize)
+    throw UnsupportedError("bsr: the tma kernel takes bs <= " +
+                           std::to_string(kBsrTmaMaxBlockSize) + ", got " + std::to_string(d.bs));
+  if (d.nrows == 0) return;
+  if (d.tma_n_tiles == 0)
+    throw UnsupportedError("bsr: a kernel row is longer than a tma tile (use balanced BSR)");
+  const TmaFn<V> kernel = tma_kernel<V>(d.bs);
+  const TmaSmem<V> s = tma_smem<V>(d.bs);
+  const int smem = s.total_bytes();
+  // Per device and instance: allow the dynamic shared memory, and size the persistent grid.
+  static thread_local int configured_device[kBsrTmaMaxBlockSize + 1] = {-1, -1, -1, -1, -1,
+                                                                        -1, -1, -1, -1};
+  static thread_local int blocks_per_sm[kBsrTmaMaxBlockSize + 1] = {};
+  int device = 0;
+  SPMVKIT_CUDA_CHECK(cudaGetDevice(&device));
+  if (configured_device[d.bs] != device) {
+    SPMVKIT_CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),
+                                            cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    SPMVKIT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &blocks_per_sm[d.bs], kernel, kTmaThreads, static_cast<std::size_t>(smem)));
+    configured_device[d.bs] = device;
+  }
+  const std::int64_t resident =
+      static_cast<std::int64_t>(std::max(1, blocks_per_sm[d.bs])) * cuda::Context::get().sm_count();
+  const auto grid = static_cast<unsigned>(std::min<std::int64_t>(d.tma_n_tiles, resident));
+  kernel<<<grid, kTmaThreads, static_cast<std::size_t>(smem), stream>>>(
+      d.args(), d.tma_tiles.data(), d.tma_n_tiles, s, d.tma_lanes, x, y, z, alpha, beta);
+  SPMVKIT_LAUNCH_CHECK();
+}
+
+template void launch_tma(const DeviceBsr<float>&, const float*, const float*, float*, float, float,
+                         cudaStream_t);
+template void launch_tma(const DeviceBsr<double>&, const double*, const double*, double*, double,
+                         double, cudaStream_t);
+
+}  // namespace spmvkit::bsr
