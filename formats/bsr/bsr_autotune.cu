@@ -74,7 +74,7 @@ void tune_block_size(int bs, const BsrAutotuneOptions& o, const std::string& dev
   const char* tag = value_bytes == 8 ? "f64" : "f32";
   std::ostream* log = o.log;
   const Bsr<V> m = tuning_matrix<V>(bs, o.target_values);
-  const bsr::DeviceBsr<V> d = bsr::upload_bsr(m, nullptr);
+  bsr::DeviceBsr<V> d = bsr::upload_bsr(m, nullptr);
 
   std::mt19937_64 rng(777 + bs);
   std::uniform_real_distribution<double> dist(-1.0, 1.0);
@@ -118,6 +118,8 @@ void tune_block_size(int bs, const BsrAutotuneOptions& o, const std::string& dev
       }
       if (!seen.insert(p.to_params()).second) continue;
       ++tried;
+      if (p.kernel == BsrKernel::tma)
+        bsr::set_tma_tiles(d, m.block_row_ptr, bsr_tma_tile_blocks(bs, value_bytes, p.tile_kb));
       // Check: z = alpha*A*x + beta*y on a sample of rows against the CPU kernel.
       bsr::launch_bsr(d, p, x.data(), y.data(), z.data(), alpha, beta);
       cuda::copy_to_host(got.data(), z.data(), sample * sizeof(V));

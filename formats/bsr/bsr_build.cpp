@@ -216,7 +216,7 @@ std::unique_ptr<Operator<V>> build_bsr(const Csr<V>& a, const Params& p, Backend
   if (balanced < 0) balanced = bsr_balance_pays(stats, lambda) ? 1 : 0;
   if (b == Backend::cuda && policy.kernel == BsrKernel::tma) {
     // Every kernel row must fit in one tma tile: longer block rows become segments.
-    const index_t cap = bsr_tma_tile_blocks(bs, value_bytes);
+    const index_t cap = bsr_tma_tile_blocks(bs, value_bytes, policy.tile_kb);
     if (stats.max_len > cap) balanced = 1;
     lambda = std::min(lambda, cap);
   }
@@ -274,8 +274,8 @@ std::vector<index_t> bsr_tma_tiles(const std::vector<index_t>& row_ptr, index_t 
 
 namespace {
 
-const std::vector<std::string> kKernelParams = {"kernel", "n_ta", "n_brows_ta", "n_tg",
-                                                "ilp",    "vec",  "nb",         "ept"};
+const std::vector<std::string> kKernelParams = {
+    "kernel", "n_ta", "n_brows_ta", "n_tg", "ilp", "vec", "nb", "ept", "stages", "tile_kb"};
 
 std::vector<std::string> param_names(bool with_balanced) {
   std::vector<std::string> names = {"block_size"};

@@ -322,7 +322,24 @@ int max_threads_per_block(Fn fn) {
 }  // namespace
 
 template <class V>
-DeviceBsr<V> upload_bsr(const Bsr<V>& m, const BsrSegments* segments) {
+void set_tma_tiles(DeviceBsr<V>& d, const std::vector<index_t>& kernel_rows, index_t tile_blocks) {
+  d.tma_tiles = cuda::DeviceBuffer<index_t>();
+  d.tma_n_tiles = 0;
+  d.tma_tile_blocks = 0;
+  if (d.bs > kBsrTmaMaxBlockSize) return;
+  const std::vector<index_t> tiles = bsr_tma_tiles(kernel_rows, tile_blocks, kBsrTmaTileRows);
+  if (tiles.size() < 2) return;
+  d.tma_tiles = cuda::DeviceBuffer<index_t>(tiles);
+  d.tma_n_tiles = static_cast<index_t>(tiles.size()) - 1;
+  d.tma_tile_blocks = tile_blocks;
+  // Lanes per output row: enough that a tile's output rows keep ~256 threads busy.
+  const double rows_per_tile = static_cast<double>(d.nrows) * d.bs / d.tma_n_tiles;
+  d.tma_lanes = 1;
+  while (d.tma_lanes < 8 && rows_per_tile * d.tma_lanes * 2 <= 256.0) d.tma_lanes *= 2;
+}
+
+template <class V>
+DeviceBsr<V> upload_bsr(const Bsr<V>& m, const BsrSegments* segments, index_t tma_tile_blocks) {
   if (m.layout != BlockLayout::column_major)
     throw UnsupportedError("bsr: the CUDA kernels read column-major blocks");
   DeviceBsr<V> d;
@@ -351,20 +368,8 @@ DeviceBsr<V> upload_bsr(const Bsr<V>& m, const BsrSegments* segments) {
     d.nrows = m.block_rows;
     padded(m.block_row_ptr, d.row_ptr);
   }
-  if (m.block_size <= kBsrTmaMaxBlockSize) {
-    const auto& kernel_rows = segments ? segments->segment_block_ptr : m.block_row_ptr;
-    const std::vector<index_t> tiles =
-        bsr_tma_tiles(kernel_rows, bsr_tma_tile_blocks(m.block_size, sizeof(V)), kBsrTmaTileRows);
-    if (!tiles.empty()) {
-      d.tma_tiles = cuda::DeviceBuffer<index_t>(tiles);
-      d.tma_n_tiles = static_cast<index_t>(tiles.size()) - 1;
-      // Lanes per output row: enough that a tile's output rows keep ~256 threads busy.
-      const double rows_per_tile =
-          d.tma_n_tiles > 0 ? static_cast<double>(d.nrows) * m.block_size / d.tma_n_tiles : 1.0;
-      d.tma_lanes = 1;
-      while (d.tma_lanes < 8 && rows_per_tile * d.tma_lanes * 2 <= 256.0) d.tma_lanes *= 2;
-    }
-  }
+  if (tma_tile_blocks > 0)
+    set_tma_tiles(d, segments ? segments->segment_block_ptr : m.block_row_ptr, tma_tile_blocks);
   return d;
 }
 
@@ -401,6 +406,11 @@ BsrPolicy fit_bsr_policy(BsrPolicy p, int bs) {
     case BsrKernel::tma:
       if (cuda::Context::get().props().major < 9)
         throw UnsupportedError("bsr: the tma kernel needs a Hopper (sm_90) or newer GPU");
+      if (static_cast<std::size_t>(tma_shared_bytes<V>(bs, p.tile_kb, p.stages)) >
+          cuda::Context::get().props().sharedMemPerBlockOptin)
+        throw UnsupportedError("bsr: tma with stages=" + std::to_string(p.stages) +
+                               ", tile_kb=" + std::to_string(p.tile_kb) +
+                               " needs more shared memory than a thread block may have");
       break;
   }
   return p;
@@ -433,7 +443,7 @@ void launch_bsr(const DeviceBsr<V>& d, const BsrPolicy& p, const V* x, const V* 
       launch_k2(a, p, x, y, z, alpha, beta, stream);
       break;
     case BsrKernel::tma:
-      launch_tma(d, x, y, z, alpha, beta, stream);
+      launch_tma(d, p, x, y, z, alpha, beta, stream);
       break;
     case BsrKernel::k3: {
       const dim3 grid(static_cast<unsigned>(d.nrows),
@@ -480,8 +490,9 @@ class BsrCudaOperator final : public Operator<V> {
 
 }  // namespace
 
-#define SPMVKIT_INSTANTIATE(V)                                         \
-  template DeviceBsr<V> upload_bsr(const Bsr<V>&, const BsrSegments*); \
+#define SPMVKIT_INSTANTIATE(V)                                                      \
+  template DeviceBsr<V> upload_bsr(const Bsr<V>&, const BsrSegments*, index_t);     \
+  template void set_tma_tiles(DeviceBsr<V>&, const std::vector<index_t>&, index_t); \
   template void launch_bsr(const DeviceBsr<V>&, const BsrPolicy&, const V*, const V*, V*, V, V);
 SPMVKIT_INSTANTIATE(float)
 SPMVKIT_INSTANTIATE(double)
@@ -494,8 +505,12 @@ namespace spmvkit {
 template <class V>
 std::unique_ptr<Operator<V>> make_bsr_cuda(const Bsr<V>& m, const BsrSegments* segments,
                                            const BsrPolicy& policy, OperatorInfo info) {
-  return std::make_unique<bsr::BsrCudaOperator<V>>(std::move(info), bsr::upload_bsr(m, segments),
-                                                   policy);
+  const index_t tma_tile_blocks =
+      policy.kernel == BsrKernel::tma
+          ? bsr_tma_tile_blocks(m.block_size, static_cast<int>(sizeof(V)), policy.tile_kb)
+          : 0;
+  return std::make_unique<bsr::BsrCudaOperator<V>>(
+      std::move(info), bsr::upload_bsr(m, segments, tma_tile_blocks), policy);
 }
 
 template std::unique_ptr<Operator<float>> make_bsr_cuda(const Bsr<float>&, const BsrSegments*,

@@ -44,6 +44,7 @@ struct DeviceBsr {
   // inside the allocations.
   cuda::DeviceBuffer<index_t> tma_tiles;
   index_t tma_n_tiles = 0;
+  index_t tma_tile_blocks = 0;  // the capacity the tiles were cut for (0: none)
   int tma_lanes = 1;
 
   KernelArgs<V> args() const {
@@ -60,8 +61,13 @@ struct DeviceBsr {
 };
 
 // Uploads a column-major BSR, and its segments when balanced.
+// With tma_tile_blocks > 0, also the tma kernel's tiles (set_tma_tiles).
 template <class V>
-DeviceBsr<V> upload_bsr(const Bsr<V>& m, const BsrSegments* segments);
+DeviceBsr<V> upload_bsr(const Bsr<V>& m, const BsrSegments* segments, index_t tma_tile_blocks = 0);
+// Cuts d's kernel rows (`kernel_rows`: the host copy of d.row_ptr) into tma tiles of at most
+// tile_blocks blocks; none when a row is longer.
+template <class V>
+void set_tma_tiles(DeviceBsr<V>& d, const std::vector<index_t>& kernel_rows, index_t tile_blocks);
 
 // Queues z = alpha*A*x + beta*y on the context stream (main kernel, then the balanced
 // reduction when rows were split).
@@ -69,10 +75,13 @@ template <class V>
 void launch_bsr(const DeviceBsr<V>& d, const BsrPolicy& p, const V* x, const V* y, V* z, V alpha,
                 V beta);
 
-// The tma kernel (bsr_tma_cuda.cu). UnsupportedError when d has no tiles.
+// The tma kernel (bsr_tma_cuda.cu). UnsupportedError when d has no tiles for p.tile_kb.
 template <class V>
-void launch_tma(const DeviceBsr<V>& d, const V* x, const V* y, V* z, V alpha, V beta,
-                cudaStream_t stream);
+void launch_tma(const DeviceBsr<V>& d, const BsrPolicy& p, const V* x, const V* y, V* z, V alpha,
+                V beta, cudaStream_t stream);
+// Dynamic shared memory of one tma thread block.
+template <class V>
+int tma_shared_bytes(int bs, int tile_kb, int stages);
 
 // K2 lives in its own translation unit (it has the most instances).
 template <class V>

@@ -48,7 +48,7 @@ bool uses(BsrKernel k, const std::string& field) {
     case BsrKernel::k3:
       return field == "nb" || field == "n_tg" || field == "ept";
     case BsrKernel::tma:
-      return false;  // tile size and threads are fixed (kBsrTmaTileBytes, 256 threads)
+      return field == "stages" || field == "tile_kb";
   }
   return false;
 }
@@ -61,10 +61,13 @@ int* field_of(BsrPolicy& p, const std::string& name) {
   if (name == "vec") return &p.vec;
   if (name == "nb") return &p.nb;
   if (name == "ept") return &p.ept;
+  if (name == "stages") return &p.stages;
+  if (name == "tile_kb") return &p.tile_kb;
   return nullptr;
 }
 
-const char* const kFields[] = {"n_ta", "n_brows_ta", "n_tg", "ilp", "vec", "nb", "ept"};
+const char* const kFields[] = {"n_ta", "n_brows_ta", "n_tg",   "ilp",    "vec",
+                               "nb",   "ept",        "stages", "tile_kb"};
 
 // Copies the kernel's fields present in `params` into `p`; returns how many. With `strict`, a
 // field the kernel does not use is an InputError (explicit user parameters); otherwise it is
@@ -153,7 +156,7 @@ std::string BsrPolicy::to_params() const {
     case BsrKernel::k3:
       return kv("nb", nb) + "," + kv("n_tg", n_tg) + "," + kv("ept", ept);
     case BsrKernel::tma:
-      return "";
+      return kv("stages", stages) + "," + kv("tile_kb", tile_kb);
   }
   return "";
 }
@@ -273,6 +276,9 @@ void validate_bsr_policy(const BsrPolicy& p, int bs, int value_bytes) {
       break;
     case BsrKernel::tma:
       if (bs > kBsrTmaMaxBlockSize) fail("tma needs bs <= " + std::to_string(kBsrTmaMaxBlockSize));
+      if (p.stages < 2 || p.stages > 4) fail("stages must be 2, 3 or 4");
+      if (p.tile_kb != 4 && p.tile_kb != 8 && p.tile_kb != 16 && p.tile_kb != 32 && p.tile_kb != 48)
+        fail("tile_kb must be 4, 8, 16, 32 or 48");
       break;
   }
 }
@@ -405,7 +411,13 @@ std::vector<BsrPolicy> bsr_tuning_candidates(BsrKernel kernel, int bs, int value
       break;
     }
     case BsrKernel::tma:
-      keep(BsrPolicy{});  // nothing to tune
+      for (int stages : {2, 3, 4})
+        for (int tile_kb : {8, 16, 32}) {
+          BsrPolicy p;
+          p.stages = stages;
+          p.tile_kb = tile_kb;
+          keep(p);
+        }
       break;
   }
   return out;

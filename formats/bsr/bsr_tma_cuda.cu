@@ -2,11 +2,11 @@
 // (bs <= 8) streamed tile by tile into shared memory by the Tensor Memory Accelerator.
 //
 // Setup (upload_bsr) cuts the kernel rows (block rows, or balanced-BSR segments) into tiles of
-// whole rows holding at most kBsrTmaTileBytes of block values. The grid is persistent: thread
+// whole rows holding at most tile_kb KB of block values. The grid is persistent: thread
 // block b takes tiles b, b + grid, b + 2 grid, ... For each tile, thread 0 issues three bulk
 // copies (cp.async.bulk: block values, block columns, row pointers, each widened to 16-byte
 // alignment) that complete on an mbarrier; the next tile's copies are in flight while this one
-// is multiplied (two buffers). Output rows (kernel row, row i of the block) are then taken by
+// is multiplied (`stages` buffers, 2 to 4). Output rows (kernel row, row i of the block) are then taken by
 // `lanes` adjacent threads each, which stride over the row's blocks in shared memory, multiply
 // block column c by x[col * bs + c] (read-only path) and add with a shuffle.
 //
@@ -17,6 +17,8 @@
 // Bytes per apply: the same as every BSR kernel (block values, block columns, row pointer, x,
 // y when beta != 0, z written); the 16-byte widening re-reads at most 3 values of a neighbour
 // tile per tile.
+#include <algorithm>
+#include <cstdlib>
 #include <cuda/barrier>
 #include <cuda/ptx>
 
@@ -31,8 +33,8 @@ namespace {
 constexpr int kTmaThreads = 256;
 using Barrier = ::cuda::barrier<::cuda::thread_scope_block>;
 
-// Shared-memory layout: two barriers, then two buffers of [values | block columns | row
-// pointers], every region starting on 16 bytes. Sizes are in elements, with room for the
+// Shared-memory layout: kMaxStages barriers, then `stages` buffers of [values | block columns |
+// row pointers], every region starting on 16 bytes. Sizes are in elements, with room for the
 // 16-byte widening at both ends of each copy.
 template <class V>
 struct TmaSmem {
@@ -40,12 +42,13 @@ struct TmaSmem {
   int cols;     // tile blocks + 8
   int row_ptr;  // tile rows + 1 + 8, rounded to 4
   int header;   // bytes before buffer 0 (the barriers)
+  int stages;   // buffers: tiles in flight per thread block, the one being multiplied included
 
   static constexpr int round16(int bytes) { return (bytes + 15) / 16 * 16; }
   __host__ __device__ int buffer_bytes() const {
     return round16(values * static_cast<int>(sizeof(V))) + round16(cols * 4) + round16(row_ptr * 4);
   }
-  __host__ __device__ int total_bytes() const { return header + 2 * buffer_bytes(); }
+  __host__ __device__ int total_bytes() const { return header + stages * buffer_bytes(); }
   __device__ V* values_of(unsigned char* smem, int b) const {
     return reinterpret_cast<V*>(smem + header + b * buffer_bytes());
   }
@@ -60,14 +63,17 @@ struct TmaSmem {
   }
 };
 
+constexpr int kMaxStages = 4;
+
 template <class V>
-TmaSmem<V> tma_smem(int bs) {
+TmaSmem<V> tma_smem(int bs, int tile_kb, int stages) {
   TmaSmem<V> s;
-  const int tile_blocks = static_cast<int>(bsr_tma_tile_blocks(bs, sizeof(V)));
+  const int tile_blocks = static_cast<int>(bsr_tma_tile_blocks(bs, sizeof(V), tile_kb));
   s.values = tile_blocks * bs * bs + 2 * static_cast<int>(16 / sizeof(V));
   s.cols = tile_blocks + 8;
   s.row_ptr = (static_cast<int>(kBsrTmaTileRows) + 1 + 8 + 3) / 4 * 4;
-  s.header = TmaSmem<V>::round16(2 * static_cast<int>(sizeof(Barrier)));
+  s.stages = stages;
+  s.header = TmaSmem<V>::round16(kMaxStages * static_cast<int>(sizeof(Barrier)));
   return s;
 }
 
@@ -93,8 +99,7 @@ __global__ void __launch_bounds__(kTmaThreads)
   if (static_cast<index_t>(blockIdx.x) >= n_tiles) return;  // the whole block
 
   if (tid == 0) {
-    init(&bar[0], static_cast<std::ptrdiff_t>(blockDim.x));
-    init(&bar[1], static_cast<std::ptrdiff_t>(blockDim.x));
+    for (int b = 0; b < s.stages; ++b) init(&bar[b], static_cast<std::ptrdiff_t>(blockDim.x));
     // The barriers' initialisation must be visible to the copy engine (async proxy).
     ::cuda::ptx::fence_proxy_async(::cuda::ptx::space_shared);
   }
@@ -123,11 +128,10 @@ __global__ void __launch_bounds__(kTmaThreads)
   };
 
   index_t t = blockIdx.x;
-  if (tid == 0) {
-    issue(t, 0);
-    if (t + static_cast<index_t>(gridDim.x) < n_tiles) issue(t + gridDim.x, 1);
-  }
-  for (int b = 0; t < n_tiles; t += gridDim.x, b ^= 1) {
+  const auto stride = static_cast<index_t>(gridDim.x);
+  if (tid == 0)
+    for (int b = 0; b < s.stages && t + b * stride < n_tiles; ++b) issue(t + b * stride, b);
+  for (int b = 0; t < n_tiles; t += stride, b = b + 1 == s.stages ? 0 : b + 1) {
     // Tile geometry, recomputed by every thread (cached loads) instead of shared.
     const index_t kr0 = tiles[t], kr1 = tiles[t + 1];
     const index_t kb0 = a.row_ptr[kr0];
@@ -147,6 +151,7 @@ __global__ void __launch_bounds__(kTmaThreads)
       V sum = V(0);
       if (active) {
         const index_t b0 = row_ptr[lr] - kb0, b1 = row_ptr[lr + 1] - kb0;
+#pragma unroll 4
         for (index_t k = b0 + lane; k < b1; k += lanes) {
           const index_t xb = cols[k] * BS;
           const V* block = values + k * BS2 + i;  // column-major: column c at c * bs
@@ -159,7 +164,7 @@ __global__ void __launch_bounds__(kTmaThreads)
       if (active && lane == 0) store_row(a, row_target(a, kr0 + lr), i, sum, y, z, alpha, beta);
     }
     __syncthreads();  // everyone is done with buffer b
-    const index_t next = t + 2 * static_cast<index_t>(gridDim.x);
+    const index_t next = t + s.stages * stride;
     if (tid == 0 && next < n_tiles) {
       // Order this block's reads of buffer b (generic proxy) before the copy engine's writes.
       ::cuda::ptx::fence_proxy_async(::cuda::ptx::space_shared);
@@ -200,41 +205,47 @@ TmaFn<V> tma_kernel(int bs) {
 }  // namespace
 
 template <class V>
-void launch_tma(const DeviceBsr<V>& d, const V* x, const V* y, V* z, V alpha, V beta,
-                cudaStream_t stream) {
+int tma_shared_bytes(int bs, int tile_kb, int stages) {
+  return tma_smem<V>(bs, tile_kb, stages).total_bytes();
+}
+
+template <class V>
+void launch_tma(const DeviceBsr<V>& d, const BsrPolicy& p, const V* x, const V* y, V* z, V alpha,
+                V beta, cudaStream_t stream) {
   if (d.bs > kBsrTmaMaxBlockSize)
     throw UnsupportedError("bsr: the tma kernel takes bs <= " +
                            std::to_string(kBsrTmaMaxBlockSize) + ", got " + std::to_string(d.bs));
   if (d.nrows == 0) return;
-  if (d.tma_n_tiles == 0)
-    throw UnsupportedError("bsr: a kernel row is longer than a tma tile (use balanced BSR)");
+  if (d.tma_n_tiles == 0 || d.tma_tile_blocks != bsr_tma_tile_blocks(d.bs, sizeof(V), p.tile_kb))
+    throw UnsupportedError("bsr: no tma tiles of " + std::to_string(p.tile_kb) +
+                           " KB for this matrix (a kernel row longer than a tile?)");
   const TmaFn<V> kernel = tma_kernel<V>(d.bs);
-  const TmaSmem<V> s = tma_smem<V>(d.bs);
+  const TmaSmem<V> s = tma_smem<V>(d.bs, p.tile_kb, p.stages);
   const int smem = s.total_bytes();
-  // Per device and instance: allow the dynamic shared memory, and size the persistent grid.
-  static thread_local int configured_device[kBsrTmaMaxBlockSize + 1] = {-1, -1, -1, -1, -1,
-                                                                        -1, -1, -1, -1};
-  static thread_local int blocks_per_sm[kBsrTmaMaxBlockSize + 1] = {};
-  int device = 0;
-  SPMVKIT_CUDA_CHECK(cudaGetDevice(&device));
-  if (configured_device[d.bs] != device) {
+  // Allow the dynamic shared memory (the largest asked so far, per instance), and size the
+  // persistent grid from the occupancy at this size.
+  static thread_local int allowed[kBsrTmaMaxBlockSize + 1] = {};
+  if (smem > allowed[d.bs]) {
     SPMVKIT_CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),
                                             cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-    SPMVKIT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &blocks_per_sm[d.bs], kernel, kTmaThreads, static_cast<std::size_t>(smem)));
-    configured_device[d.bs] = device;
+    allowed[d.bs] = smem;
   }
+  int blocks_per_sm = 0;
+  SPMVKIT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+      &blocks_per_sm, kernel, kTmaThreads, static_cast<std::size_t>(smem)));
   const std::int64_t resident =
-      static_cast<std::int64_t>(std::max(1, blocks_per_sm[d.bs])) * cuda::Context::get().sm_count();
+      static_cast<std::int64_t>(std::max(1, blocks_per_sm)) * cuda::Context::get().sm_count();
   const auto grid = static_cast<unsigned>(std::min<std::int64_t>(d.tma_n_tiles, resident));
   kernel<<<grid, kTmaThreads, static_cast<std::size_t>(smem), stream>>>(
       d.args(), d.tma_tiles.data(), d.tma_n_tiles, s, d.tma_lanes, x, y, z, alpha, beta);
   SPMVKIT_LAUNCH_CHECK();
 }
 
-template void launch_tma(const DeviceBsr<float>&, const float*, const float*, float*, float, float,
-                         cudaStream_t);
-template void launch_tma(const DeviceBsr<double>&, const double*, const double*, double*, double,
-                         double, cudaStream_t);
+template int tma_shared_bytes<float>(int, int, int);
+template int tma_shared_bytes<double>(int, int, int);
+template void launch_tma(const DeviceBsr<float>&, const BsrPolicy&, const float*, const float*,
+                         float*, float, float, cudaStream_t);
+template void launch_tma(const DeviceBsr<double>&, const BsrPolicy&, const double*, const double*,
+                         double*, double, double, cudaStream_t);
 
 }  // namespace spmvkit::bsr

@@ -627,8 +627,9 @@ TEST(BsrTma, TilesHoldWholeRowsWithinCapacity) {
   EXPECT_TRUE(bsr_tma_tiles(row_ptr, 4, 100).empty());             // the 5-block row fits no tile
   EXPECT_EQ(bsr_tma_tiles({0}, 4, 4), (std::vector<index_t>{0}));  // no rows, no tiles
   // Capacities in blocks: 16 KB of values.
-  EXPECT_EQ(bsr_tma_tile_blocks(2, 8), 512);
-  EXPECT_EQ(bsr_tma_tile_blocks(8, 4), 64);
+  EXPECT_EQ(bsr_tma_tile_blocks(2, 8, 16), 512);
+  EXPECT_EQ(bsr_tma_tile_blocks(8, 4, 16), 64);
+  EXPECT_EQ(bsr_tma_tile_blocks(8, 8, 4), 8);
 }
 
 TEST(BsrCuda, TmaKernelOnTheZoo) {
