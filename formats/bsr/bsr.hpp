@@ -122,12 +122,16 @@ bool bsr_balance_pays(const BsrRowStats& stats, index_t lambda);
 enum class BsrKernel { k1, k2, k3, tma };
 const char* bsr_kernel_name(BsrKernel k);  // "k1", "k2", "k3", "tma"
 
-// The tma kernel's tiles: at most tile_kb KB of block values and kBsrTmaTileRows kernel rows.
+// The tma kernel's tiles: at most tile_kb KB of block values (bsr_tma_tile_blocks blocks) and
+// bsr_tma_tile_rows kernel rows (as many as blocks, at least 32: empty rows take a row slot
+// and nothing else; at most 1024).
 inline constexpr int kBsrTmaMaxBlockSize = 8;
-inline constexpr index_t kBsrTmaTileRows = 1024;
 inline index_t bsr_tma_tile_blocks(int bs, int value_bytes, int tile_kb) {
   const index_t blocks = tile_kb * 1024 / value_bytes / (bs * bs);
   return blocks > 0 ? blocks : 1;
+}
+inline index_t bsr_tma_tile_rows(index_t tile_blocks) {
+  return tile_blocks < 32 ? 32 : tile_blocks > 1024 ? 1024 : tile_blocks;
 }
 // Tile boundaries over the kernel rows of `row_ptr` (tiles + 1 entries, greedy: whole rows
 // while they fit); empty when a row holds more than cap_blocks blocks.
@@ -148,6 +152,7 @@ struct BsrPolicy {
   int ept = 1;         // K3: elements per thread (width of a thread group's vertical slice)
   int stages = 2;      // tma: tiles in flight per thread block (buffers), 2..4
   int tile_kb = 16;    // tma: KB of block values per tile: 4, 8, 16, 32 or 48
+  int threads = 256;   // tma: threads per thread block: 128, 256 or 512
   std::string source = "rule";  // where it came from: rule | shipped | store, "+params"
 
   // "n_ta=..,n_brows_ta=.." with the fields of `kernel` only (the tuning store's value format).

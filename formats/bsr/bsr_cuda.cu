@@ -327,15 +327,13 @@ void set_tma_tiles(DeviceBsr<V>& d, const std::vector<index_t>& kernel_rows, ind
   d.tma_n_tiles = 0;
   d.tma_tile_blocks = 0;
   if (d.bs > kBsrTmaMaxBlockSize) return;
-  const std::vector<index_t> tiles = bsr_tma_tiles(kernel_rows, tile_blocks, kBsrTmaTileRows);
+  const std::vector<index_t> tiles =
+      bsr_tma_tiles(kernel_rows, tile_blocks, bsr_tma_tile_rows(tile_blocks));
   if (tiles.size() < 2) return;
   d.tma_tiles = cuda::DeviceBuffer<index_t>(tiles);
   d.tma_n_tiles = static_cast<index_t>(tiles.size()) - 1;
   d.tma_tile_blocks = tile_blocks;
-  // Lanes per output row: enough that a tile's output rows keep ~256 threads busy.
-  const double rows_per_tile = static_cast<double>(d.nrows) * d.bs / d.tma_n_tiles;
-  d.tma_lanes = 1;
-  while (d.tma_lanes < 8 && rows_per_tile * d.tma_lanes * 2 <= 256.0) d.tma_lanes *= 2;
+  d.tma_rows_per_tile = static_cast<double>(d.nrows) * d.bs / d.tma_n_tiles;
 }
 
 template <class V>

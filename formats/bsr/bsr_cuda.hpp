@@ -44,8 +44,8 @@ struct DeviceBsr {
   // inside the allocations.
   cuda::DeviceBuffer<index_t> tma_tiles;
   index_t tma_n_tiles = 0;
-  index_t tma_tile_blocks = 0;  // the capacity the tiles were cut for (0: none)
-  int tma_lanes = 1;
+  index_t tma_tile_blocks = 0;   // the capacity the tiles were cut for (0: none)
+  double tma_rows_per_tile = 1;  // output rows (kernel rows x bs) per tile, on average
 
   KernelArgs<V> args() const {
     return KernelArgs<V>{nrows,

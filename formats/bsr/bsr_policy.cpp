@@ -48,7 +48,7 @@ bool uses(BsrKernel k, const std::string& field) {
     case BsrKernel::k3:
       return field == "nb" || field == "n_tg" || field == "ept";
     case BsrKernel::tma:
-      return field == "stages" || field == "tile_kb";
+      return field == "stages" || field == "tile_kb" || field == "threads";
   }
   return false;
 }
@@ -63,11 +63,12 @@ int* field_of(BsrPolicy& p, const std::string& name) {
   if (name == "ept") return &p.ept;
   if (name == "stages") return &p.stages;
   if (name == "tile_kb") return &p.tile_kb;
+  if (name == "threads") return &p.threads;
   return nullptr;
 }
 
-const char* const kFields[] = {"n_ta", "n_brows_ta", "n_tg",   "ilp",    "vec",
-                               "nb",   "ept",        "stages", "tile_kb"};
+const char* const kFields[] = {"n_ta", "n_brows_ta", "n_tg",   "ilp",     "vec",
+                               "nb",   "ept",        "stages", "tile_kb", "threads"};
 
 // Copies the kernel's fields present in `params` into `p`; returns how many. With `strict`, a
 // field the kernel does not use is an InputError (explicit user parameters); otherwise it is
@@ -156,7 +157,7 @@ std::string BsrPolicy::to_params() const {
     case BsrKernel::k3:
       return kv("nb", nb) + "," + kv("n_tg", n_tg) + "," + kv("ept", ept);
     case BsrKernel::tma:
-      return kv("stages", stages) + "," + kv("tile_kb", tile_kb);
+      return kv("stages", stages) + "," + kv("tile_kb", tile_kb) + "," + kv("threads", threads);
   }
   return "";
 }
@@ -279,6 +280,8 @@ void validate_bsr_policy(const BsrPolicy& p, int bs, int value_bytes) {
       if (p.stages < 2 || p.stages > 4) fail("stages must be 2, 3 or 4");
       if (p.tile_kb != 4 && p.tile_kb != 8 && p.tile_kb != 16 && p.tile_kb != 32 && p.tile_kb != 48)
         fail("tile_kb must be 4, 8, 16, 32 or 48");
+      if (p.threads != 128 && p.threads != 256 && p.threads != 512)
+        fail("threads must be 128, 256 or 512");
       break;
   }
 }
@@ -411,13 +414,15 @@ std::vector<BsrPolicy> bsr_tuning_candidates(BsrKernel kernel, int bs, int value
       break;
     }
     case BsrKernel::tma:
-      for (int stages : {2, 3, 4})
-        for (int tile_kb : {8, 16, 32}) {
-          BsrPolicy p;
-          p.stages = stages;
-          p.tile_kb = tile_kb;
-          keep(p);
-        }
+      for (int stages : {2, 3})
+        for (int tile_kb : {8, 16, 32})
+          for (int threads : {128, 256, 512}) {
+            BsrPolicy p;
+            p.stages = stages;
+            p.tile_kb = tile_kb;
+            p.threads = threads;
+            keep(p);
+          }
       break;
   }
   return out;

@@ -6,9 +6,9 @@
 // block b takes tiles b, b + grid, b + 2 grid, ... For each tile, thread 0 issues three bulk
 // copies (cp.async.bulk: block values, block columns, row pointers, each widened to 16-byte
 // alignment) that complete on an mbarrier; the next tile's copies are in flight while this one
-// is multiplied (`stages` buffers, 2 to 4). Output rows (kernel row, row i of the block) are then taken by
-// `lanes` adjacent threads each, which stride over the row's blocks in shared memory, multiply
-// block column c by x[col * bs + c] (read-only path) and add with a shuffle.
+// is multiplied (`stages` buffers, 2 to 4). Output rows (kernel row, row i of the block) are then
+// taken by `lanes` adjacent threads each, which stride over the row's blocks in shared memory,
+// multiply block column c by x[col * bs + c] (read-only path) and add with a shuffle.
 //
 // Why it is faster than K1 at bs = 2..4: the matrix stream costs one instruction per tile
 // instead of a load per value and a shuffle tree per block row, so the SM spends its issue
@@ -30,7 +30,6 @@ namespace spmvkit::bsr {
 
 namespace {
 
-constexpr int kTmaThreads = 256;
 using Barrier = ::cuda::barrier<::cuda::thread_scope_block>;
 
 // Shared-memory layout: kMaxStages barriers, then `stages` buffers of [values | block columns |
@@ -71,7 +70,7 @@ TmaSmem<V> tma_smem(int bs, int tile_kb, int stages) {
   const int tile_blocks = static_cast<int>(bsr_tma_tile_blocks(bs, sizeof(V), tile_kb));
   s.values = tile_blocks * bs * bs + 2 * static_cast<int>(16 / sizeof(V));
   s.cols = tile_blocks + 8;
-  s.row_ptr = (static_cast<int>(kBsrTmaTileRows) + 1 + 8 + 3) / 4 * 4;
+  s.row_ptr = (static_cast<int>(bsr_tma_tile_rows(tile_blocks)) + 1 + 8 + 3) / 4 * 4;
   s.stages = stages;
   s.header = TmaSmem<V>::round16(kMaxStages * static_cast<int>(sizeof(Barrier)));
   return s;
@@ -86,8 +85,8 @@ __device__ __forceinline__ Span widen(std::int64_t first, std::int64_t last) {
   return Span{first / A * A, (last + A - 1) / A * A};
 }
 
-template <class V, int BS>
-__global__ void __launch_bounds__(kTmaThreads)
+template <class V, int BS, int THREADS>
+__global__ void __launch_bounds__(THREADS)
     bsr_tma_kernel(const KernelArgs<V> a, const index_t* __restrict__ tiles, index_t n_tiles,
                    const TmaSmem<V> s, int lanes, const V* __restrict__ x, const V* y, V* z,
                    V alpha, V beta) {
@@ -140,9 +139,8 @@ __global__ void __launch_bounds__(kTmaThreads)
     const index_t* row_ptr = s.row_ptr_of(smem, b) + (kr0 & 3);
     const int items = (kr1 - kr0) * BS * lanes;
 
-    bar[b].arrive_and_wait();  // tile t is in buffer b
-    for (int base = 0; base < items;
-         base += kTmaThreads) {  // uniform trip count: full-warp shuffles
+    bar[b].arrive_and_wait();                            // tile t is in buffer b
+    for (int base = 0; base < items; base += THREADS) {  // uniform trip count: full-warp shuffles
       const int item = base + tid;
       const bool active = item < items;
       const int lane = item % lanes;
@@ -177,28 +175,40 @@ template <class V>
 using TmaFn = void (*)(KernelArgs<V>, const index_t*, index_t, TmaSmem<V>, int, const V*, const V*,
                        V*, V, V);
 
-template <class V>
-TmaFn<V> tma_kernel(int bs) {
+template <class V, int THREADS>
+TmaFn<V> tma_kernel_for(int bs) {
   switch (bs) {
     case 1:
-      return bsr_tma_kernel<V, 1>;
+      return bsr_tma_kernel<V, 1, THREADS>;
     case 2:
-      return bsr_tma_kernel<V, 2>;
+      return bsr_tma_kernel<V, 2, THREADS>;
     case 3:
-      return bsr_tma_kernel<V, 3>;
+      return bsr_tma_kernel<V, 3, THREADS>;
     case 4:
-      return bsr_tma_kernel<V, 4>;
+      return bsr_tma_kernel<V, 4, THREADS>;
     case 5:
-      return bsr_tma_kernel<V, 5>;
+      return bsr_tma_kernel<V, 5, THREADS>;
     case 6:
-      return bsr_tma_kernel<V, 6>;
+      return bsr_tma_kernel<V, 6, THREADS>;
     case 7:
-      return bsr_tma_kernel<V, 7>;
+      return bsr_tma_kernel<V, 7, THREADS>;
     case 8:
-      return bsr_tma_kernel<V, 8>;
+      return bsr_tma_kernel<V, 8, THREADS>;
     default:
       throw UnsupportedError("bsr: the tma kernel takes bs <= " +
                              std::to_string(kBsrTmaMaxBlockSize) + ", got " + std::to_string(bs));
+  }
+}
+
+template <class V>
+TmaFn<V> tma_kernel(int bs, int threads) {
+  switch (threads) {
+    case 128:
+      return tma_kernel_for<V, 128>(bs);
+    case 512:
+      return tma_kernel_for<V, 512>(bs);
+    default:
+      return tma_kernel_for<V, 256>(bs);
   }
 }
 
@@ -219,25 +229,29 @@ void launch_tma(const DeviceBsr<V>& d, const BsrPolicy& p, const V* x, const V* 
   if (d.tma_n_tiles == 0 || d.tma_tile_blocks != bsr_tma_tile_blocks(d.bs, sizeof(V), p.tile_kb))
     throw UnsupportedError("bsr: no tma tiles of " + std::to_string(p.tile_kb) +
                            " KB for this matrix (a kernel row longer than a tile?)");
-  const TmaFn<V> kernel = tma_kernel<V>(d.bs);
+  const TmaFn<V> kernel = tma_kernel<V>(d.bs, p.threads);
   const TmaSmem<V> s = tma_smem<V>(d.bs, p.tile_kb, p.stages);
   const int smem = s.total_bytes();
   // Allow the dynamic shared memory (the largest asked so far, per instance), and size the
   // persistent grid from the occupancy at this size.
-  static thread_local int allowed[kBsrTmaMaxBlockSize + 1] = {};
-  if (smem > allowed[d.bs]) {
+  static thread_local int allowed[3][kBsrTmaMaxBlockSize + 1] = {};
+  int& allowed_here = allowed[p.threads == 128 ? 0 : p.threads == 256 ? 1 : 2][d.bs];
+  if (smem > allowed_here) {
     SPMVKIT_CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),
                                             cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-    allowed[d.bs] = smem;
+    allowed_here = smem;
   }
   int blocks_per_sm = 0;
   SPMVKIT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-      &blocks_per_sm, kernel, kTmaThreads, static_cast<std::size_t>(smem)));
+      &blocks_per_sm, kernel, p.threads, static_cast<std::size_t>(smem)));
   const std::int64_t resident =
       static_cast<std::int64_t>(std::max(1, blocks_per_sm)) * cuda::Context::get().sm_count();
   const auto grid = static_cast<unsigned>(std::min<std::int64_t>(d.tma_n_tiles, resident));
-  kernel<<<grid, kTmaThreads, static_cast<std::size_t>(smem), stream>>>(
-      d.args(), d.tma_tiles.data(), d.tma_n_tiles, s, d.tma_lanes, x, y, z, alpha, beta);
+  // Lanes per output row: enough that a tile's output rows keep the threads busy.
+  int lanes = 1;
+  while (lanes < 8 && d.tma_rows_per_tile * lanes * 2 <= p.threads) lanes *= 2;
+  kernel<<<grid, static_cast<unsigned>(p.threads), static_cast<std::size_t>(smem), stream>>>(
+      d.args(), d.tma_tiles.data(), d.tma_n_tiles, s, lanes, x, y, z, alpha, beta);
   SPMVKIT_LAUNCH_CHECK();
 }
 
