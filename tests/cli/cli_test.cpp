@@ -137,6 +137,39 @@ TEST(Cli, BadInputGivesOneClearLine) {
   std::filesystem::remove(bad);
 }
 
+// `tune bsr`: arguments are checked before the device; with no GPU visible (hidden here, so the
+// test means the same on a GPU machine) it stops with one clear line, never tuning anything.
+TEST(Cli, TuneBsrArgumentsAndNoDevice) {
+  const std::array<std::pair<std::string, std::string>, 6> cases = {{
+      {"tune bsr --block-sizes 0", "block size"},
+      {"tune bsr --block-sizes 8-4", "empty range"},
+      {"tune bsr --nnz lots", "not a count"},
+      {"tune bsr --nnz 10", "outside"},
+      {"tune bsr stencil7_4", "takes no MATRIX"},
+      {"tune hec --block-sizes 4", "applies to `tune bsr` only"},
+  }};
+  for (const auto& [args, word] : cases) {
+    const CliRun r = spmvkit(args);
+    EXPECT_EQ(r.status, 1) << args;
+    EXPECT_NE(r.err.find("spmvkit: error:"), std::string::npos) << args << ": " << r.err;
+    EXPECT_NE(r.err.find(word), std::string::npos) << args << ": " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << ": " << r.err;
+  }
+  EXPECT_NE(spmvkit("tune bsr --precision f16").status, 0);
+  const std::string defaults = temp_file("bsr_defaults.cpp");
+  const std::string hide = "CUDA_VISIBLE_DEVICES= ";
+  const std::string cmd = hide + SPMVKIT_CLI_PATH + " tune bsr --block-sizes 2-4 --nnz 1e5 " +
+                          "--emit-defaults " + defaults + " >/dev/null 2>" + defaults + ".err";
+  const int raw = std::system(cmd.c_str());
+  EXPECT_TRUE(WIFEXITED(raw) && WEXITSTATUS(raw) == 1) << raw;
+  std::ifstream err(defaults + ".err");
+  const std::string text(std::istreambuf_iterator<char>(err), {});
+  EXPECT_NE(text.find("spmvkit: error:"), std::string::npos) << text;
+  EXPECT_NE(text.find("CUDA"), std::string::npos) << text;
+  EXPECT_FALSE(std::filesystem::exists(defaults));  // nothing written
+  std::filesystem::remove(defaults + ".err");
+}
+
 TEST(Cli, ProgressBarIsSilentWhenStderrIsNotATerminal) {
   const CliRun r = spmvkit("info stencil27_40");
   ASSERT_EQ(r.status, 0);
