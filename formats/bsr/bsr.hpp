@@ -260,8 +260,8 @@ std::unique_ptr<Operator<V>> make_bsr_cuda(const Bsr<V>& m, const BsrSegments* s
 // Brute-force autotuning (paper 5.7) on the current GPU: for each block size and precision, a
 // reservoir-like matrix (3D grid, 7-point connectivity, bs x bs blocks, ~target_values stored
 // values) is multiplied with every candidate of every kernel that covers the block size (K1
-// bs <= 5, K2 bs >= 4, K3 bs >= 32, tma bs <= 8); each candidate is checked against the CPU kernel on a
-// sample of rows. Two stages, to spend little device time on the many poor candidates: every
+// bs <= 5, K2 bs >= 4, K3 bs >= 32, tma bs <= 8); each candidate is checked against the CPU
+// kernel on a sample of rows. Two stages, to spend little device time on the many poor ones: every
 // candidate is screened with screen_repetitions applies, then the `finalists` fastest (and the
 // first guess) are timed as the best of 3 rounds of `repetitions` applies. The best parameters
 // per kernel and the best kernel are written to the tuning store (keys bsr.kN.bsB.fXX and
