@@ -57,7 +57,10 @@ def collect(records):
         if not m:
             continue
         bs, name = int(m.group(1)), m.group(2)
-        out.setdefault(name, {}).setdefault(bs, {})[r["format"]] = r
+        fmt = r["format"]
+        if fmt == "bsr[balanced=auto]":  # bsr-balance runs bsr as variants
+            fmt = "bsr"
+        out.setdefault(name, {}).setdefault(bs, {})[fmt] = r
     return out
 
 
@@ -175,14 +178,14 @@ def safe_name(name):
 
 def balanced_rows(data):
     """(matrix, bs, plain ms, balanced ms, auto's choice) wherever plain and balanced BSR were
-    both measured: plain is bsr@plain (bsr-balance suite), else bsr when it chose not to
-    balance."""
+    both measured: plain is bsr[balanced=off] (bsr-balance suite), else bsr when it chose not
+    to balance."""
     rows = []
     for name in sorted(data, key=str.lower):
         for bs in sorted(data[name]):
             f = data[name][bs]
             bal = f.get("bsr_balanced")
-            plain = f.get("bsr@plain")
+            plain = f.get("bsr[balanced=off]")
             auto = f.get("bsr")
             auto_choice = None
             if ok(auto):
@@ -261,7 +264,7 @@ def main():
 
     rows = balanced_rows(data)
     md += ["## Balanced against plain BSR (paper 5.5)", "",
-           "plain: `bsr@plain` (bsr with balanced=off, suite bsr-balance), else `bsr` where it "
+           "plain: `bsr[balanced=off]` (suite bsr-balance), else `bsr` where it "
            "chose not to balance; speedup = plain ms / balanced ms; auto: what `bsr` chose "
            "(its rule: bsr_balance_pays).", ""]
     if rows:
