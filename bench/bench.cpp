@@ -74,7 +74,39 @@ const std::map<std::string, std::vector<std::string>>& suites() {
         "west0479",
         "zenios"}},
   };
-  return s;
+  static const std::map<std::string, std::vector<std::string>> all = [] {
+    auto with = s;
+    // The BSR paper's experiment (6.1, figures 10-18): every real matrix, each entry a dense
+    // bs x bs block, bs = 1..32.
+    for (const auto& m : s.at("real"))
+      for (int bs = 1; bs <= 32; ++bs)
+        with["bsr-expand"].push_back("expand_bs" + std::to_string(bs) + "_" + m);
+    // Balanced against plain BSR (paper 5.5, figures 17-19) on matrices with long block rows.
+    for (const char* m : {"arrow", "Groebner_id2003_aug", "Franz6_id1959_aug", "mbeacxc",
+                          "rajat01", "adder_dcop_05"})
+      for (int bs : {1, 2, 4, 8, 16})
+        with["bsr-balance"].push_back("expand_bs" + std::to_string(bs) + "_" + m);
+    return with;
+  }();
+  return all;
+}
+
+// Suites that pick their own formats, parameters and timing. The expansion sweep builds ~1000
+// matrices, so fewer runs each (20 after 5 warm-up). bsr-balance measures bsr twice, as the
+// variants bsr[balanced=auto] (its own choice) and bsr[balanced=off] (plain), next to
+// bsr_balanced.
+const std::map<std::string, SuiteDefaults>& suite_defaults_map() {
+  static const std::map<std::string, SuiteDefaults> d = {
+      {"bsr-expand",
+       {{"bsr", "bsr_balanced", "csr_vector", "csr_balanced", "ell", "sellp", "csr3",
+         "cusparse_bsr", "cusparse_bsrmv"},
+        "",
+        20,
+        5}},
+      {"bsr-balance",
+       {{"bsr", "bsr_balanced"}, "bsr:balanced=auto|balanced=off", 20, 5}},
+  };
+  return d;
 }
 
 std::string now_iso8601() {
@@ -148,11 +180,18 @@ void run_matrix(const std::string& name, const Csr<double>& a64, const Options& 
     const auto pit = params.find(f.name);
     const std::vector<Params> sets =
         pit == params.end() ? std::vector<Params>{Params{}} : pit->second;
-    for (const Params& p : sets) {
+    for (Params p : sets) {
       progress.update(progress_base + progress_step * i / list.size(), name + " " + f.name);
       Record r;
       r.matrix = name;
       r.format = sets.size() > 1 ? f.name + "[" + p.to_string() + "]" : f.name;
+      // The generator's block size for block formats (not after a reordering, which breaks the
+      // blocks up).
+      const bool takes_block_size =
+          std::find(f.params.begin(), f.params.end(), "block_size") != f.params.end();
+      if (takes_block_size && !p.has("block_size") && opt.reorder == "none" &&
+          named_block_size(name) > 0)
+        p.set("block_size", std::to_string(named_block_size(name)));
       r.backend = std::string(to_string(b));
       r.precision = std::is_same_v<V, double> ? "f64" : "f32";
       r.rows = a.rows;
@@ -229,8 +268,29 @@ std::vector<std::string> suite_names() {
   return names;
 }
 
-Report run(const std::vector<std::string>& matrices, const Options& opt) {
+SuiteDefaults suite_defaults(const std::string& name) {
+  const auto it = suite_defaults_map().find(name);
+  return it == suite_defaults_map().end() ? SuiteDefaults{} : it->second;
+}
+
+int named_block_size(const std::string& name) {
+  for (const char* prefix : {"expand_bs", "reservoir_bs"}) {
+    const std::size_t n = std::char_traits<char>::length(prefix);
+    if (name.compare(0, n, prefix) != 0) continue;
+    const std::size_t cut = name.find('_', n);
+    if (cut == std::string::npos || cut == n) return 0;
+    const std::string digits = name.substr(n, cut - n);
+    if (digits.size() > 4 || digits.find_first_not_of("0123456789") != std::string::npos) return 0;
+    return std::stoi(digits);
+  }
+  return 0;
+}
+
+Report run(const std::vector<std::string>& all_matrices, const Options& opt) {
   if (opt.reps < 1) throw InputError("--reps must be at least 1");
+  if (opt.parts < 1 || opt.part < 1 || opt.part > opt.parts)
+    throw InputError("--part K/N needs 1 <= K <= N");
+  if (opt.max_expanded_nnz < 0) throw InputError("--max-expanded-nnz must be >= 0");
   if (opt.backend == Backend::cuda && !cuda_available())
     throw UnsupportedError(cuda_compiled() ? "no CUDA device is available for the benchmark"
                                            : "this build of spmvkit has no CUDA backend");
@@ -245,6 +305,12 @@ Report run(const std::vector<std::string>& matrices, const Options& opt) {
   // Unknown format or parameter names are the user's error: refuse before measuring anything.
   for (const auto& [fmt, sets] : params)
     for (const Params& p : sets) check_params(find_format(fmt), p);
+  // --part K/N: every N-th matrix from the K-th. Suites list a matrix's block sizes in a row,
+  // so the parts get near-equal work.
+  std::vector<std::string> matrices;
+  for (std::size_t m = static_cast<std::size_t>(opt.part - 1); m < all_matrices.size();
+       m += static_cast<std::size_t>(opt.parts))
+    matrices.push_back(all_matrices[m]);
 
   Report report;
   report.device = device_name(opt.backend);
@@ -253,19 +319,77 @@ Report run(const std::vector<std::string>& matrices, const Options& opt) {
   report.date = now_iso8601();
   report.backend = std::string(to_string(opt.backend));
   report.precision = opt.double_precision ? "f64" : "f32";
+  report.note = opt.note;
+  report.reps = opt.reps;
+  report.warmup = opt.warmup;
+  report.part = opt.part;
+  report.parts = opt.parts;
+  report.max_expanded_nnz = opt.max_expanded_nnz;
   report.l2_bytes = last_level_cache_bytes(opt.backend);
+  const auto start = std::chrono::steady_clock::now();
   {
     Progress progress("measuring the read-bandwidth ceiling");
     progress.update(0.0);
     report.ceiling_gbs = measure_read_bandwidth_gbs(opt.backend);
   }
+  // The matrices expand_bsB_NAME expands, loaded once for all their block sizes.
+  std::map<std::string, Csr<double>> expanded_from;
   Progress progress("bench");
   for (std::size_t m = 0; m < matrices.size(); ++m) {
     const double base = static_cast<double>(m) / matrices.size();
     const double step = 1.0 / matrices.size();
     progress.update(base, "loading " + matrices[m]);
-    Csr<double> a = load_matrix(matrices[m]);
     std::string name = matrices[m];
+    // One record stands for a matrix that is not run.
+    const auto skip = [&](long long rows, long long cols, long long nnz, const std::string& why) {
+      Record r;
+      r.matrix = name;
+      r.format = "-";
+      r.backend = report.backend;
+      r.precision = report.precision;
+      r.rows = rows;
+      r.cols = cols;
+      r.nnz = nnz;
+      r.status = "skipped: " + why;
+      report.results.push_back(r);
+    };
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (opt.time_limit_s > 0 && elapsed > opt.time_limit_s) {
+      char why[96];
+      std::snprintf(why, sizeof why, "time limit (--time-limit %.0f s) reached", opt.time_limit_s);
+      skip(0, 0, 0, why);
+      continue;
+    }
+    Csr<double> a;
+    const int expand_bs = name.rfind("expand_bs", 0) == 0 ? named_block_size(name) : 0;
+    if (expand_bs > 0) {
+      // Same as generate_by_name: NAME is everything after the block size.
+      const std::string inner = name.substr(name.find('_', 9) + 1);
+      auto it = expanded_from.find(inner);
+      if (it == expanded_from.end())
+        it = expanded_from
+                 .emplace(inner, is_generator_name(inner) ? generate_by_name(inner)
+                                                          : load_matrix(inner))
+                 .first;
+      const Csr<double>& from = it->second;
+      const std::int64_t bs = expand_bs;
+      const std::int64_t expanded = static_cast<std::int64_t>(from.nnz()) * bs * bs;
+      if (opt.max_expanded_nnz > 0 && expanded > opt.max_expanded_nnz) {
+        skip(from.rows * bs, from.cols * bs, expanded,
+             std::to_string(expanded) + " expanded nonzeros over --max-expanded-nnz " +
+                 std::to_string(opt.max_expanded_nnz));
+        continue;
+      }
+      try {
+        a = block_expand(from, expand_bs);
+      } catch (const Error& e) {  // over the 32-bit index limit: no format could take it
+        skip(from.rows * bs, from.cols * bs, expanded, e.what());
+        continue;
+      }
+    } else {
+      a = load_matrix(matrices[m]);
+    }
     double reorder_ms = 0;
     const ReorderMethod method = parse_reorder_method(opt.reorder);
     if (method != ReorderMethod::none && a.rows != a.cols) {
@@ -296,15 +420,21 @@ void print_table(const Report& rep, std::ostream& out) {
   out << "device: " << rep.device << " | driver " << rep.driver << " | commit " << rep.commit
       << " | " << rep.date << " | " << rep.precision << "\n";
   out << "read-bandwidth ceiling: " << std::fixed << std::setprecision(1) << rep.ceiling_gbs
-      << " GB/s\n";
-  char line[512];
-  std::snprintf(line, sizeof line, "%-26s %-18s %10s %9s %10s %9s %8s %6s %8s %8s %9s  %s\n",
+      << " GB/s | median of " << rep.reps << " timed runs after " << rep.warmup << " warm-up";
+  if (rep.parts > 1) out << " | part " << rep.part << "/" << rep.parts;
+  out << "\n";
+  if (!rep.note.empty()) out << rep.note << "\n";
+  char line[1024];
+  // The matrix column as wide as the longest name (expand_bsB_NAME runs long), at least 26.
+  int w = 26;
+  for (const auto& r : rep.results) w = std::max(w, static_cast<int>(r.matrix.size()));
+  std::snprintf(line, sizeof line, "%-*s %-18s %10s %9s %10s %9s %8s %6s %8s %8s %9s  %s\n", w,
                 "matrix", "format", "nnz", "setup_ms", "spmv_ms", "GFLOP/s", "GB/s", "%ceil",
                 "vs_best", "vs_csr", "rel_err", "status");
   out << line;
   for (const auto& r : rep.results) {
     if (r.status.rfind("ok", 0) != 0 && r.status != "WRONG") {
-      std::snprintf(line, sizeof line, "%-26s %-18s %10lld  %s\n", r.matrix.c_str(),
+      std::snprintf(line, sizeof line, "%-*s %-18s %10lld  %s\n", w, r.matrix.c_str(),
                     r.format.c_str(), r.nnz, r.status.substr(0, 90).c_str());
       out << line;
       continue;
@@ -314,7 +444,7 @@ void print_table(const Report& rep, std::ostream& out) {
     if (r.ratio_vs_cusparse_csr > 0)
       std::snprintf(ratio_csr, sizeof ratio_csr, "%.2fx", r.ratio_vs_cusparse_csr);
     std::snprintf(line, sizeof line,
-                  "%-26s %-18s %10lld %9.2f %10.4f %9.1f %8.1f %6.1f %8s %8s %9.1e  %s%s\n",
+                  "%-*s %-18s %10lld %9.2f %10.4f %9.1f %8.1f %6.1f %8s %8s %9.1e  %s%s\n", w,
                   r.matrix.c_str(), r.format.c_str(), r.nnz, r.setup_ms, r.spmv_ms, r.gflops, r.gbs,
                   r.pct_ceiling, ratio, ratio_csr, r.max_rel_err, r.status.c_str(),
                   r.l2_resident ? " (L2-resident)" : "");
@@ -331,6 +461,11 @@ nlohmann::json to_json(const Report& rep) {
   j["backend"] = rep.backend;
   j["precision"] = rep.precision;
   j["ceiling_gbs"] = rep.ceiling_gbs;
+  j["reps"] = rep.reps;
+  j["warmup"] = rep.warmup;
+  j["part"] = std::to_string(rep.part) + "/" + std::to_string(rep.parts);
+  j["max_expanded_nnz"] = rep.max_expanded_nnz;
+  j["note"] = rep.note;
   j["l2_bytes"] = rep.l2_bytes;
   j["results"] = nlohmann::json::array();
   for (const auto& r : rep.results) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <cstdint>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -21,6 +22,23 @@ struct Options {
   int reps = 50;                     // timed runs (median reported)
   std::string reorder = "none";      // none | rcm | band (applied before all formats)
   bool check = true;                 // compare one result against the float64 reference
+  // expand_bsB_NAME over this many nonzeros (bs^2 * nnz(NAME)) is not built; one record
+  // "skipped: ..." stands for it. 0: no cap.
+  std::int64_t max_expanded_nnz = 64'000'000;
+  // > 0: matrices not started within this many seconds are recorded as skipped, so that a run
+  // under a wall-clock limit still ends with its results.
+  double time_limit_s = 0;
+  // Run only matrices part, part + parts, ... (1-based) of the list: --part K/N.
+  int part = 1, parts = 1;
+  std::string note;  // printed above the table and stored in the JSON (e.g. suite defaults)
+};
+
+// What a suite brings besides its matrices, applied where the command line leaves it open.
+struct SuiteDefaults {
+  std::vector<std::string> formats;
+  std::string params;
+  int reps = 0, warmup = 0;  // 0: the command's defaults
+  bool empty() const { return formats.empty() && params.empty() && reps == 0 && warmup == 0; }
 };
 
 struct Record {
@@ -39,7 +57,9 @@ struct Record {
 };
 
 struct Report {
-  std::string device, driver, commit, date, backend, precision;
+  std::string device, driver, commit, date, backend, precision, note;
+  int reps = 0, warmup = 0, part = 1, parts = 1;
+  std::int64_t max_expanded_nnz = 0;
   double ceiling_gbs = 0;
   std::size_t l2_bytes = 0;
   std::vector<Record> results;
@@ -48,6 +68,12 @@ struct Report {
 // Named suites of generated and real matrices; a name that is not a suite is a matrix.
 std::vector<std::string> suite(const std::string& name);
 std::vector<std::string> suite_names();
+SuiteDefaults suite_defaults(const std::string& name);
+
+// The block size a generator name states (expand_bsB_NAME, reservoir_bsB_N), else 0. Formats
+// with a block_size parameter get it unless --params sets one: block-size detection may find a
+// multiple of it when the expanded matrix has blocks of its own.
+int named_block_size(const std::string& name);
 
 Report run(const std::vector<std::string>& matrices, const Options& options);
 void print_table(const Report& report, std::ostream& out);

@@ -1,5 +1,7 @@
 // spmvkit bench MATRIX|SUITE...: every format next to the cuSPARSE peers, after measuring the
 // device's read-bandwidth ceiling; a table on stdout, JSON with --json.
+#include <cmath>
+#include <cstdint>
 #include <fstream>
 #include <iostream>
 
@@ -23,6 +25,29 @@ std::vector<std::string> split(const std::string& s, char sep) {
 }
 }  // namespace
 
+// "64M", "1e6", "0" -> a count (K, M, G: powers of 1000).
+std::int64_t parse_count(const std::string& what, const std::string& text) {
+  double scale = 1;
+  std::string digits = text;
+  if (!digits.empty()) {
+    const char suffix = digits.back();
+    if (suffix == 'K' || suffix == 'k') scale = 1e3;
+    if (suffix == 'M' || suffix == 'm') scale = 1e6;
+    if (suffix == 'G' || suffix == 'g') scale = 1e9;
+    if (scale != 1) digits.pop_back();
+  }
+  std::size_t used = 0;
+  double v = -1;
+  try {
+    v = std::stod(digits, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != digits.size() || !(v >= 0) || !std::isfinite(v * scale))
+    throw InputError(what + ": '" + text + "' is not a count (e.g. 64M, 1e6, 0)");
+  return static_cast<std::int64_t>(std::llround(v * scale));
+}
+
 void add_bench(CLI::App& app) {
   std::string suites;
   for (const auto& s : bench::suite_names()) suites += (suites.empty() ? "" : ", ") + s;
@@ -33,31 +58,79 @@ void add_bench(CLI::App& app) {
     std::string backend = "auto", precision = "f64", formats, params, json, reorder = "none";
     int reps = 50, warmup = 10;
     bool no_check = false;
+    std::string max_expanded_nnz = "64M", part = "1/1";
+    double time_limit = 0;
   };
   auto a = std::make_shared<Args>();
   cmd->add_option("MATRIX", a->matrices, "Matrices (file, shared name, generator) or suite names")
       ->required();
   cmd->add_option("--backend", a->backend, "cuda, cpu, or auto (cuda when a GPU is present)");
   cmd->add_option("--precision", a->precision, "f64 or f32")->check(CLI::IsMember({"f64", "f32"}));
-  cmd->add_option("--formats", a->formats, "Comma-separated registry names (default: all)");
-  cmd->add_option("--params", a->params, "Per-format parameters: 'fmt:k=v,k=v;fmt2:k=v'; 'fmt:k=1|k=2' measures each set as a variant fmt[k=1], fmt[k=2]");
-  cmd->add_option("--reps", a->reps, "Timed runs per format (median reported)")
-      ->check(CLI::Range(1, 100000));
-  cmd->add_option("--warmup", a->warmup, "Untimed runs first")->check(CLI::Range(0, 100000));
+  auto* formats_opt = cmd->add_option("--formats", a->formats,
+                                      "Comma-separated registry names (default: all, or the "
+                                      "suite's)");
+  auto* params_opt = cmd->add_option(
+      "--params", a->params,
+      "Per-format parameters: 'fmt:k=v,k=v;fmt2:k=v'; 'fmt:k=1|k=2' measures each set as a "
+      "variant fmt[k=1], fmt[k=2] (replaces the suite's)");
+  auto* reps_opt = cmd->add_option("--reps", a->reps, "Timed runs per format (median reported)")
+                       ->check(CLI::Range(1, 100000));
+  auto* warmup_opt =
+      cmd->add_option("--warmup", a->warmup, "Untimed runs first")->check(CLI::Range(0, 100000));
   cmd->add_option("--reorder", a->reorder, "Reorder every matrix first: none or rcm");
   cmd->add_option("--json", a->json, "Also write the full results as JSON to this file");
   cmd->add_flag("--no-check", a->no_check, "Skip the check against the float64 reference");
-  cmd->callback([a] {
+  cmd->add_option("--max-expanded-nnz", a->max_expanded_nnz,
+                  "Skip (one record each) expand_bsB_NAME with more nonzeros (default 64M; 0: "
+                  "no cap)");
+  cmd->add_option("--time-limit", a->time_limit,
+                  "Seconds: matrices not started by then are recorded as skipped (0: none)")
+      ->check(CLI::Range(0.0, 1e9));
+  cmd->add_option("--part", a->part, "K/N: run every N-th matrix from the K-th (split a suite)");
+  cmd->callback([a, formats_opt, params_opt, reps_opt, warmup_opt] {
     bench::Options opt;
     opt.backend = a->backend == "auto" ? (cuda_available() ? Backend::cuda : Backend::cpu)
                                        : parse_backend(a->backend);
     opt.double_precision = a->precision == "f64";
-    opt.formats = split(a->formats, ',');
-    opt.params = a->params;
-    opt.reps = a->reps;
-    opt.warmup = a->warmup;
     opt.reorder = a->reorder;
     opt.check = !a->no_check;
+    opt.max_expanded_nnz = parse_count("--max-expanded-nnz", a->max_expanded_nnz);
+    opt.time_limit_s = a->time_limit;
+    const auto part = split(a->part, '/');
+    try {
+      if (part.size() != 2) throw std::invalid_argument("K/N");
+      opt.part = std::stoi(part[0]);
+      opt.parts = std::stoi(part[1]);
+    } catch (const std::exception&) {
+      throw InputError("--part: '" + a->part + "' is not of the form K/N");
+    }
+    // A suite's own formats, parameters and timing, where the command line leaves them open.
+    std::string suite_name;
+    bench::SuiteDefaults d;
+    for (const auto& m : a->matrices) {
+      const bench::SuiteDefaults s = bench::suite_defaults(m);
+      if (s.empty()) continue;
+      if (!suite_name.empty() && (s.formats != d.formats || s.params != d.params))
+        throw InputError("suites " + suite_name + " and " + m +
+                         " bring different formats: run them separately");
+      suite_name = m;
+      d = s;
+    }
+    opt.formats = formats_opt->count() ? split(a->formats, ',') : d.formats;
+    opt.params = params_opt->count() ? a->params : d.params;
+    opt.reps = reps_opt->count() || d.reps == 0 ? a->reps : d.reps;
+    opt.warmup = warmup_opt->count() || d.reps == 0 ? a->warmup : d.warmup;
+    if (!suite_name.empty()) {
+      std::string list;
+      for (const auto& f : opt.formats) list += (list.empty() ? "" : ",") + f;
+      opt.note = "suite " + suite_name + ": formats " + (list.empty() ? "all" : list) +
+                 (opt.params.empty() ? "" : " [" + opt.params + "]") + "; " +
+                 std::to_string(opt.reps) + " timed runs after " + std::to_string(opt.warmup) +
+                 " warm-up" +
+                 (reps_opt->count() || warmup_opt->count()
+                      ? " (--reps/--warmup)"
+                      : " (suite default; --reps/--warmup override)");
+    }
     std::vector<std::string> matrices;
     for (const auto& m : a->matrices)
       for (const auto& name : bench::suite(m)) matrices.push_back(name);

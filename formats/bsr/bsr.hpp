@@ -204,6 +204,53 @@ template <class V>
 std::unique_ptr<Operator<V>> make_bsr_cpu(Bsr<V> m, std::optional<BsrSegments> segments,
                                           OperatorInfo info);
 
+// --- Autotuning results and the shipped-defaults table ----------------------------------------
+// The best configuration autotune_bsr found for one kernel on one block size and precision.
+struct BsrKernelTuning {
+  BsrKernel kernel = BsrKernel::k2;
+  BsrPolicy best;  // meaningful when ms > 0
+  double ms = 0;   // one y = A*x; 0: no candidate worked
+  double gbs = 0;  // byte model (bsr_matrix_bytes) + x read + y written, over ms
+  int tried = 0;   // distinct candidates after fit_bsr_policy
+  int wrong = 0;   // candidates whose result failed the check
+};
+
+// One block size and precision: every kernel that covers bs, the fastest, and the first guess
+// (the rule: bsr_rule_kernel + bsr_rule_policy, what `bsr` runs with nothing tuned or shipped)
+// measured the same way, so that the gain of tuning is visible.
+struct BsrTuning {
+  int block_size = 0;
+  int value_bytes = 8;
+  index_t block_rows = 0;
+  std::int64_t values = 0;               // stored values of the tuning matrix
+  std::vector<BsrKernelTuning> kernels;  // in kernel order
+  int best = -1;                         // index into kernels of the fastest; -1: none worked
+  BsrPolicy first_guess;
+  double first_guess_ms = 0;  // 0: the rule's configuration failed or did not fit
+  double first_guess_gbs = 0;
+};
+
+// The GPU family a shipped entry is keyed by: "H200" or "H100" when the device name holds it,
+// else the whole device name.
+std::string bsr_device_family(const std::string& device);
+
+// One entry of the shipped table (bsr_tuning_defaults.cpp), and its source line:
+//     {"H100", "bsr.k2.bs7.f64", "n_ta=4,n_brows_ta=8,n_tg=4,ilp=4,vec=1"},  // 2911.3 GB/s
+struct BsrShippedLine {
+  std::string family, key, value, comment;
+  std::string text() const;
+};
+
+// The shipped entries a tuning result gives: the best parameters of every kernel that worked
+// (bsr.kN.bsB.fXX) and the best kernel (bsr.bsB.fXX -> kernel=kN).
+std::vector<BsrShippedLine> bsr_shipped_lines(const std::string& family, const BsrTuning& t);
+
+// The text of bsr_tuning_defaults.cpp with `lines` merged into its kShipped table: an entry of
+// the same family and key is replaced in place, a new one goes after the family's last entry
+// (or at the table's end). InputError when `source` holds no kShipped table.
+std::string bsr_merge_shipped_lines(const std::string& source,
+                                    const std::vector<BsrShippedLine>& lines);
+
 #if SPMVKIT_HAVE_CUDA
 // The policy with n_ta lowered until a thread block fits the compiled kernel (its register use
 // bounds the threads a block may have). UnsupportedError when not even one thread array fits.
@@ -218,20 +265,25 @@ std::unique_ptr<Operator<V>> make_bsr_cuda(const Bsr<V>& m, const BsrSegments* s
 // Brute-force autotuning (paper 5.7) on the current GPU: for each block size and precision, a
 // reservoir-like matrix (3D grid, 7-point connectivity, bs x bs blocks, ~target_values stored
 // values) is multiplied with every candidate of every kernel that covers the block size (K1
-// bs <= 5, K2 bs >= 4, K3 bs >= 32); each candidate is checked against the CPU kernel on a
-// sample of rows. The best parameters per kernel and the best kernel are written to the tuning
-// store (keys bsr.kN.bsB.fXX and bsr.bsB.fXX, device = this GPU's name); `log` gets progress and
-// one line per result in the syntax of bsr_tuning_defaults.cpp.
+// bs <= 5, K2 bs >= 4, K3 bs >= 32, tma bs <= 8); each candidate is checked against the CPU
+// kernel on a sample of rows. Two stages, to spend little device time on the many poor ones: every
+// candidate is screened with screen_repetitions applies, then the `finalists` fastest (and the
+// first guess) are timed as the best of 3 rounds of `repetitions` applies. The best parameters
+// per kernel and the best kernel are written to the tuning store (keys bsr.kN.bsB.fXX and
+// bsr.bsB.fXX, device = this GPU's name); `log` gets progress and one line per result in the
+// syntax of bsr_tuning_defaults.cpp.
 struct BsrAutotuneOptions {
   std::vector<int> block_sizes;  // empty: 1..64
   bool single_precision = true;
   bool double_precision = true;
   std::int64_t target_values = std::int64_t{1} << 25;  // 256 MiB of doubles: far beyond L2
   int repetitions = 20;
+  int screen_repetitions = 5;
+  int finalists = 8;
   bool write_store = true;
   std::ostream* log = nullptr;
 };
-void autotune_bsr(const BsrAutotuneOptions& options = {});
+std::vector<BsrTuning> autotune_bsr(const BsrAutotuneOptions& options = {});
 #endif
 
 }  // namespace spmvkit

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <optional>
 #include <random>
 #include <set>
 #include <string>
@@ -51,12 +52,6 @@ Bsr<V> tuning_matrix(int bs, std::int64_t target_values) {
   return m;
 }
 
-std::string device_family(const std::string& device) {
-  for (const char* family : {"H200", "H100"})
-    if (device.find(family) != std::string::npos) return family;
-  return device;
-}
-
 std::string format_gbs(double gbs) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f", gbs);
@@ -68,8 +63,10 @@ struct Measured {
   double seconds = std::numeric_limits<double>::infinity();
 };
 
+// Tunes one block size and precision: every candidate checked and screened, the finalists and
+// the first guess timed in full.
 template <class V>
-void tune_block_size(int bs, const BsrAutotuneOptions& o, const std::string& device) {
+BsrTuning tune_block_size(int bs, const BsrAutotuneOptions& o, const std::string& device) {
   const int value_bytes = static_cast<int>(sizeof(V));
   const char* tag = value_bytes == 8 ? "f64" : "f32";
   std::ostream* log = o.log;
@@ -97,18 +94,79 @@ void tune_block_size(int bs, const BsrAutotuneOptions& o, const std::string& dev
     *log << "bsr autotune: bs=" << bs << " " << tag << ", " << m.block_rows << " block rows, "
          << m.values.size() << " values\n";
 
+  BsrTuning result;
+  result.block_size = bs;
+  result.value_bytes = value_bytes;
+  result.block_rows = m.block_rows;
+  result.values = static_cast<std::int64_t>(m.values.size());
+
   cudaStream_t stream = cuda::Context::get().stream();
   cuda::Event start, stop;
-  Measured overall;
+  // The tma kernel runs on tiles cut for its tile size: cut them again when it changes.
+  const auto use = [&](const BsrPolicy& p) {
+    if (p.kernel != BsrKernel::tma) return;
+    const index_t tile_blocks = bsr_tma_tile_blocks(bs, value_bytes, p.tile_kb);
+    if (d.tma_tile_blocks != tile_blocks) bsr::set_tma_tiles(d, m.block_row_ptr, tile_blocks);
+  };
+  // z = alpha*A*x + beta*y on a sample of rows against the CPU kernel.
+  const auto correct = [&](const BsrPolicy& p) {
+    use(p);
+    bsr::launch_bsr(d, p, x.data(), y.data(), z.data(), alpha, beta);
+    cuda::copy_to_host(got.data(), z.data(), sample * sizeof(V));
+    double diff = 0, norm = 0;
+    for (std::size_t i = 0; i < sample; ++i) {
+      const double e = static_cast<double>(got[i]) - static_cast<double>(ref[i]);
+      diff += std::isfinite(e) ? e * e : std::numeric_limits<double>::infinity();
+      norm += static_cast<double>(ref[i]) * ref[i];
+    }
+    return std::sqrt(diff / std::max(norm, 1e-300)) <= tol;
+  };
+  // Seconds per y = A*x: `warmup` applies, then the best of `rounds` rounds of `reps`.
+  const auto time_applies = [&](const BsrPolicy& p, int warmup, int rounds, int reps) {
+    use(p);
+    for (int w = 0; w < warmup; ++w)
+      bsr::launch_bsr(d, p, x.data(), static_cast<const V*>(nullptr), z.data(), V(1), V(0));
+    double seconds = std::numeric_limits<double>::infinity();
+    for (int round = 0; round < rounds; ++round) {
+      SPMVKIT_CUDA_CHECK(cudaEventRecord(start.get(), stream));
+      for (int rep = 0; rep < reps; ++rep)
+        bsr::launch_bsr(d, p, x.data(), static_cast<const V*>(nullptr), z.data(), V(1), V(0));
+      SPMVKIT_CUDA_CHECK(cudaEventRecord(stop.get(), stream));
+      SPMVKIT_CUDA_CHECK(cudaEventSynchronize(stop.get()));
+      float ms = 0;
+      SPMVKIT_CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
+      seconds = std::min(seconds, 1e-3 * ms / reps);
+    }
+    return seconds;
+  };
+  const auto full_time = [&](const BsrPolicy& p) { return time_applies(p, 2, 3, o.repetitions); };
+
+  // The first guess: the rule's kernel and parameters, fitted like any candidate.
+  std::optional<BsrPolicy> first_guess;
+  try {
+    first_guess = fit_bsr_policy<V>(bsr_rule_policy(bsr_rule_kernel(bs), bs, value_bytes), bs);
+    result.first_guess = *first_guess;
+    if (correct(*first_guess)) {
+      result.first_guess_ms = 1e3 * full_time(*first_guess);
+      result.first_guess_gbs = bytes / result.first_guess_ms * 1e-6;
+    } else if (log) {
+      *log << "  WRONG RESULT first guess " << first_guess->to_params() << "\n";
+    }
+  } catch (const Error& e) {  // the rule's configuration does not fit this kernel build
+    if (log) *log << "  first guess unusable: " << e.what() << "\n";
+  }
+
   std::vector<BsrKernel> kernels;
   if (bs <= 5) kernels.push_back(BsrKernel::k1);
   if (bs >= 4) kernels.push_back(BsrKernel::k2);
   if (bs >= 32) kernels.push_back(BsrKernel::k3);
   if (bs <= kBsrTmaMaxBlockSize) kernels.push_back(BsrKernel::tma);
+  double best_overall = std::numeric_limits<double>::infinity();
   for (BsrKernel kernel : kernels) {
-    Measured best;
+    BsrKernelTuning k;
+    k.kernel = kernel;
     std::set<std::string> seen;
-    int tried = 0, wrong = 0;
+    std::vector<Measured> screened;
     for (const BsrPolicy& candidate : bsr_tuning_candidates(kernel, bs, value_bytes)) {
       BsrPolicy p;
       try {
@@ -117,71 +175,79 @@ void tune_block_size(int bs, const BsrAutotuneOptions& o, const std::string& dev
         continue;  // too many registers for this thread-array size
       }
       if (!seen.insert(p.to_params()).second) continue;
-      ++tried;
-      if (p.kernel == BsrKernel::tma)
-        bsr::set_tma_tiles(d, m.block_row_ptr, bsr_tma_tile_blocks(bs, value_bytes, p.tile_kb));
-      // Check: z = alpha*A*x + beta*y on a sample of rows against the CPU kernel.
-      bsr::launch_bsr(d, p, x.data(), y.data(), z.data(), alpha, beta);
-      cuda::copy_to_host(got.data(), z.data(), sample * sizeof(V));
-      double diff = 0, norm = 0;
-      for (std::size_t i = 0; i < sample; ++i) {
-        const double e = static_cast<double>(got[i]) - static_cast<double>(ref[i]);
-        diff += std::isfinite(e) ? e * e : std::numeric_limits<double>::infinity();
-        norm += static_cast<double>(ref[i]) * ref[i];
+      ++k.tried;
+      bool right = false;
+      try {
+        right = correct(p);
+      } catch (const UnsupportedError& e) {  // e.g. tma: no tiles for this tile size
+        if (log) *log << "  skipped " << bsr_kernel_name(kernel) << " " << e.what() << "\n";
+        continue;
       }
-      if (!(std::sqrt(diff / std::max(norm, 1e-300)) <= tol)) {
-        ++wrong;
+      if (!right) {
+        ++k.wrong;
         if (log)
           *log << "  WRONG RESULT " << bsr_kernel_name(kernel) << " " << p.to_params() << "\n";
         continue;
       }
-      // Time y = A*x: two warm-up applies, then the best of three rounds.
-      for (int w = 0; w < 2; ++w)
-        bsr::launch_bsr(d, p, x.data(), static_cast<const V*>(nullptr), z.data(), V(1), V(0));
-      double seconds = std::numeric_limits<double>::infinity();
-      for (int round = 0; round < 3; ++round) {
-        SPMVKIT_CUDA_CHECK(cudaEventRecord(start.get(), stream));
-        for (int rep = 0; rep < o.repetitions; ++rep)
-          bsr::launch_bsr(d, p, x.data(), static_cast<const V*>(nullptr), z.data(), V(1), V(0));
-        SPMVKIT_CUDA_CHECK(cudaEventRecord(stop.get(), stream));
-        SPMVKIT_CUDA_CHECK(cudaEventSynchronize(stop.get()));
-        float ms = 0;
-        SPMVKIT_CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
-        seconds = std::min(seconds, 1e-3 * ms / o.repetitions);
-      }
-      if (seconds < best.seconds) best = Measured{p, seconds};
+      screened.push_back(Measured{p, time_applies(p, 1, 1, o.screen_repetitions)});
     }
+    std::sort(screened.begin(), screened.end(),
+              [](const Measured& a, const Measured& b) { return a.seconds < b.seconds; });
+    if (screened.size() > static_cast<std::size_t>(o.finalists))
+      screened.resize(static_cast<std::size_t>(o.finalists));
+    Measured best;
+    for (const Measured& s : screened) {
+      const bool is_first_guess = first_guess && result.first_guess_ms > 0 &&
+                                  first_guess->kernel == kernel &&
+                                  first_guess->to_params() == s.policy.to_params();
+      const double seconds = is_first_guess ? 1e-3 * result.first_guess_ms : full_time(s.policy);
+      if (seconds < best.seconds) best = Measured{s.policy, seconds};
+    }
+    // The first guess is a candidate of its kernel too: tuning never ends slower than it.
+    if (first_guess && result.first_guess_ms > 0 && first_guess->kernel == kernel &&
+        1e-3 * result.first_guess_ms < best.seconds)
+      best = Measured{*first_guess, 1e-3 * result.first_guess_ms};
     if (!std::isfinite(best.seconds)) {
       if (log) *log << "  " << bsr_kernel_name(kernel) << ": no working candidate\n";
+      result.kernels.push_back(k);
       continue;
     }
-    const std::string gbs = format_gbs(bytes / best.seconds * 1e-9);
+    k.best = best.policy;
+    k.best.source = "tune";
+    k.ms = 1e3 * best.seconds;
+    k.gbs = bytes / best.seconds * 1e-9;
     const std::string key = bsr_tuning_key(kernel, bs, value_bytes);
-    if (o.write_store) tuning_put(device, key, best.policy.to_params() + ",gbs=" + gbs);
+    if (o.write_store) tuning_put(device, key, k.best.to_params() + ",gbs=" + format_gbs(k.gbs));
     if (log)
-      *log << "  " << bsr_kernel_name(kernel) << ": " << tried << " tried, " << wrong
-           << " wrong, best " << best.policy.to_params() << " " << best.seconds * 1e6 << " us "
-           << gbs << " GB/s\n"
-           << "  {\"" << device_family(device) << "\", \"" << key << "\", \""
-           << best.policy.to_params() << "\"},  // " << gbs << " GB/s\n";
-    if (best.seconds < overall.seconds) overall = best;
+      *log << "  " << bsr_kernel_name(kernel) << ": " << k.tried << " tried, " << k.wrong
+           << " wrong, best " << k.best.to_params() << " " << k.ms * 1e3 << " us "
+           << format_gbs(k.gbs) << " GB/s\n";
+    if (best.seconds < best_overall) {
+      best_overall = best.seconds;
+      result.best = static_cast<int>(result.kernels.size());
+    }
+    result.kernels.push_back(k);
   }
-  if (std::isfinite(overall.seconds)) {
-    const std::string key = bsr_kernel_key(bs, value_bytes);
-    const std::string value = std::string("kernel=") + bsr_kernel_name(overall.policy.kernel);
-    if (o.write_store)
-      tuning_put(device, key, value + ",gbs=" + format_gbs(bytes / overall.seconds * 1e-9));
-    if (log)
-      *log << "  {\"" << device_family(device) << "\", \"" << key << "\", \"" << value << "\"},\n";
+  if (result.best >= 0 && o.write_store) {
+    const BsrKernelTuning& b = result.kernels[static_cast<std::size_t>(result.best)];
+    tuning_put(device, bsr_kernel_key(bs, value_bytes),
+               std::string("kernel=") + bsr_kernel_name(b.kernel) + ",gbs=" + format_gbs(b.gbs));
   }
+  if (log)
+    for (const BsrShippedLine& line : bsr_shipped_lines(bsr_device_family(device), result))
+      *log << line.text() << "\n";
+  return result;
 }
 
 }  // namespace
 
-void autotune_bsr(const BsrAutotuneOptions& options) {
+std::vector<BsrTuning> autotune_bsr(const BsrAutotuneOptions& options) {
   if (!cuda_available()) throw UnsupportedError("autotune_bsr: no CUDA device is available");
-  if (options.repetitions < 1 || options.target_values < 1)
-    throw InputError("autotune_bsr: repetitions and target_values must be positive");
+  if (options.repetitions < 1 || options.screen_repetitions < 1 || options.finalists < 1 ||
+      options.target_values < 1)
+    throw InputError(
+        "autotune_bsr: repetitions, screen_repetitions, finalists and target_values must be "
+        "positive");
   std::vector<int> sizes = options.block_sizes;
   if (sizes.empty())
     for (int bs = 1; bs <= 64; ++bs) sizes.push_back(bs);
@@ -190,10 +256,12 @@ void autotune_bsr(const BsrAutotuneOptions& options) {
       throw InputError("autotune_bsr: block size " + std::to_string(bs) + " out of range");
   const std::string device = device_name(Backend::cuda);
   if (options.log) *options.log << "bsr autotune on " << device << "\n";
+  std::vector<BsrTuning> results;
   for (int bs : sizes) {
-    if (options.double_precision) tune_block_size<double>(bs, options, device);
-    if (options.single_precision) tune_block_size<float>(bs, options, device);
+    if (options.double_precision) results.push_back(tune_block_size<double>(bs, options, device));
+    if (options.single_precision) results.push_back(tune_block_size<float>(bs, options, device));
   }
+  return results;
 }
 
 }  // namespace spmvkit

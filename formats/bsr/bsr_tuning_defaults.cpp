@@ -9,8 +9,10 @@
 // The family is matched as a substring of the device name ("NVIDIA H100 80GB HBM3").
 //
 // Status: FIRST GUESSES, equal to bsr_rule_policy's output (no GPU was available when they were
-// written). autotune_bsr prints one line per result in exactly this syntax: paste the measured
-// lines over these (a later line for the same family and key wins).
+// written). `spmvkit tune bsr` prints one line per result in exactly this syntax, and
+// `--emit-defaults COPY_OF_THIS_FILE` merges them into a copy of this file (an entry of the same
+// family and key replaced in place, new ones after the family's last entry) to diff and copy
+// back. Pasted by hand, a later line for the same family and key wins.
 #include "formats/bsr/bsr.hpp"
 
 namespace spmvkit {

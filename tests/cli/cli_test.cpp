@@ -111,6 +111,49 @@ TEST(Cli, CpuBenchWritesJsonWithEveryField) {
   std::filesystem::remove(json);
 }
 
+// Block expansion runs: the generator's block size goes to block formats (variants keep their
+// labels), expansions over the cap leave one skipped record, and --part takes every N-th matrix.
+TEST(Cli, CpuBenchExpandedMatricesLabelsCapAndParts) {
+  const std::string json = temp_file("spmvkit_cli_expand.json");
+  const CliRun r = spmvkit(
+      "bench expand_bs3_karate expand_bs40_bcsstk13 --backend cpu --reps 2 "
+      "--warmup 0 --formats bsr,csr_vector --params 'bsr:balanced=auto|balanced=off' "
+      "--max-expanded-nnz 1M --part 1/2 --json " + json);
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::ifstream in(json);
+  const auto j = nlohmann::json::parse(in);
+  EXPECT_EQ(j["part"], "1/2");
+  EXPECT_EQ(j["max_expanded_nnz"], 1000000);
+  ASSERT_EQ(j["results"].size(), 3u);  // expand_bs40_bcsstk13 is part 2
+  for (const auto& rec : j["results"]) {
+    EXPECT_EQ(rec["matrix"], "expand_bs3_karate");
+    EXPECT_EQ(rec["nnz"], 156 * 9);
+    EXPECT_EQ(rec["status"], "ok") << rec["format"];
+  }
+  EXPECT_EQ(j["results"][0]["format"], "bsr[balanced=auto]");
+  EXPECT_EQ(j["results"][1]["format"], "bsr[balanced=off]");
+  EXPECT_NE(j["results"][0]["details"].get<std::string>().find("bs=3,"), std::string::npos);
+  EXPECT_NE(j["results"][1]["details"].get<std::string>().find("balanced=0"), std::string::npos);
+
+  const CliRun capped = spmvkit("bench expand_bs40_bcsstk13 --backend cpu --formats bsr --reps 1 "
+                                "--max-expanded-nnz 1M --json " + json);
+  ASSERT_EQ(capped.status, 0) << capped.err;
+  EXPECT_NE(capped.out.find("skipped: 134212800 expanded nonzeros over --max-expanded-nnz"),
+            std::string::npos)
+      << capped.out;
+  std::ifstream in2(json);
+  const auto j2 = nlohmann::json::parse(in2);
+  ASSERT_EQ(j2["results"].size(), 1u);
+  EXPECT_EQ(j2["results"][0]["format"], "-");
+
+  for (const char* bad : {"--part 3/2", "--part x", "--max-expanded-nnz lots"}) {
+    const CliRun e = spmvkit(std::string("bench karate --backend cpu --formats bsr ") + bad);
+    EXPECT_EQ(e.status, 1) << bad;
+    EXPECT_NE(e.err.find("spmvkit: error:"), std::string::npos) << bad << ": " << e.err;
+  }
+  std::filesystem::remove(json);
+}
+
 // Bad input: one line naming the problem on stderr, non-zero exit, never a crash.
 TEST(Cli, BadInputGivesOneClearLine) {
   const std::string bad = temp_file("spmvkit_cli_bad.mtx");
@@ -135,6 +178,39 @@ TEST(Cli, BadInputGivesOneClearLine) {
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << ": " << r.err;
   }
   std::filesystem::remove(bad);
+}
+
+// `tune bsr`: arguments are checked before the device; with no GPU visible (hidden here, so the
+// test means the same on a GPU machine) it stops with one clear line, never tuning anything.
+TEST(Cli, TuneBsrArgumentsAndNoDevice) {
+  const std::array<std::pair<std::string, std::string>, 6> cases = {{
+      {"tune bsr --block-sizes 0", "block size"},
+      {"tune bsr --block-sizes 8-4", "empty range"},
+      {"tune bsr --nnz lots", "not a count"},
+      {"tune bsr --nnz 10", "outside"},
+      {"tune bsr stencil7_4", "takes no MATRIX"},
+      {"tune hec --block-sizes 4", "applies to `tune bsr` only"},
+  }};
+  for (const auto& [args, word] : cases) {
+    const CliRun r = spmvkit(args);
+    EXPECT_EQ(r.status, 1) << args;
+    EXPECT_NE(r.err.find("spmvkit: error:"), std::string::npos) << args << ": " << r.err;
+    EXPECT_NE(r.err.find(word), std::string::npos) << args << ": " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << ": " << r.err;
+  }
+  EXPECT_NE(spmvkit("tune bsr --precision f16").status, 0);
+  const std::string defaults = temp_file("bsr_defaults.cpp");
+  const std::string hide = "CUDA_VISIBLE_DEVICES= ";
+  const std::string cmd = hide + SPMVKIT_CLI_PATH + " tune bsr --block-sizes 2-4 --nnz 1e5 " +
+                          "--emit-defaults " + defaults + " >/dev/null 2>" + defaults + ".err";
+  const int raw = std::system(cmd.c_str());
+  EXPECT_TRUE(WIFEXITED(raw) && WEXITSTATUS(raw) == 1) << raw;
+  std::ifstream err(defaults + ".err");
+  const std::string text(std::istreambuf_iterator<char>(err), {});
+  EXPECT_NE(text.find("spmvkit: error:"), std::string::npos) << text;
+  EXPECT_NE(text.find("CUDA"), std::string::npos) << text;
+  EXPECT_FALSE(std::filesystem::exists(defaults));  // nothing written
+  std::filesystem::remove(defaults + ".err");
 }
 
 TEST(Cli, ProgressBarIsSilentWhenStderrIsNotATerminal) {
