@@ -106,6 +106,17 @@ void run_matrix(const std::string& name, const Csr<double>& a64, const Options& 
   auto x = Vector<V>::from_host(xh, b);
   Vector<V> z(a.rows, b);
   const double vector_bytes = static_cast<double>(a.cols + a.rows) * sizeof(V);
+  double npr_sum = 0, npr_sq = 0;
+  index_t npr_max = 0;
+  for (index_t i = 0; i < a.rows; ++i) {
+    const double len = a.row_length(i);
+    npr_sum += len;
+    npr_sq += len * len;
+    npr_max = std::max(npr_max, a.row_length(i));
+  }
+  const double npr_mean = a.rows > 0 ? npr_sum / a.rows : 0.0;
+  const double npr_variance =
+      a.rows > 0 ? std::max(0.0, npr_sq / a.rows - npr_mean * npr_mean) : 0.0;
   const std::size_t first = report.results.size();
   for (std::size_t i = 0; i < list.size(); ++i) {
     const FormatEntry& f = *list[i];
@@ -119,6 +130,9 @@ void run_matrix(const std::string& name, const Csr<double>& a64, const Options& 
     r.cols = a.cols;
     r.nnz = a.nnz();
     r.peer = f.peer;
+    r.npr_mean = npr_mean;
+    r.npr_variance = npr_variance;
+    r.npr_max = npr_max;
     try {
       const auto pit = params.find(f.name);
       const Params p = pit == params.end() ? Params{} : pit->second;
@@ -316,6 +330,9 @@ nlohmann::json to_json(const Report& rep) {
                             {"max_rel_err", r.max_rel_err},
                             {"l2_resident", r.l2_resident},
                             {"peer", r.peer},
+                            {"npr_mean", r.npr_mean},
+                            {"npr_variance", r.npr_variance},
+                            {"npr_max", r.npr_max},
                             {"reorder_ms", r.reorder_ms},
                             {"reorder_spmv_equiv", r.reorder_spmv_equiv},
                             {"details", r.details},
