@@ -17,8 +17,10 @@
 // Departures, each a parameter (the paper's choice is one value of it; `paper=1` takes all):
 //   order=paper|pow2|bucketed. The paper's exact sort scatters rows that are neighbours in the
 //     matrix, and neighbours share x windows (FEM, circuits, the power-law generator's local
-//     window): on powerlaw_8000000 a row of 5 entries has a random first column two times in
-//     three, so "ties by first column" does not bring neighbours back. bucketed is a stable
+//     window): on powerlaw_8000000 about 2 rows of 5 entries in 5 have a first column drawn
+//     uniformly below their window (1 - integral of (1 - u/4)^4 over u in [0,1] = 0.39), so
+//     "ties by first column" interleaves them with unrelated rows, and the exact npr splits
+//     neighbours over many sweeps of x (one per distinct npr). bucketed is a stable
 //     partition into power-of-two length classes (1, 2-3, 4-7, ...), the original row order
 //     inside each class; segments are then cut per class (a class boundary is always a segment
 //     boundary, the Freedman-Diaconis size within a class), so every segment still holds rows
