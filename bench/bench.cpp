@@ -82,8 +82,8 @@ const std::map<std::string, std::vector<std::string>>& suites() {
       for (int bs = 1; bs <= 32; ++bs)
         with["bsr-expand"].push_back("expand_bs" + std::to_string(bs) + "_" + m);
     // Balanced against plain BSR (paper 5.5, figures 17-19) on matrices with long block rows.
-    for (const char* m : {"arrow", "Groebner_id2003_aug", "Franz6_id1959_aug", "mbeacxc",
-                          "rajat01", "adder_dcop_05"})
+    for (const char* m : {"arrow", "Groebner_id2003_aug", "Franz6_id1959_aug", "mbeacxc", "rajat01",
+                          "adder_dcop_05"})
       for (int bs : {1, 2, 4, 8, 16})
         with["bsr-balance"].push_back("expand_bs" + std::to_string(bs) + "_" + m);
     return with;
@@ -103,8 +103,7 @@ const std::map<std::string, SuiteDefaults>& suite_defaults_map() {
         "",
         20,
         5}},
-      {"bsr-balance",
-       {{"bsr", "bsr_balanced"}, "bsr:balanced=auto|balanced=off", 20, 5}},
+      {"bsr-balance", {{"bsr", "bsr_balanced"}, "bsr:balanced=auto|balanced=off", 20, 5}},
   };
   return d;
 }
@@ -174,6 +173,17 @@ void run_matrix(const std::string& name, const Csr<double>& a64, const Options& 
   auto x = Vector<V>::from_host(xh, b);
   Vector<V> z(a.rows, b);
   const double vector_bytes = static_cast<double>(a.cols + a.rows) * sizeof(V);
+  double npr_sum = 0, npr_sq = 0;
+  index_t npr_max = 0;
+  for (index_t i = 0; i < a.rows; ++i) {
+    const double len = a.row_length(i);
+    npr_sum += len;
+    npr_sq += len * len;
+    npr_max = std::max(npr_max, a.row_length(i));
+  }
+  const double npr_mean = a.rows > 0 ? npr_sum / a.rows : 0.0;
+  const double npr_variance =
+      a.rows > 0 ? std::max(0.0, npr_sq / a.rows - npr_mean * npr_mean) : 0.0;
   const std::size_t first = report.results.size();
   for (std::size_t i = 0; i < list.size(); ++i) {
     const FormatEntry& f = *list[i];
@@ -198,6 +208,9 @@ void run_matrix(const std::string& name, const Csr<double>& a64, const Options& 
       r.cols = a.cols;
       r.nnz = a.nnz();
       r.peer = f.peer;
+      r.npr_mean = npr_mean;
+      r.npr_variance = npr_variance;
+      r.npr_max = npr_max;
       try {
         synchronize(b);
         const auto t0 = std::chrono::steady_clock::now();
@@ -369,8 +382,8 @@ Report run(const std::vector<std::string>& all_matrices, const Options& opt) {
       auto it = expanded_from.find(inner);
       if (it == expanded_from.end())
         it = expanded_from
-                 .emplace(inner, is_generator_name(inner) ? generate_by_name(inner)
-                                                          : load_matrix(inner))
+                 .emplace(inner,
+                          is_generator_name(inner) ? generate_by_name(inner) : load_matrix(inner))
                  .first;
       const Csr<double>& from = it->second;
       const std::int64_t bs = expand_bs;
@@ -491,6 +504,9 @@ nlohmann::json to_json(const Report& rep) {
                             {"max_rel_err", r.max_rel_err},
                             {"l2_resident", r.l2_resident},
                             {"peer", r.peer},
+                            {"npr_mean", r.npr_mean},
+                            {"npr_variance", r.npr_variance},
+                            {"npr_max", r.npr_max},
                             {"reorder_ms", r.reorder_ms},
                             {"reorder_spmv_equiv", r.reorder_spmv_equiv},
                             {"details", r.details},

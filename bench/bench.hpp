@@ -54,6 +54,10 @@ struct Record {
   double max_rel_err = 0;        // ||z - ref|| / ||ref|| against the float64 reference
   bool l2_resident = false;      // format data + vectors fit in the last-level cache
   bool peer = false;
+  // Row-length (nonzeros per row) statistics of the matrix: SURAA's figures order matrices by
+  // npr variance (population variance, over all rows).
+  double npr_mean = 0, npr_variance = 0;
+  long long npr_max = 0;
 };
 
 struct Report {

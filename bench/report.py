@@ -4,6 +4,9 @@
   bench/report.py summary FILE.json...      every record: GB/s, % of ceiling, ratios
   bench/report.py hec-table DIR             HEC paper tables 2/3: GPU formats vs the CPU backend
   bench/report.py csr3 DIR                  CSR-3 (own ordering) vs cuSPARSE on RCM-ordered input
+  bench/report.py suraa-variance FILE.json...
+                                            SURAA figures 10-11: one row a matrix, ordered by npr
+                                            variance; suraa, suraa_static against cuSPARSE CSR
 
 DIR holds the JSON of one run (bench/results/<date>-<device>/).
 """
@@ -126,9 +129,89 @@ def csr3(directory):
               f"faster on {sum(s > 1 for s in speedups)}, slower on {sum(s < 1 for s in speedups)}")
 
 
+def geomean(v):
+    return math.exp(sum(map(math.log, v)) / len(v)) if v else float("nan")
+
+
+def suraa_variance(paths, low_cv=0.5):
+    """SURAA's figures 10-11 as a table: one row a matrix (first backend/precision found per
+    matrix), ordered by npr variance ascending; times of suraa, suraa_static, csr_balanced and
+    the best cuSPARSE CSR algorithm, and the ratios best cuSPARSE CSR / SURAA (> 1: SURAA
+    faster). `path` is what SURAA ran (suraa or the low-variance csr_balanced fallback); matrices
+    with cv(npr) <= low_cv are the low-variance ones (the fallback's default threshold)."""
+    heads, records = load(paths)
+    print(header(heads))
+    by = {}
+    for r in records:
+        key = (r["matrix"], r["backend"], r["precision"])
+        m = by.setdefault(key, {"stats": None, "t": {}, "details": {}})
+        if "npr_variance" in r and m["stats"] is None:
+            m["stats"] = (r["npr_mean"], r["npr_variance"], r.get("npr_max", 0))
+        if not ok(r):
+            continue
+        f = r["format"]
+        if f.startswith("cusparse_csr"):
+            f = "cusparse_csr"
+        if f not in m["t"] or r["spmv_ms"] < m["t"][f]:
+            m["t"][f] = r["spmv_ms"]
+            m["details"][f] = r.get("details", "")
+    rows = [(k, v) for k, v in by.items() if "suraa" in v["t"] or "suraa_static" in v["t"]]
+    if not rows:
+        print("no suraa / suraa_static records")
+        return
+    missing = [k[0] for k, v in rows if v["stats"] is None]
+    rows.sort(key=lambda kv: (kv[1]["stats"] is None, kv[1]["stats"][1] if kv[1]["stats"] else 0))
+
+    def ms(v):
+        return f"{v:.4f}" if v else "-"
+
+    def path(d):
+        return d.split(",")[0].replace("path=", "") if d else "-"
+
+    print()
+    print("Ordered by npr variance (SURAA figures 10-11); ratio = best cuSPARSE CSR ms / format ms "
+          "(> 1: faster than cuSPARSE)")
+    print()
+    print("| matrix | backend | prec | rows | nnz | npr mean | npr var | cv | npr max | suraa ms | "
+          "suraa_static ms | csr_balanced ms | cuSPARSE CSR ms | suraa ratio | static ratio | "
+          "static path |")
+    print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    groups = {"high": {"suraa": [], "suraa_static": []}, "low": {"suraa": [], "suraa_static": []}}
+    nnz = {(r["matrix"], r["backend"], r["precision"]): (r["rows"], r["nnz"]) for r in records}
+    for (matrix, backend, prec), v in rows:
+        t = v["t"]
+        st = v["stats"]
+        cv = math.sqrt(st[1]) / st[0] if st and st[0] > 0 else None
+        peer = t.get("cusparse_csr")
+        ratios = {}
+        for f in ("suraa", "suraa_static"):
+            ratios[f] = peer / t[f] if peer and t.get(f) else None
+            if ratios[f] and cv is not None:
+                groups["low" if cv <= low_cv else "high"][f].append(ratios[f])
+        nr, nz = nnz[(matrix, backend, prec)]
+        print(f"| {matrix} | {backend} | {prec} | {nr} | {nz} | "
+              + (f"{st[0]:.2f} | {st[1]:.4g} | {cv:.2f} | {st[2]} | " if st else "- | - | - | - | ")
+              + f"{ms(t.get('suraa'))} | {ms(t.get('suraa_static'))} | {ms(t.get('csr_balanced'))} | "
+              f"{ms(peer)} | "
+              + " | ".join(f"{ratios[f]:.2f}x" if ratios[f] else "-" for f in ("suraa", "suraa_static"))
+              + f" | {path(v['details'].get('suraa_static'))} |")
+    print()
+    for g, label in (("high", f"cv(npr) > {low_cv}"), ("low", f"cv(npr) <= {low_cv}")):
+        for f in ("suraa", "suraa_static"):
+            vals = groups[g][f]
+            if vals:
+                print(f"{f}, {label}: {len(vals)} matrices, geometric mean {geomean(vals):.2f}x "
+                      f"cuSPARSE CSR, faster on {sum(x > 1 for x in vals)}, "
+                      f">= 0.8x on {sum(x >= 0.8 for x in vals)}")
+    if missing:
+        print(f"\nno npr statistics in the records of: {', '.join(missing)} (JSON from before "
+              "bench recorded npr_mean/npr_variance; re-run the bench)")
+
+
 if __name__ == "__main__":
     if len(sys.argv) < 3:
         sys.exit(__doc__)
     cmd, args = sys.argv[1], sys.argv[2:]
     {"summary": lambda: summary(args), "hec-table": lambda: hec_table(args[0]),
-     "csr3": lambda: csr3(args[0])}.get(cmd, lambda: sys.exit(__doc__))()
+     "csr3": lambda: csr3(args[0]),
+     "suraa-variance": lambda: suraa_variance(args)}.get(cmd, lambda: sys.exit(__doc__))()

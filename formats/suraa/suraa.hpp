@@ -13,6 +13,26 @@
 //       default, a sub-warp per row sized from the segment's mean, on side streams.
 // Matrices with a low npr variance (where the paper loses, Section 5.3.1 "HYB", "SELL-P") run a
 // plain CSR vector kernel instead: the sort buys nothing there and perm costs bytes.
+//
+// Departures, each a parameter (the paper's choice is one value of it; `paper=1` takes all):
+//   order=paper|pow2|bucketed. The paper's exact sort scatters rows that are neighbours in the
+//     matrix, and neighbours share x windows (FEM, circuits, the power-law generator's local
+//     window): on powerlaw_8000000 about 2 rows of 5 entries in 5 have a first column drawn
+//     uniformly below their window (1 - integral of (1 - u/4)^4 over u in [0,1] = 0.39), so
+//     "ties by first column" interleaves them with unrelated rows, and the exact npr splits
+//     neighbours over many sweeps of x (one per distinct npr). bucketed is a stable
+//     partition into power-of-two length classes (1, 2-3, 4-7, ...), the original row order
+//     inside each class; segments are then cut per class (a class boundary is always a segment
+//     boundary, the Freedman-Diaconis size within a class), so every segment still holds rows
+//     within a factor two of one length (what the sort is for: equal work per lane) while a
+//     warp's rows stay neighbours in the matrix. What is kept of the paper: length-sorted
+//     segments, the FD segment size, the three groups and their thresholds, the G1 cap.
+//   short_kernel=scalar|subwarp: G3 by a thread a row (paper) or 1..32 lanes a row.
+//   launch=segment|merged|table: a launch per segment on side streams (paper); a launch per run
+//     of segments with one shape; or one fused kernel reading a segment table (a block looks up
+//     its run), in suraa_static with G1 inside it too (the last block of a long row adds the
+//     partial sums), so a whole apply is one launch: small, L2-resident matrices are latency
+//     bound and the paper's many launches and streams cost more than the work.
 #pragma once
 
 #include <cstddef>
@@ -41,19 +61,35 @@ inline constexpr index_t kSuraaWarp = 32;
 
 enum class SuraaGroup : std::uint8_t { dynamic = 1, vector = 2, scalar = 3 };  // G1, G2, G3
 
+// Row order (see the file comment): paper = npr descending, ties by first column; pow2 = npr's
+// power-of-two class descending, ties by first column; bucketed = class descending, ties by
+// row index (the matrix order), segments cut at class boundaries.
+enum class SuraaOrder : std::uint8_t { paper, pow2, bucketed };
+// How G2/G3 are launched: a launch per segment (paper), per run of segments with one shape, or
+// one fused segment-table kernel.
+enum class SuraaLaunchMode : std::uint8_t { segment, merged, table };
+const char* to_string(SuraaOrder o);
+const char* to_string(SuraaLaunchMode l);
+
+// The fused kernel's block size: its threads per row are powers of two up to this.
+inline constexpr int kSuraaTableBlock = 256;
+
 // Choices read from Params (names in suraa_param_names()). `paper=1` selects the paper's own
-// choices for every one not given explicitly.
+// choices for every one not given explicitly. Defaults: suraa keeps the paper's order and
+// merged launches on streams (the dynamic-parallelism variant as the paper describes it, with
+// sub-warps for short rows); suraa_static takes order=bucketed and launch=table (x locality,
+// one launch).
 struct SuraaOptions {
   bool dynamic = true;              // G1 by child grids (suraa) or static blocks (suraa_static)
   index_t max_child_threads = 0;    // G1 row cap; 0: derived (suraa_max_child_threads)
   index_t segment_size = 0;         // rows per segment; 0: Freedman-Diaconis (fd_segmentation)
   double low_variance_cv = 0.5;     // CSR vector fallback when cv(npr) <= this; 0: never (paper)
   bool scalar_short_rows = false;   // G3 by a thread a row (paper) instead of a sub-warp a row
-  bool launch_per_segment = false;  // one launch per segment (paper) instead of one per run of
-                                    // consecutive segments with the same threads per row
+  SuraaLaunchMode launch = SuraaLaunchMode::merged;
   int streams = 4;                  // side streams for G2/G3 launches; 0: all on the context stream
   int nnz_per_thread = 8;           // G1 child / G2 vector threads per row ~ npr / this (paper: 2)
-  bool class_sort = false;          // sort by power-of-two npr class instead of exact npr
+  SuraaOrder order = SuraaOrder::paper;
+  bool class_sort() const { return order != SuraaOrder::paper; }
 };
 
 std::vector<std::string> suraa_param_names();
@@ -114,10 +150,23 @@ struct SuraaSegment {
   }
 };
 
-// Segments from their nonzero counts (segment s holds rows [s*size, min(m, (s+1)*size))).
+// Segment boundaries in sorted rows: a cut every segment_size rows, or, given `class_runs` (the
+// rows of each length class in sorted order, order=bucketed), a cut every segment_size rows
+// within each class run and at every run's end. bounds.front() == 0, bounds.back() == rows.
+std::vector<index_t> suraa_segment_bounds(index_t rows, index_t segment_size,
+                                          const std::vector<index_t>& class_runs = {});
+// The class runs of bucketed order from a histogram of suraa_sort_class over classes 0..32:
+// classes descending, empty classes left out.
+std::vector<index_t> suraa_class_runs(const std::vector<std::int64_t>& class_count);
+
+// Segments from their nonzero counts (segment s holds sorted rows [bounds[s], bounds[s+1])).
 // G1: leading segments with mean > 32 while the rows taken stay <= max_child_threads ("if
 // n x segment_size > max_child_threads, we only include (n-1) x segment_size"); G2: then
 // segments with mean >= 32; G3: the rest. Sorted rows make each group one row range.
+std::vector<SuraaSegment> suraa_group_segments(const std::vector<std::int64_t>& segment_nnz,
+                                               const std::vector<index_t>& bounds,
+                                               index_t max_child_threads);
+// Equal segments of segment_size rows (the paper's cut).
 std::vector<SuraaSegment> suraa_group_segments(const std::vector<std::int64_t>& segment_nnz,
                                                index_t rows, index_t segment_size,
                                                index_t max_child_threads);
@@ -135,9 +184,14 @@ struct SuraaLaunch {
 // (one kernel instantiation each).
 int suraa_vector_threads(double mean_npr, int nnz_per_thread);
 // Threads per row for a G3 segment: 1 (paper) or the power of two >= the mean, at most 32.
+// Segments hold rows of similar length by construction (sorted, or one power-of-two class), so
+// the mean sizes every row of the segment: a sub-warp of that many lanes reads a row's entries
+// in one coalesced sweep where the scalar kernel's lanes read 32 different rows.
 int suraa_short_threads(double mean_npr, bool scalar);
 // The G2/G3 launches: per segment, or merged over consecutive segments of one group with the
-// same threads per row (one launch instead of many of the same shape).
+// same threads per row (one launch instead of many of the same shape). launch=table merges the
+// same way (each run is one row of the segment table) and caps threads per row at
+// kSuraaTableBlock.
 std::vector<SuraaLaunch> suraa_launches(const std::vector<SuraaSegment>& segments,
                                         const SuraaOptions& o);
 
@@ -191,19 +245,22 @@ struct SuraaPlan {
   index_t g1_end = 0;  // G1 = sorted rows [0, g1_end)
   index_t g2_end = 0;  // G2 = [g1_end, g2_end), G3 = [g2_end, rows)
   std::vector<SuraaLaunch> launches;
+  SuraaOrder order = SuraaOrder::paper;
 };
 
 // Sort order of Section 4.1: npr descending, ties by the first column index ascending (empty
-// rows last), remaining ties by row index (a stable sort, as the GPU radix sort is). With
-// class_sort, npr's power-of-two class (suraa_sort_class) replaces npr.
+// rows last), remaining ties by row index (a stable sort, as the GPU radix sort is). pow2:
+// npr's power-of-two class (suraa_sort_class) replaces npr; bucketed: class descending, ties
+// by row index only.
 template <class V>
-std::vector<index_t> suraa_sort_rows(const Csr<V>& a, bool class_sort = false);
+std::vector<index_t> suraa_sort_rows(const Csr<V>& a, SuraaOrder order = SuraaOrder::paper);
 // The rows of `a` in the order `perm` (row i of the result is row perm[i] of `a`).
 template <class V>
 Csr<V> suraa_permute_rows(const Csr<V>& a, const std::vector<index_t>& perm);
-// Grouping and launches from probes and the sorted row pointer (both paths end here).
+// Grouping and launches from probes, the segment bounds (suraa_segment_bounds) and the
+// segments' nonzeros (both paths end here).
 SuraaPlan suraa_finish_plan(index_t rows, index_t cols, const SuraaProbes& probes,
-                            const SuraaSegmentation& seg,
+                            const SuraaSegmentation& seg, const std::vector<index_t>& bounds,
                             const std::vector<std::int64_t>& segment_nnz, const SuraaOptions& o);
 // The whole setup on the host (CPU backend, tests): plan and the sorted matrix.
 template <class V>

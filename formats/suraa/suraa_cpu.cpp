@@ -35,8 +35,9 @@ class SuraaCpuOperator final : public Operator<V> {
     this->info_.matrix_bytes = suraa_matrix_bytes(a.rows, a.nnz(), sizeof(V));
     this->info_.paper_bytes = suraa_paper_bytes(a.rows, a.cols, a.nnz(), sizeof(V));
     std::ostringstream d;
-    d << "path=suraa,segment_size=" << plan_.segmentation.segment_size
-      << ",segments=" << plan_.segmentation.segments
+    d << "path=suraa,order=" << to_string(o.order)
+      << ",segment_size=" << plan_.segmentation.segment_size
+      << ",segments=" << plan_.segments.size()
       << ",max_child_threads=" << plan_.max_child_threads << ",g1_rows=" << plan_.g1_end
       << ",g2_rows=" << plan_.g2_end - plan_.g1_end << ",g3_rows=" << plan_.rows - plan_.g2_end
       << ",chunks=" << schedule_.chunks.size() << ",long_rows=" << schedule_.long_rows.size();

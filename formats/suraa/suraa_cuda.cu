@@ -2,17 +2,21 @@
 // Section 4.2 (Algorithms 3-6) on the context stream and side streams.
 //
 // Setup, all on the context stream: npr moments (the low-variance fallback, the npr range, the
-// rows with npr > 32); sort keys (npr, or its power-of-two class with sort=pow2, descending;
-// first column ascending) and a CUB radix sort of (key, row) pairs, stable, so
-// that remaining ties keep the row order, giving perm; the sorted row pointer by a CUB scan;
+// rows with npr > 32, the rows of each power-of-two class); sort keys (npr, or its power-of-two
+// class with order=pow2|bucketed, descending; first column ascending, except bucketed) and a
+// CUB radix sort of (key, row) pairs, stable, so that remaining ties keep the row order, giving
+// perm; the sorted row pointer by a CUB scan;
 // col_idx and values gathered into sorted order ("Rearrange A_csr using perm"); the order
 // statistics the Freedman-Diaconis rule needs, read from the sorted npr in O(1); the nonzeros
 // of each segment. The host then applies the rules (suraa_finish_plan) to those few numbers
 // and lays out G1's partial sums on the device.
 //
-// Apply: G1 on the context stream (parent kernel + child grids, or the static kernel, then a
-// finish kernel), G2/G3 launches on side streams forked from and joined back to the context
-// stream, so the whole apply is ordered after earlier and before later work on that stream.
+// Apply, launch=segment|merged: G1 on the context stream (parent kernel + child grids, or the
+// static kernel, then a finish kernel), G2/G3 launches on side streams forked from and joined
+// back to the context stream, so the whole apply is ordered after earlier and before later work
+// on that stream. launch=table: G2/G3 in one segment-table kernel; in suraa_static G1 is in it
+// too (one launch in all), with suraa G1 stays parent + finish and the table kernel runs on one
+// side stream beside it.
 //
 // When are the child grids done? A child grid launched into cudaStreamFireAndForget runs
 // unordered with its parent's other work, but "no other grid launches can depend on the
@@ -25,6 +29,7 @@
 // the stream after apply (a copy, an event, a kernel) follows the finish kernel.
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <cstdint>
 #include <cub/block/block_reduce.cuh>
 #include <cub/device/device_radix_sort.cuh>
@@ -102,23 +107,36 @@ struct MinOp {
 
 // ============================ setup kernels (Section 4.1) ===================================
 
+// Power-of-two classes of npr (suraa_sort_class): 0..32.
+inline constexpr int kSuraaClasses = 33;
+
 // npr moments: stats[0] += sum npr^2, stats[1] = max npr, stats[2] = min npr, stats[3] +=
-// rows with npr > 32. Grid-stride, a thread a row.
+// rows with npr > 32, stats[4 + c] += rows of power-of-two class c (bucketed order's class
+// runs). Grid-stride, a thread a row.
 template <int BLOCK>
 __global__ void __launch_bounds__(BLOCK)
     suraa_npr_stats_kernel(index_t m, const index_t* __restrict__ row_ptr,
                            unsigned long long* __restrict__ stats) {
   using Reduce = cub::BlockReduce<unsigned long long, BLOCK>;
   __shared__ typename Reduce::TempStorage storage;
+  __shared__ unsigned int class_count[kSuraaClasses];
+  static_assert(BLOCK >= kSuraaClasses, "one thread a class");
+  if (threadIdx.x < kSuraaClasses) class_count[threadIdx.x] = 0;
+  __syncthreads();
   unsigned long long sq = 0, mx = 0, mn = ~0ull, over = 0;
   for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * BLOCK + threadIdx.x; i < m;
        i += static_cast<std::int64_t>(gridDim.x) * BLOCK) {
-    const auto n = static_cast<unsigned long long>(row_ptr[i + 1] - row_ptr[i]);
+    const index_t len = row_ptr[i + 1] - row_ptr[i];
+    const auto n = static_cast<unsigned long long>(len);
     sq += n * n;
     mx = n > mx ? n : mx;
     mn = n < mn ? n : mn;
     over += n > static_cast<unsigned long long>(kSuraaWarp) ? 1 : 0;
+    atomicAdd(&class_count[suraa_sort_class(len, true)], 1u);
   }
+  __syncthreads();
+  if (threadIdx.x < kSuraaClasses && class_count[threadIdx.x] != 0)
+    atomicAdd(stats + 4 + threadIdx.x, static_cast<unsigned long long>(class_count[threadIdx.x]));
   const unsigned long long block_sq = Reduce(storage).Sum(sq);
   __syncthreads();
   const unsigned long long block_mx = Reduce(storage).Reduce(mx, MaxOp<unsigned long long>{});
@@ -136,7 +154,8 @@ __global__ void __launch_bounds__(BLOCK)
 
 // Sort keys of Section 4.1: (max_class - class(npr)) in the high bits (class = npr, or its
 // power-of-two class with class_sort), the first column (cols for an empty row) in the low
-// `col_bits` bits; an ascending sort gives npr descending, ties by first column ascending. A
+// `col_bits` bits; an ascending sort gives npr descending, ties by first column ascending.
+// col_bits == 0 (bucketed): the class alone, the stable sort keeps the row order within it. A
 // thread a row.
 __global__ void suraa_sort_keys_kernel(index_t m, index_t cols, index_t max_class, bool class_sort,
                                        int col_bits, const index_t* __restrict__ row_ptr,
@@ -146,7 +165,7 @@ __global__ void suraa_sort_keys_kernel(index_t m, index_t cols, index_t max_clas
   const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= m) return;
   const index_t b = row_ptr[i], e = row_ptr[i + 1];
-  const auto first = static_cast<std::uint64_t>(e > b ? col_idx[b] : cols);
+  const auto first = col_bits == 0 ? 0 : static_cast<std::uint64_t>(e > b ? col_idx[b] : cols);
   const index_t cls = suraa_sort_class(e - b, class_sort);
   keys[i] = (static_cast<std::uint64_t>(max_class - cls) << col_bits) | first;
   rows[i] = static_cast<index_t>(i);
@@ -201,15 +220,13 @@ __global__ void suraa_probe_kernel(index_t m, const index_t* __restrict__ row_pt
   out[1] = npr(3 * static_cast<std::int64_t>(m) / 4);
 }
 
-// Nonzeros of each segment of `segment_size` sorted rows. A thread a segment.
-__global__ void suraa_segment_nnz_kernel(index_t segments, index_t segment_size, index_t m,
+// Nonzeros of each segment, sorted rows [bounds[s], bounds[s+1]). A thread a segment.
+__global__ void suraa_segment_nnz_kernel(index_t segments, const index_t* __restrict__ bounds,
                                          const index_t* __restrict__ row_ptr,
                                          index_t* __restrict__ segment_nnz) {
   const std::int64_t s = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (s >= segments) return;
-  const std::int64_t b = s * segment_size;
-  const std::int64_t e = min(static_cast<std::int64_t>(m), b + segment_size);
-  segment_nnz[s] = row_ptr[e] - row_ptr[b];
+  segment_nnz[s] = row_ptr[bounds[s + 1]] - row_ptr[bounds[s]];
 }
 
 // Blocks (= partial sums) of each G1 row: the child grid's (dynamic) or the static kernel's.
@@ -370,6 +387,114 @@ __global__ void suraa_g1_finish_kernel(index_t g1_rows, const index_t* __restric
   z[out] = finish(sum, y, out, alpha, beta);
 }
 
+// One run of blocks of the segment-table kernel: blocks [block_begin, next entry's block_begin)
+// serve sorted rows [row_begin, row_end) with threads_per_row lanes a row, or, with
+// threads_per_row == 0, G1's long-row tasks (block_begin + j is partial sum j, as in
+// suraa_long_rows_kernel).
+struct SuraaTableEntry {
+  index_t block_begin = 0;
+  index_t row_begin = 0;
+  index_t row_end = 0;
+  int threads_per_row = 0;
+};
+
+// launch=table: every block looks up its run in the table (a binary search over block_begin,
+// the same for all threads of the block, so every branch below is uniform over the block and
+// the barriers in it are reached by all threads).
+//
+// Row runs: as suraa_rows_kernel with TPR (a power of two <= BLOCK) read from the table;
+// shuffles with that width, and for TPR > 32 one shared value a warp.
+//
+// G1 tasks (suraa_static only): a task is a slice of one long row summed by the block. A row of
+// one task writes z itself. Otherwise each task stores its partial sum, makes it visible
+// device-wide (__threadfence) and counts itself in counters[row] (atomicAdd); the task that
+// counts last reads all the row's partial sums from L2 (__ldcg: not through a possibly stale L1)
+// in task order, so the sum does not depend on the schedule, writes z and sets the counter back
+// to 0 for the next apply (every task of the row has counted by then). This is the CUDA
+// sample's threadFenceReduction pattern; it replaces the finish kernel, so no second launch.
+// Only thread 0 touches partials and counters. Long-row tasks come first in the table: the
+// longest work starts first.
+//
+// Bytes: as the row kernels and the static G1 kernel; plus the table (a few entries, cached).
+template <class V, int BLOCK>
+__global__ void __launch_bounds__(BLOCK)
+    suraa_table_kernel(const SuraaTableEntry* __restrict__ table, index_t entries,
+                       index_t g1_rows, const index_t* __restrict__ partial_ptr,
+                       V* __restrict__ partials, unsigned int* __restrict__ counters,
+                       const index_t* __restrict__ row_ptr, const index_t* __restrict__ col_idx,
+                       const V* __restrict__ values, const index_t* __restrict__ perm,
+                       const V* __restrict__ x, const V* y, V* z, V alpha, V beta) {
+  using Reduce = cub::BlockReduce<V, BLOCK>;
+  __shared__ typename Reduce::TempStorage storage;
+  __shared__ V warp_sums[BLOCK / 32];
+  const index_t b = static_cast<index_t>(blockIdx.x);
+  index_t lo = 0, hi = entries - 1;
+  while (lo < hi) {
+    const index_t mid = lo + (hi - lo + 1) / 2;
+    if (table[mid].block_begin <= b)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  const SuraaTableEntry e = table[lo];
+  const index_t local = b - e.block_begin;
+
+  if (e.threads_per_row == 0) {  // a G1 task
+    const index_t r = last_at_most(partial_ptr, 0, g1_rows - 1, local);
+    const std::int64_t begin = row_ptr[r], end = row_ptr[r + 1];
+    const index_t p0 = partial_ptr[r];
+    const std::int64_t tasks = partial_ptr[r + 1] - p0;
+    const std::int64_t j = local - p0;
+    std::int64_t chunk = (end - begin + tasks - 1) / tasks;
+    chunk = (chunk + 31) / 32 * 32;
+    const std::int64_t k0 = min(end, begin + j * chunk);
+    const std::int64_t k1 = min(end, k0 + chunk);
+    V sum = strided_dot(col_idx, values, x, k0 + threadIdx.x, k1, BLOCK);
+    sum = Reduce(storage).Sum(sum);
+    if (threadIdx.x != 0) return;
+    const index_t out = perm[r];
+    if (tasks == 1) {
+      z[out] = finish(sum, y, out, alpha, beta);
+      return;
+    }
+    partials[local] = sum;
+    __threadfence();
+    const unsigned int counted = atomicAdd(counters + r, 1u);
+    if (counted != static_cast<unsigned int>(tasks - 1)) return;
+    __threadfence();
+    V total = 0;
+    for (std::int64_t t = 0; t < tasks; ++t) total += __ldcg(partials + p0 + t);
+    z[out] = finish(total, y, out, alpha, beta);
+    atomicExch(counters + r, 0u);
+    return;
+  }
+
+  const int tpr = e.threads_per_row;
+  const int lane = static_cast<int>(threadIdx.x) & (tpr - 1);
+  const std::int64_t row = e.row_begin + static_cast<std::int64_t>(local) * (BLOCK / tpr) +
+                           static_cast<std::int64_t>(threadIdx.x) / tpr;
+  const bool active = row < e.row_end;
+  V sum = 0;
+  // Inactive lanes take part in the shuffles (full mask) with an empty range.
+  if (active) sum = strided_dot(col_idx, values, x, row_ptr[row] + lane, row_ptr[row + 1], tpr);
+  const int width = tpr < 32 ? tpr : 32;
+  for (int offset = width / 2; offset > 0; offset /= 2)
+    sum += __shfl_down_sync(0xffffffffu, sum, offset, width);
+  if (tpr > 32) {
+    const int warp = static_cast<int>(threadIdx.x / 32);
+    if (threadIdx.x % 32 == 0) warp_sums[warp] = sum;
+    __syncthreads();
+    if (lane == 0) {
+      sum = 0;
+      for (int w = 0; w < tpr / 32; ++w) sum += warp_sums[warp + w];
+    }
+  }
+  if (active && lane == 0) {
+    const index_t out = perm[row];
+    z[out] = finish(sum, y, out, alpha, beta);
+  }
+}
+
 // ============================ host side =====================================================
 
 int bits_for(std::uint64_t v) {
@@ -386,11 +511,12 @@ struct NprMoments {
   index_t max = 0;
   index_t min = 0;
   index_t over_warp = 0;  // rows with npr > 32
+  std::vector<std::int64_t> class_count;  // rows of each power-of-two class 0..32
 };
 
 NprMoments npr_moments(index_t m, const index_t* row_ptr) {
   auto& ctx = cuda::Context::get();
-  cuda::DeviceBuffer<unsigned long long> stats(4);
+  cuda::DeviceBuffer<unsigned long long> stats(4 + kSuraaClasses);
   cuda::fill_bytes(stats.data(), 0, stats.bytes());
   cuda::fill_bytes(stats.data() + 2, 0xff, sizeof(unsigned long long));  // min starts at ~0
   constexpr int block = SuraaPolicy::setup_block;
@@ -400,7 +526,8 @@ NprMoments npr_moments(index_t m, const index_t* row_ptr) {
   SPMVKIT_LAUNCH_CHECK();
   const std::vector<unsigned long long> h = stats.download();
   return NprMoments{static_cast<double>(h[0]), static_cast<index_t>(h[1]),
-                    static_cast<index_t>(h[2]), static_cast<index_t>(h[3])};
+                    static_cast<index_t>(h[2]), static_cast<index_t>(h[3]),
+                    std::vector<std::int64_t>(h.begin() + 4, h.end())};
 }
 
 // What the GPU setup leaves: the sorted matrix, perm, G1's partial-sum layout and the plan.
@@ -443,14 +570,15 @@ SuraaDeviceData<V> suraa_setup_device(const Csr<V>& a,
   // Sort (Algorithm 2 line 4): keys with only the bits they need, so the radix sort makes
   // as few passes as the matrix allows.
   {
-    const int col_bits = bits_for(static_cast<std::uint64_t>(n));
-    const index_t max_class = suraa_sort_class(mom.max, o.class_sort);
+    const int col_bits =
+        o.order == SuraaOrder::bucketed ? 0 : bits_for(static_cast<std::uint64_t>(n));
+    const index_t max_class = suraa_sort_class(mom.max, o.class_sort());
     const int end_bit = std::max(1, col_bits + bits_for(static_cast<std::uint64_t>(max_class)));
     cuda::DeviceBuffer<std::uint64_t> keys_in(m), keys_out(m);
     cuda::DeviceBuffer<index_t> rows_in(m);
     d.perm = cuda::DeviceBuffer<index_t>(m);
     suraa_sort_keys_kernel<<<cuda::grid_for(m, block), block, 0, s>>>(
-        m, n, max_class, o.class_sort, col_bits, row_ptr_in.data(), col_in.data(), keys_in.data(),
+        m, n, max_class, o.class_sort(), col_bits, row_ptr_in.data(), col_in.data(), keys_in.data(),
         rows_in.data());
     SPMVKIT_LAUNCH_CHECK();
     cub_call(
@@ -504,17 +632,23 @@ SuraaDeviceData<V> suraa_setup_device(const Csr<V>& a,
   }
   const SuraaSegmentation seg = fd_segmentation(probes, o.segment_size);
 
-  // Segment nonzeros, then grouping and launches on the host (lines 9-17).
+  // Segment bounds (cut per class run for bucketed), their nonzeros, then grouping and
+  // launches on the host (lines 9-17).
+  const std::vector<index_t> bounds = suraa_segment_bounds(
+      m, seg.segment_size,
+      o.order == SuraaOrder::bucketed ? suraa_class_runs(mom.class_count) : std::vector<index_t>{});
+  const auto segments = static_cast<index_t>(bounds.size() - 1);
   std::vector<std::int64_t> segment_nnz;
   {
-    cuda::DeviceBuffer<index_t> out(static_cast<std::size_t>(seg.segments));
-    suraa_segment_nnz_kernel<<<cuda::grid_for(seg.segments, block), block, 0, s>>>(
-        seg.segments, seg.segment_size, m, d.row_ptr.data(), out.data());
+    const cuda::DeviceBuffer<index_t> bounds_d(bounds);
+    cuda::DeviceBuffer<index_t> out(static_cast<std::size_t>(segments));
+    suraa_segment_nnz_kernel<<<cuda::grid_for(segments, block), block, 0, s>>>(
+        segments, bounds_d.data(), d.row_ptr.data(), out.data());
     SPMVKIT_LAUNCH_CHECK();
     const std::vector<index_t> h = out.download();
     segment_nnz.assign(h.begin(), h.end());
   }
-  d.plan = suraa_finish_plan(m, n, probes, seg, segment_nnz, o);
+  d.plan = suraa_finish_plan(m, n, probes, seg, bounds, segment_nnz, o);
 
   // G1's partial sums: one a block of each G1 row.
   const index_t g1 = d.plan.g1_end;
@@ -547,18 +681,22 @@ class SuraaCudaOperator final : public Operator<V> {
                                  o.dynamic ? "suraa" : "suraa_static", ""}),
         d_(std::move(d)),
         dynamic_(o.dynamic),
+        table_mode_(o.launch == SuraaLaunchMode::table),
         nnz_per_thread_(o.nnz_per_thread) {
     const SuraaPlan& plan = d_.plan;
     const index_t g1 = plan.g1_end;
     partial_sums_ = cuda::DeviceBuffer<V>(static_cast<std::size_t>(d_.partials));
     this->info_.matrix_bytes = suraa_matrix_bytes(a.rows, a.nnz(), sizeof(V), g1, d_.partials);
     this->info_.paper_bytes = suraa_paper_bytes(a.rows, a.cols, a.nnz(), sizeof(V));
+    if (table_mode_) build_table();
 
     // Streams: G1 on the context stream; the G2/G3 launches beside it, round robin over at
     // most `streams` side streams (the first launch stays on the context stream when G1 is
-    // empty).
-    const int nlaunch = static_cast<int>(plan.launches.size());
-    const int first_side = g1 > 0 ? 0 : 1;
+    // empty). launch=table: the table kernel is one launch; it needs a side stream only beside
+    // suraa's dynamic G1.
+    const int nlaunch = table_mode_ ? (table_blocks_ > 0 ? 1 : 0)
+                                    : static_cast<int>(plan.launches.size());
+    const int first_side = g1 > 0 && (dynamic_ || !table_mode_) ? 0 : 1;
     const int nside = std::max(0, std::min(o.streams, nlaunch - first_side));
     launch_stream_.assign(static_cast<std::size_t>(nlaunch), -1);
     for (int i = first_side; i < nlaunch && nside > 0; ++i)
@@ -578,12 +716,16 @@ class SuraaCudaOperator final : public Operator<V> {
 
     std::ostringstream det;
     det << "path=suraa,g1=" << (dynamic_ ? "dynamic" : "static")
+        << ",order=" << to_string(o.order) << ",launch=" << to_string(o.launch)
+        << ",short_kernel=" << (o.scalar_short_rows ? "scalar" : "subwarp")
         << ",segment_size=" << plan.segmentation.segment_size
-        << ",segments=" << plan.segmentation.segments
+        << ",segments=" << plan.segments.size()
         << ",fd_bin_width=" << plan.segmentation.bin_width
         << ",max_child_threads=" << plan.max_child_threads << ",g1_rows=" << g1
         << ",g2_rows=" << plan.g2_end - g1 << ",g3_rows=" << plan.rows - plan.g2_end
-        << ",g1_blocks=" << d_.partials << ",launches=" << nlaunch << ",streams=" << nside
+        << ",g1_blocks=" << d_.partials << ",launches=" << nlaunch
+        << (table_mode_ ? ",table_entries=" + std::to_string(table_entries_) : std::string())
+        << ",streams=" << nside
         << ",gpu_setup_ms=" << d_.gpu_setup_ms;
     this->info_.details = det.str();
   }
@@ -591,6 +733,16 @@ class SuraaCudaOperator final : public Operator<V> {
   void apply(const V* x, const V* y, V* z, V alpha, V beta) const override {
     if (this->info_.rows == 0) return;
     cudaStream_t main = cuda::Context::get().stream();
+    if (table_mode_) {
+      // suraa_static: one launch (G1 inside the table). suraa: dynamic G1 on the context
+      // stream, the table kernel beside it.
+      const bool g1_apart = dynamic_ && d_.plan.g1_end > 0;
+      if (side_) side_->fork(main);
+      if (g1_apart) launch_g1(x, y, z, alpha, beta, main);
+      if (table_blocks_ > 0) launch_table(side_ ? (*side_)[0] : main, x, y, z, alpha, beta);
+      if (side_) side_->join(main);
+      return;
+    }
     if (side_) side_->fork(main);
     if (d_.plan.g1_end > 0) launch_g1(x, y, z, alpha, beta, main);
     for (std::size_t i = 0; i < d_.plan.launches.size(); ++i) {
@@ -601,6 +753,46 @@ class SuraaCudaOperator final : public Operator<V> {
   }
 
  private:
+  // The segment table (launch=table): suraa_static's G1 tasks first, then one entry a run of
+  // G2/G3 segments with one threads-per-row (plan.launches, merged); block_begin of the entry
+  // after the last is the grid size. G1 counters start at 0 (the kernel leaves them at 0).
+  void build_table() {
+    std::vector<SuraaTableEntry> t;
+    index_t blocks = 0;
+    const index_t g1 = d_.plan.g1_end;
+    if (!dynamic_ && g1 > 0 && d_.partials > 0) {
+      t.push_back(SuraaTableEntry{blocks, 0, g1, 0});
+      blocks += d_.partials;
+      counters_ = cuda::DeviceBuffer<unsigned int>(static_cast<std::size_t>(g1));
+      cuda::fill_bytes(counters_.data(), 0, counters_.bytes());
+    }
+    for (const SuraaLaunch& l : d_.plan.launches) {
+      const std::int64_t rows = l.row_end - l.row_begin;
+      if (rows <= 0) continue;
+      const int tpr = l.threads_per_row;
+      if (tpr < 1 || tpr > kSuraaTableBlock || (tpr & (tpr - 1)) != 0)
+        throw InputError("suraa: table threads per row " + std::to_string(tpr));
+      const std::int64_t rows_per_block = kSuraaTableBlock / tpr;
+      const std::int64_t nb = (rows + rows_per_block - 1) / rows_per_block;
+      if (static_cast<std::int64_t>(blocks) + nb > std::numeric_limits<index_t>::max())
+        throw UnsupportedError("suraa: segment table grid exceeds 2^31 blocks");
+      t.push_back(SuraaTableEntry{blocks, l.row_begin, l.row_end, tpr});
+      blocks += static_cast<index_t>(nb);
+    }
+    table_entries_ = static_cast<index_t>(t.size());
+    table_blocks_ = blocks;
+    if (!t.empty()) table_ = cuda::DeviceBuffer<SuraaTableEntry>(t);
+  }
+
+  void launch_table(cudaStream_t s, const V* x, const V* y, V* z, V alpha, V beta) const {
+    suraa_table_kernel<V, kSuraaTableBlock>
+        <<<static_cast<unsigned>(table_blocks_), kSuraaTableBlock, 0, s>>>(
+            table_.data(), table_entries_, d_.plan.g1_end, d_.partial_ptr.data(),
+            partial_sums_.data(), counters_.data(), d_.row_ptr.data(), d_.col_idx.data(),
+            d_.values.data(), d_.perm.data(), x, y, z, alpha, beta);
+    SPMVKIT_LAUNCH_CHECK();
+  }
+
   void launch_g1(const V* x, const V* y, V* z, V alpha, V beta, cudaStream_t s) const {
     const index_t g1 = d_.plan.g1_end;
     if (dynamic_) {
@@ -664,7 +856,12 @@ class SuraaCudaOperator final : public Operator<V> {
 
   SuraaDeviceData<V> d_;
   bool dynamic_;
+  bool table_mode_;
   int nnz_per_thread_;
+  cuda::DeviceBuffer<SuraaTableEntry> table_;
+  index_t table_entries_ = 0;
+  index_t table_blocks_ = 0;
+  mutable cuda::DeviceBuffer<unsigned int> counters_;  // G1 rows' task counts, back to 0 after each apply
   std::vector<int> launch_stream_;  // per launch: side stream index, -1 for the context stream
   std::unique_ptr<cuda::SideStreams> side_;
   mutable cuda::DeviceBuffer<V> partial_sums_;  // G1 scratch written by every apply

@@ -12,17 +12,46 @@
 namespace spmvkit {
 
 std::vector<std::string> suraa_param_names() {
-  return {"paper",  "max_child_threads", "segment_size",  "low_variance_cv", "short_kernel", "sort",
+  return {"paper",  "max_child_threads", "segment_size",  "low_variance_cv", "short_kernel", "order",
           "launch", "streams",           "nnz_per_thread"};
+}
+
+const char* to_string(SuraaOrder o) {
+  switch (o) {
+    case SuraaOrder::paper:
+      return "paper";
+    case SuraaOrder::pow2:
+      return "pow2";
+    case SuraaOrder::bucketed:
+      return "bucketed";
+  }
+  return "?";
+}
+
+const char* to_string(SuraaLaunchMode l) {
+  switch (l) {
+    case SuraaLaunchMode::segment:
+      return "segment";
+    case SuraaLaunchMode::merged:
+      return "merged";
+    case SuraaLaunchMode::table:
+      return "table";
+  }
+  return "?";
 }
 
 SuraaOptions suraa_options(const Params& p, bool dynamic) {
   SuraaOptions o;
   o.dynamic = dynamic;
+  if (!dynamic) {  // suraa_static's own defaults (suraa.hpp's file comment says why)
+    o.order = SuraaOrder::bucketed;
+    o.launch = SuraaLaunchMode::table;
+  }
   if (p.get_bool("paper", false)) {  // the paper's own choices (Sections 4.1-4.2)
     o.low_variance_cv = 0;
     o.scalar_short_rows = true;
-    o.launch_per_segment = true;
+    o.launch = SuraaLaunchMode::segment;
+    o.order = SuraaOrder::paper;
     o.nnz_per_thread = 2;
   }
   const std::string name = dynamic ? "suraa" : "suraa_static";
@@ -44,10 +73,15 @@ SuraaOptions suraa_options(const Params& p, bool dynamic) {
   if (shortk != "scalar" && shortk != "subwarp")
     throw InputError(name + ": short_kernel must be scalar or subwarp, got " + shortk);
   o.scalar_short_rows = shortk == "scalar";
-  const std::string launch = p.get_string("launch", o.launch_per_segment ? "segment" : "merged");
-  if (launch != "segment" && launch != "merged")
-    throw InputError(name + ": launch must be segment or merged, got " + launch);
-  o.launch_per_segment = launch == "segment";
+  const std::string launch = p.get_string("launch", to_string(o.launch));
+  if (launch == "segment")
+    o.launch = SuraaLaunchMode::segment;
+  else if (launch == "merged")
+    o.launch = SuraaLaunchMode::merged;
+  else if (launch == "table")
+    o.launch = SuraaLaunchMode::table;
+  else
+    throw InputError(name + ": launch must be segment, merged or table, got " + launch);
   const long long streams = p.get_int("streams", o.streams);
   if (streams < 0 || streams > 32)
     throw InputError(name + ": streams must be in 0..32, got " + std::to_string(streams));
@@ -56,10 +90,15 @@ SuraaOptions suraa_options(const Params& p, bool dynamic) {
   if (npt < 1 || npt > 64)
     throw InputError(name + ": nnz_per_thread must be in 1..64, got " + std::to_string(npt));
   o.nnz_per_thread = static_cast<int>(npt);
-  const std::string sort = p.get_string("sort", "exact");
-  if (sort != "exact" && sort != "pow2")
-    throw InputError(name + ": sort must be exact or pow2, got " + sort);
-  o.class_sort = sort == "pow2";
+  const std::string order = p.get_string("order", to_string(o.order));
+  if (order == "paper")
+    o.order = SuraaOrder::paper;
+  else if (order == "pow2")
+    o.order = SuraaOrder::pow2;
+  else if (order == "bucketed")
+    o.order = SuraaOrder::bucketed;
+  else
+    throw InputError(name + ": order must be paper, pow2 or bucketed, got " + order);
   return o;
 }
 
@@ -112,8 +151,38 @@ index_t suraa_max_child_threads(index_t rows_over_warp) {
 
 // --- grouping and launches ---------------------------------------------------------------------
 
+std::vector<index_t> suraa_segment_bounds(index_t rows, index_t segment_size,
+                                          const std::vector<index_t>& class_runs) {
+  std::vector<index_t> bounds{0};
+  if (rows <= 0) return bounds;
+  const std::int64_t size = std::max<index_t>(segment_size, 1);
+  auto cut = [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t b = begin + size; b < end; b += size) bounds.push_back(static_cast<index_t>(b));
+    bounds.push_back(static_cast<index_t>(end));
+  };
+  if (class_runs.empty()) {
+    cut(0, rows);
+    return bounds;
+  }
+  std::int64_t begin = 0;
+  for (index_t run : class_runs) {
+    if (run <= 0) continue;
+    cut(begin, begin + run);
+    begin += run;
+  }
+  if (begin != rows) throw InputError("suraa: class runs do not add up to the rows");
+  return bounds;
+}
+
+std::vector<index_t> suraa_class_runs(const std::vector<std::int64_t>& class_count) {
+  std::vector<index_t> runs;
+  for (std::size_t c = class_count.size(); c-- > 0;)
+    if (class_count[c] > 0) runs.push_back(static_cast<index_t>(class_count[c]));
+  return runs;
+}
+
 std::vector<SuraaSegment> suraa_group_segments(const std::vector<std::int64_t>& segment_nnz,
-                                               index_t rows, index_t segment_size,
+                                               const std::vector<index_t>& bounds,
                                                index_t max_child_threads) {
   std::vector<SuraaSegment> segs;
   segs.reserve(segment_nnz.size());
@@ -122,9 +191,8 @@ std::vector<SuraaSegment> suraa_group_segments(const std::vector<std::int64_t>& 
   std::int64_t g1_rows = 0;
   for (std::size_t s = 0; s < segment_nnz.size(); ++s) {
     SuraaSegment seg;
-    seg.row_begin = static_cast<index_t>(s * static_cast<std::size_t>(segment_size));
-    seg.row_end = static_cast<index_t>(
-        std::min<std::int64_t>(rows, static_cast<std::int64_t>(seg.row_begin) + segment_size));
+    seg.row_begin = bounds[s];
+    seg.row_end = bounds[s + 1];
     seg.nnz = segment_nnz[s];
     const double mean = seg.mean_npr();
     const index_t n = seg.row_end - seg.row_begin;
@@ -138,6 +206,15 @@ std::vector<SuraaSegment> suraa_group_segments(const std::vector<std::int64_t>& 
     segs.push_back(seg);
   }
   return segs;
+}
+
+std::vector<SuraaSegment> suraa_group_segments(const std::vector<std::int64_t>& segment_nnz,
+                                               index_t rows, index_t segment_size,
+                                               index_t max_child_threads) {
+  std::vector<index_t> bounds = suraa_segment_bounds(rows, segment_size);
+  // As many segments as counts given (the caller's cut may end with empty segments).
+  while (bounds.size() < segment_nnz.size() + 1) bounds.push_back(rows);
+  return suraa_group_segments(segment_nnz, bounds, max_child_threads);
 }
 
 namespace {
@@ -161,10 +238,11 @@ std::vector<SuraaLaunch> suraa_launches(const std::vector<SuraaSegment>& segment
   std::vector<SuraaLaunch> out;
   for (const auto& s : segments) {
     if (s.group == SuraaGroup::dynamic || s.row_end == s.row_begin) continue;
-    const int tpr = s.group == SuraaGroup::vector
-                        ? suraa_vector_threads(s.mean_npr(), o.nnz_per_thread)
-                        : suraa_short_threads(s.mean_npr(), o.scalar_short_rows);
-    if (!o.launch_per_segment && !out.empty() && out.back().group == s.group &&
+    int tpr = s.group == SuraaGroup::vector
+                  ? suraa_vector_threads(s.mean_npr(), o.nnz_per_thread)
+                  : suraa_short_threads(s.mean_npr(), o.scalar_short_rows);
+    if (o.launch == SuraaLaunchMode::table) tpr = std::min(tpr, kSuraaTableBlock);
+    if (o.launch != SuraaLaunchMode::segment && !out.empty() && out.back().group == s.group &&
         out.back().threads_per_row == tpr && out.back().row_end == s.row_begin) {
       out.back().row_end = s.row_end;
       continue;
@@ -175,16 +253,17 @@ std::vector<SuraaLaunch> suraa_launches(const std::vector<SuraaSegment>& segment
 }
 
 SuraaPlan suraa_finish_plan(index_t rows, index_t cols, const SuraaProbes& probes,
-                            const SuraaSegmentation& seg,
+                            const SuraaSegmentation& seg, const std::vector<index_t>& bounds,
                             const std::vector<std::int64_t>& segment_nnz, const SuraaOptions& o) {
   SuraaPlan plan;
+  plan.order = o.order;
   plan.rows = rows;
   plan.cols = cols;
   plan.probes = probes;
   plan.segmentation = seg;
   plan.max_child_threads = o.max_child_threads > 0 ? o.max_child_threads
                                                    : suraa_max_child_threads(probes.rows_over_warp);
-  plan.segments = suraa_group_segments(segment_nnz, rows, seg.segment_size, plan.max_child_threads);
+  plan.segments = suraa_group_segments(segment_nnz, bounds, plan.max_child_threads);
   for (const auto& s : plan.segments) {
     plan.nnz += s.nnz;
     if (s.group == SuraaGroup::dynamic) plan.g1_end = s.row_end;
@@ -198,7 +277,8 @@ SuraaPlan suraa_finish_plan(index_t rows, index_t cols, const SuraaProbes& probe
 // --- the sort ----------------------------------------------------------------------------------
 
 template <class V>
-std::vector<index_t> suraa_sort_rows(const Csr<V>& a, bool class_sort) {
+std::vector<index_t> suraa_sort_rows(const Csr<V>& a, SuraaOrder order) {
+  const bool class_sort = order != SuraaOrder::paper;
   std::vector<index_t> perm(static_cast<std::size_t>(a.rows));
   std::iota(perm.begin(), perm.end(), 0);
   auto first_col = [&](index_t r) {
@@ -208,7 +288,7 @@ std::vector<index_t> suraa_sort_rows(const Csr<V>& a, bool class_sort) {
     const index_t lp = suraa_sort_class(a.row_length(p), class_sort);
     const index_t lq = suraa_sort_class(a.row_length(q), class_sort);
     if (lp != lq) return lp > lq;
-    return first_col(p) < first_col(q);
+    return order != SuraaOrder::bucketed && first_col(p) < first_col(q);
   });
   return perm;
 }
@@ -234,19 +314,23 @@ Csr<V> suraa_permute_rows(const Csr<V>& a, const std::vector<index_t>& perm) {
 
 template <class V>
 SuraaPlan suraa_plan_host(const Csr<V>& a, const SuraaOptions& o, Csr<V>* sorted) {
-  std::vector<index_t> perm = suraa_sort_rows(a, o.class_sort);
+  std::vector<index_t> perm = suraa_sort_rows(a, o.order);
   Csr<V> s = suraa_permute_rows(a, perm);
   std::vector<index_t> npr(static_cast<std::size_t>(a.rows));
   for (index_t i = 0; i < a.rows; ++i) npr[i] = s.row_length(i);
   const SuraaProbes probes = suraa_probes(npr);
   const SuraaSegmentation seg = fd_segmentation(probes, o.segment_size);
-  std::vector<std::int64_t> segment_nnz(static_cast<std::size_t>(seg.segments));
-  for (index_t k = 0; k < seg.segments; ++k) {
-    const std::int64_t b = static_cast<std::int64_t>(k) * seg.segment_size;
-    const std::int64_t e = std::min<std::int64_t>(a.rows, b + seg.segment_size);
-    segment_nnz[k] = s.row_ptr[e] - s.row_ptr[b];
+  std::vector<index_t> runs;
+  if (o.order == SuraaOrder::bucketed) {
+    std::vector<std::int64_t> count(33, 0);
+    for (index_t len : npr) ++count[static_cast<std::size_t>(suraa_sort_class(len, true))];
+    runs = suraa_class_runs(count);
   }
-  SuraaPlan plan = suraa_finish_plan(a.rows, a.cols, probes, seg, segment_nnz, o);
+  const std::vector<index_t> bounds = suraa_segment_bounds(a.rows, seg.segment_size, runs);
+  std::vector<std::int64_t> segment_nnz(bounds.size() - 1);
+  for (std::size_t k = 0; k + 1 < bounds.size(); ++k)
+    segment_nnz[k] = s.row_ptr[bounds[k + 1]] - s.row_ptr[bounds[k]];
+  SuraaPlan plan = suraa_finish_plan(a.rows, a.cols, probes, seg, bounds, segment_nnz, o);
   plan.perm = std::move(perm);
   if (sorted) *sorted = std::move(s);
   return plan;
@@ -312,7 +396,7 @@ SuraaCpuSchedule suraa_cpu_schedule(const SuraaPlan& plan,
 }
 
 #define SPMVKIT_INSTANTIATE(V)                                                    \
-  template std::vector<index_t> suraa_sort_rows(const Csr<V>&, bool);             \
+  template std::vector<index_t> suraa_sort_rows(const Csr<V>&, SuraaOrder);             \
   template Csr<V> suraa_permute_rows(const Csr<V>&, const std::vector<index_t>&); \
   template SuraaPlan suraa_plan_host(const Csr<V>&, const SuraaOptions&, Csr<V>*);
 SPMVKIT_INSTANTIATE(float)

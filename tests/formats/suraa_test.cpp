@@ -149,13 +149,101 @@ TEST(SuraaSort, PowerOfTwoClassesKeepFirstColumnOrder) {
                                    {0, 5, 6, 9},  // 3: len 4 (class 3)
                                    {3, 4}},       // 4: len 2 (class 2), first 3
                                   10);
-  EXPECT_EQ(suraa_sort_rows(a, false), (std::vector<index_t>{3, 1, 4, 0, 2}));
-  EXPECT_EQ(suraa_sort_rows(a, true), (std::vector<index_t>{3, 1, 4, 0, 2}));
+  EXPECT_EQ(suraa_sort_rows(a, SuraaOrder::paper), (std::vector<index_t>{3, 1, 4, 0, 2}));
+  EXPECT_EQ(suraa_sort_rows(a, SuraaOrder::pow2), (std::vector<index_t>{3, 1, 4, 0, 2}));
+  // bucketed: class 3, then class 2 in row order (0, 1, 4), then class 1.
+  EXPECT_EQ(suraa_sort_rows(a, SuraaOrder::bucketed), (std::vector<index_t>{3, 0, 1, 4, 2}));
   // Lengths 2, 3, 1, 2: exact puts the 3 first; classes put lengths 2 and 3 (class 2) in one
   // run, ordered by first column.
   const Csr<double> c = from_rows({{7, 8}, {5, 6, 9}, {4}, {3, 4}}, 10);
-  EXPECT_EQ(suraa_sort_rows(c, false), (std::vector<index_t>{1, 3, 0, 2}));
-  EXPECT_EQ(suraa_sort_rows(c, true), (std::vector<index_t>{3, 1, 0, 2}));
+  EXPECT_EQ(suraa_sort_rows(c, SuraaOrder::paper), (std::vector<index_t>{1, 3, 0, 2}));
+  EXPECT_EQ(suraa_sort_rows(c, SuraaOrder::pow2), (std::vector<index_t>{3, 1, 0, 2}));
+  EXPECT_EQ(suraa_sort_rows(c, SuraaOrder::bucketed), (std::vector<index_t>{0, 1, 3, 2}));
+}
+
+// bucketed: a permutation; classes descending; inside a class the original row order; every
+// segment inside one class; threads per row from the segment's mean.
+TEST(SuraaSort, BucketedKeepsRowOrderWithinAClass) {
+  for (const std::string m : {"long_rows_mixed", "one_huge_row", "random_2000", "empty_rows",
+                              "rect_tall", "duplicates_heavy", "powerlaw_20000"}) {
+    SCOPED_TRACE(m);
+    const Csr<double>& a = testing::zoo_matrix(m);
+    SuraaOptions o = no_fallback();
+    o.order = SuraaOrder::bucketed;
+    Csr<double> sorted;
+    const SuraaPlan plan = suraa_plan_host(a, o, &sorted);
+    ASSERT_EQ(plan.perm.size(), static_cast<std::size_t>(a.rows));
+    std::vector<int> seen(static_cast<std::size_t>(a.rows), 0);
+    for (index_t r : plan.perm) {
+      ASSERT_GE(r, 0);
+      ASSERT_LT(r, a.rows);
+      ASSERT_EQ(seen[r]++, 0) << "perm is not a permutation";
+    }
+    auto cls = [&](index_t i) { return suraa_sort_class(sorted.row_length(i), true); };
+    for (index_t i = 0; i + 1 < a.rows; ++i) {
+      ASSERT_GE(cls(i), cls(i + 1)) << "classes not descending at " << i;
+      if (cls(i) == cls(i + 1)) {
+        ASSERT_LT(plan.perm[i], plan.perm[i + 1]) << "row order at " << i;
+      }
+      ASSERT_EQ(sorted.row_length(i), a.row_length(plan.perm[i]));
+    }
+    for (const auto& s : plan.segments) {
+      ASSERT_LT(s.row_begin, s.row_end);
+      EXPECT_EQ(cls(s.row_begin), cls(s.row_end - 1)) << "segment crosses a class";
+      EXPECT_LE(s.row_end - s.row_begin, plan.segmentation.segment_size);
+    }
+    for (const auto& l : plan.launches) {
+      const double mean =
+          static_cast<double>(sorted.row_ptr[l.row_end] - sorted.row_ptr[l.row_begin]) /
+          (l.row_end - l.row_begin);
+      if (l.group == SuraaGroup::scalar) {
+        // One class (lengths within 2x) per run of one shape: lanes >= half the longest row.
+        EXPECT_LE(l.threads_per_row, 32);
+        EXPECT_GE(2.0 * l.threads_per_row, mean);
+      } else {
+        EXPECT_GE(l.threads_per_row, 32);
+      }
+    }
+  }
+}
+
+TEST(SuraaSort, SegmentBoundsCutAtClassRuns) {
+  EXPECT_EQ(suraa_segment_bounds(10, 3), (std::vector<index_t>{0, 3, 6, 9, 10}));
+  EXPECT_EQ(suraa_segment_bounds(10, 3, {4, 6}), (std::vector<index_t>{0, 3, 4, 7, 10}));
+  EXPECT_EQ(suraa_segment_bounds(10, 100, {4, 0, 6}), (std::vector<index_t>{0, 4, 10}));
+  EXPECT_EQ(suraa_segment_bounds(0, 3), (std::vector<index_t>{0}));
+  EXPECT_THROW(suraa_segment_bounds(10, 3, {4, 5}), InputError);
+  std::vector<std::int64_t> count(33, 0);
+  count[0] = 2;  // empty rows, last
+  count[3] = 5;
+  count[7] = 1;
+  EXPECT_EQ(suraa_class_runs(count), (std::vector<index_t>{1, 5, 2}));
+}
+
+TEST(SuraaSort, BucketedSegmentsAndThreadsPerRow) {
+  // 6 rows of 40 (class 6), 5 of 9 (class 4), 5 of 5 (class 3), interleaved; segment size 4.
+  std::vector<index_t> lengths;
+  for (int i = 0; i < 5; ++i) lengths.insert(lengths.end(), {40, 9, 5});
+  lengths.push_back(40);
+  const Csr<double> a = from_lengths(lengths, 64);
+  SuraaOptions o = no_fallback();
+  o.order = SuraaOrder::bucketed;
+  o.segment_size = 4;
+  o.max_child_threads = 2048;
+  const SuraaPlan p = suraa_plan_host(a, o);
+  std::vector<index_t> begins;
+  for (const auto& s : p.segments) begins.push_back(s.row_begin);
+  EXPECT_EQ(begins, (std::vector<index_t>{0, 4, 6, 10, 11, 15}));
+  EXPECT_EQ(p.g1_end, 6);  // class 6, mean 40 > 32
+  ASSERT_EQ(p.launches.size(), 2u);
+  EXPECT_EQ(p.launches[0].row_begin, 6);
+  EXPECT_EQ(p.launches[0].row_end, 11);
+  EXPECT_EQ(p.launches[0].threads_per_row, 16);  // mean 9
+  EXPECT_EQ(p.launches[1].row_begin, 11);
+  EXPECT_EQ(p.launches[1].threads_per_row, 8);  // mean 5
+  EXPECT_EQ(p.perm, (std::vector<index_t>{0, 3, 6, 9, 12, 15, 1, 4, 7, 10, 13, 2, 5, 8, 11, 14}));
+  o.scalar_short_rows = true;
+  for (const auto& l : suraa_plan_host(a, o).launches) EXPECT_EQ(l.threads_per_row, 1);
 }
 
 TEST(SuraaSort, PermutationRoundTrip) {
@@ -285,11 +373,22 @@ TEST(SuraaLaunches, MergedRunsOrOnePerSegment) {
   EXPECT_EQ(merged[1].row_end, 20);
   EXPECT_EQ(merged[1].threads_per_row, 8);
   EXPECT_EQ(merged[2].threads_per_row, 1);
-  o.launch_per_segment = true;
+  o.launch = SuraaLaunchMode::table;  // merged the same way
+  EXPECT_EQ(suraa_launches(segs, o).size(), 3u);
+  o.launch = SuraaLaunchMode::segment;
   o.scalar_short_rows = true;
   const auto each = suraa_launches(segs, o);
   ASSERT_EQ(each.size(), 5u);
   for (std::size_t i = 2; i < each.size(); ++i) EXPECT_EQ(each[i].threads_per_row, 1);
+}
+
+TEST(SuraaLaunches, TableCapsThreadsPerRow) {
+  // One G2 segment of mean 10000: 1024 lanes for a launch of its own, the table block's 256.
+  const auto segs = suraa_group_segments({40000, 40000}, 8, 4, 0);  // G1 empty (cap 0)
+  SuraaOptions o;
+  EXPECT_EQ(suraa_launches(segs, o).front().threads_per_row, 1024);
+  o.launch = SuraaLaunchMode::table;
+  EXPECT_EQ(suraa_launches(segs, o).front().threads_per_row, kSuraaTableBlock);
 }
 
 TEST(SuraaChild, GridSizing) {
@@ -371,7 +470,8 @@ TEST(SuraaFallback, CoefficientOfVariation) {
 TEST(SuraaParams, PaperPresetAndOverrides) {
   const SuraaOptions paper = suraa_options(Params::parse("paper=1"), true);
   EXPECT_TRUE(paper.scalar_short_rows);
-  EXPECT_TRUE(paper.launch_per_segment);
+  EXPECT_EQ(paper.launch, SuraaLaunchMode::segment);
+  EXPECT_EQ(paper.order, SuraaOrder::paper);
   EXPECT_EQ(paper.nnz_per_thread, 2);
   EXPECT_EQ(paper.low_variance_cv, 0.0);
   const SuraaOptions mixed =
@@ -379,16 +479,36 @@ TEST(SuraaParams, PaperPresetAndOverrides) {
   EXPECT_FALSE(mixed.dynamic);
   EXPECT_FALSE(mixed.scalar_short_rows);
   EXPECT_EQ(mixed.nnz_per_thread, 4);
-  EXPECT_TRUE(mixed.launch_per_segment);
+  EXPECT_EQ(mixed.launch, SuraaLaunchMode::segment);
+  EXPECT_EQ(mixed.order, SuraaOrder::paper);
+  // Defaults: suraa the paper's order, merged launches; suraa_static bucketed, one table.
+  const SuraaOptions dyn = suraa_options(Params{}, true);
+  EXPECT_EQ(dyn.order, SuraaOrder::paper);
+  EXPECT_EQ(dyn.launch, SuraaLaunchMode::merged);
+  EXPECT_FALSE(dyn.scalar_short_rows);
+  const SuraaOptions stat = suraa_options(Params{}, false);
+  EXPECT_EQ(stat.order, SuraaOrder::bucketed);
+  EXPECT_EQ(stat.launch, SuraaLaunchMode::table);
+  EXPECT_FALSE(stat.scalar_short_rows);
+  const SuraaOptions chosen =
+      suraa_options(Params::parse("order=pow2,launch=merged,short_kernel=scalar"), false);
+  EXPECT_EQ(chosen.order, SuraaOrder::pow2);
+  EXPECT_EQ(chosen.launch, SuraaLaunchMode::merged);
+  EXPECT_TRUE(chosen.scalar_short_rows);
 }
 
 TEST(SuraaParams, BadValuesAreRejected) {
   for (const char* bad :
        {"max_child_threads=-1", "segment_size=-2", "low_variance_cv=-1", "short_kernel=warp",
-        "launch=each", "streams=33", "nnz_per_thread=0", "paper=maybe", "sort=radix"})
+        "launch=each", "streams=33", "nnz_per_thread=0", "paper=maybe", "order=radix",
+        "launch=fused"})
     EXPECT_THROW(suraa_options(Params::parse(bad), true), InputError) << bad;
   EXPECT_THROW(build_operator<double>("suraa", testing::zoo_matrix("one_by_one"),
                                       Params::parse("threads_per_row=4"), Backend::cpu),
+               InputError);
+  // `sort` became `order` (paper|pow2|bucketed).
+  EXPECT_THROW(build_operator<double>("suraa", testing::zoo_matrix("one_by_one"),
+                                      Params::parse("sort=pow2"), Backend::cpu),
                InputError);
 }
 
@@ -441,7 +561,14 @@ TEST(SuraaSettings, MatchReferenceOnEveryBackend) {
       "low_variance_cv=0,max_child_threads=100000,nnz_per_thread=1",
       "low_variance_cv=0,launch=segment,short_kernel=scalar,streams=3",
       "low_variance_cv=0,segment_size=100000",
-      "low_variance_cv=0,sort=pow2",
+      "low_variance_cv=0,order=pow2",
+      "low_variance_cv=0,order=bucketed",
+      "low_variance_cv=0,order=paper,launch=merged",
+      "low_variance_cv=0,launch=table",
+      "low_variance_cv=0,launch=table,order=bucketed,streams=0",
+      "low_variance_cv=0,launch=table,segment_size=1,max_child_threads=1",
+      "low_variance_cv=0,launch=table,max_child_threads=100000,nnz_per_thread=1",
+      "low_variance_cv=0,launch=table,short_kernel=scalar,order=paper",
   };
   for (Backend b : {Backend::cpu, Backend::cuda}) {
     if (b == Backend::cuda && !cuda_available()) continue;
@@ -463,13 +590,15 @@ TEST(SuraaCuda, GpuSetupMatchesHostPlan) {
   for (const std::string& m : testing::zoo_names()) {
     SCOPED_TRACE(m);
     const Csr<double>& a = testing::zoo_matrix(m);
-    for (const char* params : {"low_variance_cv=0", "low_variance_cv=0,sort=pow2"}) {
+    for (const char* params :
+         {"low_variance_cv=0", "low_variance_cv=0,order=pow2", "low_variance_cv=0,order=bucketed"}) {
       const SuraaOptions o = suraa_options(Params::parse(params), true);
       const SuraaPlan host = suraa_plan_host(a, o);
       const SuraaPlan gpu = suraa_plan_cuda(a, o);
       EXPECT_EQ(gpu.perm, host.perm);
       EXPECT_EQ(gpu.segmentation.segment_size, host.segmentation.segment_size);
       EXPECT_EQ(gpu.segmentation.segments, host.segmentation.segments);
+      EXPECT_EQ(gpu.segments.size(), host.segments.size());
       EXPECT_EQ(gpu.probes.rows_over_warp, host.probes.rows_over_warp);
       EXPECT_EQ(gpu.max_child_threads, host.max_child_threads);
       EXPECT_EQ(gpu.g1_end, host.g1_end);
