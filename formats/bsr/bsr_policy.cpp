@@ -230,6 +230,11 @@ BsrPolicy bsr_rule_policy(BsrKernel kernel, int bs, int value_bytes) {
       p.ept = std::min(4, pow2_floor(p.nb / p.n_tg));
       break;
     case BsrKernel::tma:
+      // Measured on an H100 (bench/results/2026-11-22-h100-tma): two buffers; 16 KB tiles for
+      // bs <= 3, 32 KB above (a tile then still holds several block rows).
+      p.stages = 2;
+      p.tile_kb = bs <= 3 ? 16 : 32;
+      p.threads = 256;
       break;
   }
   return p;
