@@ -26,18 +26,21 @@ FormatEntry csr_scalar_format() {
 
 FormatEntry csr_vector_format() {
   return make_format(
-      "csr_vector", "CSR, a warp or power-of-two sub-warp per row (chosen from the mean row length)",
+      "csr_vector",
+      "CSR, a warp or power-of-two sub-warp per row (chosen from the mean row length)",
       {"threads_per_row"}, [](const auto& a, const Params& p, Backend b) {
         return build_csr(a, p, b, CsrKernel::vector);
       });
 }
 
 FormatEntry csr_balanced_format() {
-  return make_format("csr_balanced", "CSR, nnz-split tiles (one huge row cannot stall); column panels when x misses L2",
-                     {"items_per_thread", "block_threads", "panels"},
-                     [](const auto& a, const Params& p, Backend b) {
-                       return build_csr(a, p, b, CsrKernel::balanced);
-                     });
+  return make_format(
+      "csr_balanced",
+      "CSR, nnz-split tiles (one huge row cannot stall); optional column panels (panels=N)",
+      {"items_per_thread", "block_threads", "panels"},
+      [](const auto& a, const Params& p, Backend b) {
+        return build_csr(a, p, b, CsrKernel::balanced);
+      });
 }
 
 }  // namespace spmvkit

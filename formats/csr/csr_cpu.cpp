@@ -113,9 +113,9 @@ std::unique_ptr<Operator<V>> make_csr_cpu(const Csr<V>& a, CsrKernel kernel) {
   return std::make_unique<CsrCpuOperator<V>>(a, kernel);
 }
 
-#define SPMVKIT_INSTANTIATE(V)                                                               \
-  template void csr_spmv_rows_cpu(const Csr<V>&, const V*, const V*, V*, V, V);             \
-  template void csr_spmv_merge_cpu(const Csr<V>&, const V*, const V*, V*, V, V);            \
+#define SPMVKIT_INSTANTIATE(V)                                                   \
+  template void csr_spmv_rows_cpu(const Csr<V>&, const V*, const V*, V*, V, V);  \
+  template void csr_spmv_merge_cpu(const Csr<V>&, const V*, const V*, V*, V, V); \
   template std::unique_ptr<Operator<V>> make_csr_cpu(const Csr<V>&, CsrKernel);
 SPMVKIT_INSTANTIATE(float)
 SPMVKIT_INSTANTIATE(double)

@@ -212,23 +212,19 @@ class CsrCudaOperator final : public Operator<V> {
         throw InputError("csr_balanced: items_per_thread must be 4, 8 or 16");
       if (policy_.block_threads != 128 && policy_.block_threads != 256)
         throw InputError("csr_balanced: block_threads must be 128 or 256");
-      const std::string panels = p.get_string("panels", "auto");
-      int n_panels = 1;
-      if (panels == "auto") {
-        n_panels = csr_choose_panels(
-            a, static_cast<std::size_t>(cuda::Context::get().props().l2CacheSize));
-      } else {
-        const long long v = p.get_int("panels", 1);
-        if (v < 1 || v > 64)
-          throw InputError("csr_balanced: panels must be auto or an integer in 1..64, got " +
-                           panels);
-        n_panels = static_cast<int>(v);
-      }
+      // Column panels (cache blocking of x, csr_panels.cpp): an option, off by default: on
+      // powerlaw_8000000 (x 64 MB > L2) 2 panels gave 0.99x the time of 1, 3-8 panels
+      // 1.06-1.65x, and on stencil27_150 every split was slower
+      // (bench/results/2026-11-22-h100-tma).
+      const long long n_panels = p.get_int("panels", 1);
+      if (n_panels < 1 || n_panels > 64)
+        throw InputError("csr_balanced: panels must be an integer in 1..64, got " +
+                         p.get_string("panels", ""));
       std::size_t tiles = 0, long_rows = 0;
       if (n_panels == 1) {
         add_part(a);
       } else {
-        for (const Csr<V>& part : csr_column_panels(a, n_panels)) add_part(part);
+        for (const Csr<V>& part : csr_column_panels(a, static_cast<int>(n_panels))) add_part(part);
       }
       for (const auto& part : parts_) {
         tiles += part.tiles.size();

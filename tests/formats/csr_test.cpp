@@ -1,11 +1,10 @@
-// CSR-specific tests: the column-panel split (cache blocking of x for csr_balanced), the rule
-// that decides the panel count, and the balanced kernel with explicit panel counts against the
-// float64 reference (the registry suite runs the default, which keeps small matrices whole).
+// CSR-specific tests: the column-panel split (cache blocking of x, csr_balanced's `panels`
+// option) and the balanced kernel with explicit panel counts against the float64 reference (the
+// registry suite runs the default, one panel).
 #include "formats/csr/csr.hpp"
 
 #include <gtest/gtest.h>
 
-#include "spmvkit/generators.hpp"
 #include "tests/formats/spmv_check.hpp"
 
 namespace spmvkit {
@@ -54,24 +53,6 @@ TEST(CsrPanels, SplitSumsToTheMatrixAndKeepsColumnsSorted) {
   EXPECT_EQ(csr_column_panels(empty, 3)[2].nnz(), 0);
 }
 
-TEST(CsrPanels, RuleKeepsBandedMatricesWholeAndSplitsScatteredOnes) {
-  // x of 20000 doubles = 160 kB; pretend the L2 is 64 kB.
-  const std::size_t l2 = 64 * 1024;
-  const Csr<double> banded = generate_banded(20000, 3, 7, 1);
-  EXPECT_EQ(csr_far_fraction(banded, 100), 0.0);
-  EXPECT_EQ(csr_choose_panels(banded, l2), 1);
-  const Csr<double> scattered = matrix_with_lengths(20000, 20000, [](index_t) { return 8; });
-  EXPECT_GT(csr_far_fraction(scattered, 1000), 0.8);
-  // 160 kB of x in panels of at most 0.4 * 64 kB: ceil(6.1) = 7.
-  EXPECT_EQ(csr_choose_panels(scattered, l2), 7);
-  // x fits in half the L2: nothing to gain.
-  EXPECT_EQ(csr_choose_panels(scattered, 1024 * 1024), 1);
-  EXPECT_EQ(csr_choose_panels(scattered, 0), 1);  // L2 unknown
-  CsrPanelRule capped;
-  capped.max_panels = 3;
-  EXPECT_EQ(csr_choose_panels(scattered, l2, capped), 3);
-}
-
 TEST(CsrPanels, BalancedWithPanelsMatchesReference) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device: csr_balanced panels run on the GPU only";
   const Csr<double> mixed = matrix_with_lengths(5000, 7000, [](index_t r) {
@@ -92,7 +73,7 @@ TEST(CsrPanels, BadPanelCountIsAnInputError) {
   if (!cuda_available())
     GTEST_SKIP() << "no CUDA device: the panel parameter is read by the GPU builder";
   const Csr<double> a = matrix_with_lengths(10, 10, [](index_t) { return 2; });
-  for (const char* bad : {"panels=0", "panels=65", "panels=many"})
+  for (const char* bad : {"panels=0", "panels=65", "panels=many", "panels=auto"})
     EXPECT_THROW(build_operator<double>("csr_balanced", a, Params::parse(bad), Backend::cuda),
                  InputError)
         << bad;
