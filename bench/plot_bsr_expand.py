@@ -18,6 +18,7 @@ Standard library only (the SVG is written by hand), so it runs wherever the JSON
 import argparse
 import html
 import json
+import gzip
 import math
 import os
 import re
@@ -41,7 +42,7 @@ def load(paths):
     """Merged records and the run headers (device, precision, ...) of every file."""
     records, headers = [], []
     for path in paths:
-        with open(path) as f:
+        with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
             j = json.load(f)
         headers.append({k: v for k, v in j.items() if k != "results"})
         records.extend(j["results"])
