@@ -153,7 +153,6 @@ struct BsrPolicy {
   int stages = 2;      // tma: tiles in flight per thread block (buffers), 2..4
   int tile_kb = 16;    // tma: KB of block values per tile: 4, 8, 16, 32 or 48
   int threads = 256;   // tma: threads per thread block: 128, 256 or 512
-  int blocked = 0;     // tma: 1: each thread block takes a contiguous run of tiles; 0: cyclic
   std::string source = "rule";  // where it came from: rule | shipped | store, "+params"
 
   // "n_ta=..,n_brows_ta=.." with the fields of `kernel` only (the tuning store's value format).

@@ -276,7 +276,7 @@ namespace {
 
 const std::vector<std::string> kKernelParams = {"kernel", "n_ta",    "n_brows_ta", "n_tg",
                                                 "ilp",    "vec",     "nb",         "ept",
-                                                "stages", "tile_kb", "threads",    "blocked"};
+                                                "stages", "tile_kb", "threads"};
 
 std::vector<std::string> param_names(bool with_balanced) {
   std::vector<std::string> names = {"block_size"};

@@ -48,7 +48,7 @@ bool uses(BsrKernel k, const std::string& field) {
     case BsrKernel::k3:
       return field == "nb" || field == "n_tg" || field == "ept";
     case BsrKernel::tma:
-      return field == "stages" || field == "tile_kb" || field == "threads" || field == "blocked";
+      return field == "stages" || field == "tile_kb" || field == "threads";
   }
   return false;
 }
@@ -64,12 +64,11 @@ int* field_of(BsrPolicy& p, const std::string& name) {
   if (name == "stages") return &p.stages;
   if (name == "tile_kb") return &p.tile_kb;
   if (name == "threads") return &p.threads;
-  if (name == "blocked") return &p.blocked;
   return nullptr;
 }
 
-const char* const kFields[] = {"n_ta", "n_brows_ta", "n_tg",    "ilp",     "vec",    "nb",
-                               "ept",  "stages",     "tile_kb", "threads", "blocked"};
+const char* const kFields[] = {"n_ta", "n_brows_ta", "n_tg",   "ilp",     "vec",
+                               "nb",   "ept",        "stages", "tile_kb", "threads"};
 
 // Copies the kernel's fields present in `params` into `p`; returns how many. With `strict`, a
 // field the kernel does not use is an InputError (explicit user parameters); otherwise it is
@@ -85,10 +84,8 @@ int apply_fields(BsrPolicy& p, const Params& params, bool strict, int bs) {
       continue;
     }
     const long long v = params.get_int(name, 0);
-    const long long lowest = std::string(name) == "blocked" ? 0 : 1;  // a 0/1 switch
-    if (v < lowest || v > (1 << 20))
-      throw InputError(std::string("bsr: ") + name + " must be " +
-                       (lowest == 0 ? "0 or 1" : "a positive integer") + ", got " +
+    if (v < 1 || v > (1 << 20))
+      throw InputError(std::string("bsr: ") + name + " must be a positive integer, got " +
                        std::to_string(v));
     *field_of(p, name) = static_cast<int>(v);
     ++applied;
@@ -160,8 +157,7 @@ std::string BsrPolicy::to_params() const {
     case BsrKernel::k3:
       return kv("nb", nb) + "," + kv("n_tg", n_tg) + "," + kv("ept", ept);
     case BsrKernel::tma:
-      return kv("stages", stages) + "," + kv("tile_kb", tile_kb) + "," + kv("threads", threads) +
-             "," + kv("blocked", blocked);
+      return kv("stages", stages) + "," + kv("tile_kb", tile_kb) + "," + kv("threads", threads);
   }
   return "";
 }
@@ -291,7 +287,6 @@ void validate_bsr_policy(const BsrPolicy& p, int bs, int value_bytes) {
         fail("tile_kb must be 4, 8, 16, 32 or 48");
       if (p.threads != 128 && p.threads != 256 && p.threads != 512)
         fail("threads must be 128, 256 or 512");
-      if (p.blocked != 0 && p.blocked != 1) fail("blocked must be 0 or 1");
       break;
   }
 }
@@ -426,15 +421,13 @@ std::vector<BsrPolicy> bsr_tuning_candidates(BsrKernel kernel, int bs, int value
     case BsrKernel::tma:
       for (int stages : {2, 3})
         for (int tile_kb : {8, 16, 32})
-          for (int threads : {128, 256, 512})
-            for (int blocked : {0, 1}) {
-              BsrPolicy p;
-              p.stages = stages;
-              p.tile_kb = tile_kb;
-              p.threads = threads;
-              p.blocked = blocked;
-              keep(p);
-            }
+          for (int threads : {128, 256, 512}) {
+            BsrPolicy p;
+            p.stages = stages;
+            p.tile_kb = tile_kb;
+            p.threads = threads;
+            keep(p);
+          }
       break;
   }
   return out;

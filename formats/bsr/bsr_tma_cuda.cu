@@ -88,22 +88,14 @@ __device__ __forceinline__ Span widen(std::int64_t first, std::int64_t last) {
 template <class V, int BS, int THREADS>
 __global__ void __launch_bounds__(THREADS)
     bsr_tma_kernel(const KernelArgs<V> a, const index_t* __restrict__ tiles, index_t n_tiles,
-                   const TmaSmem<V> s, int lanes, int blocked, const V* __restrict__ x, const V* y,
-                   V* z, V alpha, V beta) {
+                   const TmaSmem<V> s, int lanes, const V* __restrict__ x, const V* y, V* z,
+                   V alpha, V beta) {
   constexpr int BS2 = BS * BS;
   constexpr int AV = 16 / static_cast<int>(sizeof(V));  // values per 16 bytes
   extern __shared__ __align__(16) unsigned char smem[];
   Barrier* bar = reinterpret_cast<Barrier*>(smem);
   const int tid = static_cast<int>(threadIdx.x);
-  // This block's tiles: t_begin, t_begin + step, ... below t_end. Cyclic (block b takes b,
-  // b + grid, ...) or blocked (a contiguous run: a block row's x neighbours at +-1 and +-n
-  // cells were then loaded by the same block shortly before, an L1 hit).
-  const auto grid = static_cast<index_t>(gridDim.x);
-  const index_t per = (n_tiles + grid - 1) / grid;
-  const index_t t_begin = blocked ? static_cast<index_t>(blockIdx.x) * per : blockIdx.x;
-  const index_t t_end = blocked ? min(n_tiles, t_begin + per) : n_tiles;
-  const index_t stride = blocked ? 1 : grid;
-  if (t_begin >= t_end) return;  // the whole block
+  if (static_cast<index_t>(blockIdx.x) >= n_tiles) return;  // the whole block
 
   if (tid == 0) {
     for (int b = 0; b < s.stages; ++b) init(&bar[b], static_cast<std::ptrdiff_t>(blockDim.x));
@@ -134,10 +126,11 @@ __global__ void __launch_bounds__(THREADS)
                                     ::cuda::aligned_size_t<16>(rbytes), bar[b]);
   };
 
-  index_t t = t_begin;
+  index_t t = blockIdx.x;
+  const auto stride = static_cast<index_t>(gridDim.x);
   if (tid == 0)
-    for (int b = 0; b < s.stages && t + b * stride < t_end; ++b) issue(t + b * stride, b);
-  for (int b = 0; t < t_end; t += stride, b = b + 1 == s.stages ? 0 : b + 1) {
+    for (int b = 0; b < s.stages && t + b * stride < n_tiles; ++b) issue(t + b * stride, b);
+  for (int b = 0; t < n_tiles; t += stride, b = b + 1 == s.stages ? 0 : b + 1) {
     // Tile geometry, recomputed by every thread (cached loads) instead of shared.
     const index_t kr0 = tiles[t], kr1 = tiles[t + 1];
     const index_t kb0 = a.row_ptr[kr0];
@@ -170,7 +163,7 @@ __global__ void __launch_bounds__(THREADS)
     }
     __syncthreads();  // everyone is done with buffer b
     const index_t next = t + s.stages * stride;
-    if (tid == 0 && next < t_end) {
+    if (tid == 0 && next < n_tiles) {
       // Order this block's reads of buffer b (generic proxy) before the copy engine's writes.
       ::cuda::ptx::fence_proxy_async(::cuda::ptx::space_shared);
       issue(next, b);
@@ -179,8 +172,8 @@ __global__ void __launch_bounds__(THREADS)
 }
 
 template <class V>
-using TmaFn = void (*)(KernelArgs<V>, const index_t*, index_t, TmaSmem<V>, int, int, const V*,
-                       const V*, V*, V, V);
+using TmaFn = void (*)(KernelArgs<V>, const index_t*, index_t, TmaSmem<V>, int, const V*, const V*,
+                       V*, V, V);
 
 template <class V, int THREADS>
 TmaFn<V> tma_kernel_for(int bs) {
@@ -258,7 +251,7 @@ void launch_tma(const DeviceBsr<V>& d, const BsrPolicy& p, const V* x, const V* 
   int lanes = 1;
   while (lanes < 8 && d.tma_rows_per_tile * lanes * 2 <= p.threads) lanes *= 2;
   kernel<<<grid, static_cast<unsigned>(p.threads), static_cast<std::size_t>(smem), stream>>>(
-      d.args(), d.tma_tiles.data(), d.tma_n_tiles, s, lanes, p.blocked, x, y, z, alpha, beta);
+      d.args(), d.tma_tiles.data(), d.tma_n_tiles, s, lanes, x, y, z, alpha, beta);
   SPMVKIT_LAUNCH_CHECK();
 }
 

@@ -639,7 +639,6 @@ TEST(BsrCuda, TmaKernelOnTheZoo) {
     for (int bs : {1, 2, 3, 4, 7, 8}) {
       Params p = Params::parse("kernel=tma");
       p.set("block_size", std::to_string(bs));
-      p.set("blocked", bs % 2 ? "1" : "0");  // both tile orders
       SCOPED_TRACE(name + " " + p.to_string());
       const Csr<double>& a = testing::zoo_matrix(name);
       for (const char* format : {"bsr", "bsr_balanced"}) {
