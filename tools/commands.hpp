@@ -2,6 +2,8 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <cstdint>
+#include <string>
 
 namespace spmvkit::cli {
 
@@ -11,5 +13,8 @@ void add_convert(CLI::App& app);
 void add_bench(CLI::App& app);
 void add_formats(CLI::App& app);
 void add_tune(CLI::App& app);
+
+// "64M", "1e6", "0" -> a count (K, M, G: powers of 1000); InputError naming `what` otherwise.
+std::int64_t parse_count(const std::string& what, const std::string& text);
 
 }  // namespace spmvkit::cli

@@ -55,29 +55,6 @@ std::vector<int> parse_block_sizes(const std::string& text) {
   return out;
 }
 
-// "1e8", "100M", "5000000" -> 100000000, ... (K, M, G: powers of 1000).
-std::int64_t parse_count(const std::string& what, const std::string& text) {
-  double scale = 1;
-  std::string digits = text;
-  if (!digits.empty()) {
-    const char suffix = digits.back();
-    if (suffix == 'K' || suffix == 'k') scale = 1e3;
-    if (suffix == 'M' || suffix == 'm') scale = 1e6;
-    if (suffix == 'G' || suffix == 'g') scale = 1e9;
-    if (scale != 1) digits.pop_back();
-  }
-  std::size_t used = 0;
-  double v = -1;
-  try {
-    v = std::stod(digits, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != digits.size() || !std::isfinite(v * scale))
-    throw InputError(what + ": '" + text + "' is not a count (e.g. 1e8, 100M)");
-  return static_cast<std::int64_t>(std::llround(v * scale));
-}
-
 struct BsrTuneArgs {
   std::string block_sizes = kDefaultBsrBlockSizes;
   std::string precision = "f64";
