@@ -8,10 +8,10 @@
 //   {family, "bsr.bsB.fXX", "kernel=kN"}                   (the kernel, where measured)
 // The family is matched as a substring of the device name ("NVIDIA H100 80GB HBM3").
 //
-// Status: the H100 f64 entries for bs 2-8, 12, 16, 24 and 32 (those with a "GB/s" comment) were
-// measured on an NVIDIA H100 80GB HBM3 on 2026-11-22 by `spmvkit tune bsr` (commit 58c7320,
-// reservoir-like matrices of ~1e8 values); every other entry (f32, other bs, H200) is a first
-// guess equal to bsr_rule_policy's output. `spmvkit tune bsr` prints one line per result in
+// Status: the f64 entries for bs 2-8, 12, 16, 24 and 32 (those with a "GB/s" comment) were
+// measured by `spmvkit tune bsr` on 2026-11-22 (reservoir-like matrices of ~1e8 values): H100
+// on an NVIDIA H100 80GB HBM3 (commit 58c7320), H200 on an NVIDIA H200 (commit f6a84d3).
+// Every other entry (f32, other block sizes) is a first guess equal to bsr_rule_policy's output. `spmvkit tune bsr` prints one line per result in
 // exactly this syntax, and `--emit-defaults COPY_OF_THIS_FILE` merges them into a copy of this
 // file (an entry of the same family and key replaced in place, new ones after the family's last
 // entry) to diff and copy back. Pasted by hand, a later line for the same family and key wins.
@@ -179,21 +179,21 @@ const ShippedEntry kShipped[] = {
     {"H100", "bsr.k3.bs32.f64", "nb=32,n_tg=8,ept=4"},  // 3136.1 GB/s
     {"H100", "bsr.bs32.f64", "kernel=k2"},  // 3149.2 GB/s
     {"H200", "bsr.k1.bs1.f64", "n_ta=8,n_brows_ta=16,ilp=4"},
-    {"H200", "bsr.k1.bs2.f64", "n_ta=8,n_brows_ta=16,ilp=4"},
-    {"H200", "bsr.k1.bs3.f64", "n_ta=8,n_brows_ta=16,ilp=4"},
-    {"H200", "bsr.k1.bs4.f64", "n_ta=8,n_brows_ta=16,ilp=4"},
-    {"H200", "bsr.k1.bs5.f64", "n_ta=8,n_brows_ta=16,ilp=4"},
-    {"H200", "bsr.k2.bs6.f64", "n_ta=8,n_brows_ta=8,n_tg=4,ilp=4,vec=1"},
-    {"H200", "bsr.k2.bs7.f64", "n_ta=8,n_brows_ta=8,n_tg=4,ilp=4,vec=1"},
-    {"H200", "bsr.k2.bs8.f64", "n_ta=8,n_brows_ta=8,n_tg=8,ilp=4,vec=2"},
+    {"H200", "bsr.k1.bs2.f64", "n_ta=2,n_brows_ta=16,ilp=4"},  // 2005.6 GB/s
+    {"H200", "bsr.k1.bs3.f64", "n_ta=2,n_brows_ta=16,ilp=4"},  // 2147.8 GB/s
+    {"H200", "bsr.k1.bs4.f64", "n_ta=2,n_brows_ta=12,ilp=4"},  // 2771.5 GB/s
+    {"H200", "bsr.k1.bs5.f64", "n_ta=2,n_brows_ta=12,ilp=4"},  // 2636.0 GB/s
+    {"H200", "bsr.k2.bs6.f64", "n_ta=2,n_brows_ta=16,n_tg=4,ilp=4,vec=1"},  // 2954.1 GB/s
+    {"H200", "bsr.k2.bs7.f64", "n_ta=2,n_brows_ta=8,n_tg=4,ilp=4,vec=1"},  // 3448.8 GB/s
+    {"H200", "bsr.k2.bs8.f64", "n_ta=2,n_brows_ta=2,n_tg=4,ilp=4,vec=1"},  // 3913.7 GB/s
     {"H200", "bsr.k2.bs9.f64", "n_ta=2,n_brows_ta=4,n_tg=8,ilp=4,vec=1"},
     {"H200", "bsr.k2.bs10.f64", "n_ta=4,n_brows_ta=4,n_tg=8,ilp=4,vec=2"},
     {"H200", "bsr.k2.bs11.f64", "n_ta=2,n_brows_ta=4,n_tg=8,ilp=4,vec=1"},
-    {"H200", "bsr.k2.bs12.f64", "n_ta=4,n_brows_ta=4,n_tg=8,ilp=4,vec=2"},
+    {"H200", "bsr.k2.bs12.f64", "n_ta=2,n_brows_ta=2,n_tg=4,ilp=2,vec=2"},  // 4207.2 GB/s
     {"H200", "bsr.k2.bs13.f64", "n_ta=4,n_brows_ta=4,n_tg=4,ilp=4,vec=1"},
     {"H200", "bsr.k2.bs14.f64", "n_ta=4,n_brows_ta=4,n_tg=8,ilp=4,vec=2"},
     {"H200", "bsr.k2.bs15.f64", "n_ta=4,n_brows_ta=4,n_tg=4,ilp=4,vec=1"},
-    {"H200", "bsr.k2.bs16.f64", "n_ta=4,n_brows_ta=4,n_tg=8,ilp=4,vec=2"},
+    {"H200", "bsr.k2.bs16.f64", "n_ta=4,n_brows_ta=1,n_tg=4,ilp=1,vec=2"},  // 4352.2 GB/s
     {"H200", "bsr.k2.bs17.f64", "n_ta=1,n_brows_ta=4,n_tg=8,ilp=4,vec=1"},
     {"H200", "bsr.k2.bs18.f64", "n_ta=1,n_brows_ta=4,n_tg=16,ilp=4,vec=2"},
     {"H200", "bsr.k2.bs19.f64", "n_ta=1,n_brows_ta=4,n_tg=8,ilp=4,vec=1"},
@@ -201,7 +201,7 @@ const ShippedEntry kShipped[] = {
     {"H200", "bsr.k2.bs21.f64", "n_ta=1,n_brows_ta=4,n_tg=8,ilp=4,vec=1"},
     {"H200", "bsr.k2.bs22.f64", "n_ta=1,n_brows_ta=4,n_tg=16,ilp=4,vec=2"},
     {"H200", "bsr.k2.bs23.f64", "n_ta=1,n_brows_ta=4,n_tg=8,ilp=4,vec=1"},
-    {"H200", "bsr.k2.bs24.f64", "n_ta=1,n_brows_ta=4,n_tg=16,ilp=4,vec=2"},
+    {"H200", "bsr.k2.bs24.f64", "n_ta=1,n_brows_ta=1,n_tg=4,ilp=1,vec=2"},  // 4011.4 GB/s
     {"H200", "bsr.k2.bs25.f64", "n_ta=1,n_brows_ta=4,n_tg=8,ilp=4,vec=1"},
     {"H200", "bsr.k2.bs26.f64", "n_ta=1,n_brows_ta=4,n_tg=16,ilp=4,vec=2"},
     {"H200", "bsr.k2.bs27.f64", "n_ta=1,n_brows_ta=4,n_tg=8,ilp=4,vec=1"},
@@ -209,7 +209,7 @@ const ShippedEntry kShipped[] = {
     {"H200", "bsr.k2.bs29.f64", "n_ta=1,n_brows_ta=4,n_tg=8,ilp=4,vec=1"},
     {"H200", "bsr.k2.bs30.f64", "n_ta=1,n_brows_ta=4,n_tg=16,ilp=4,vec=2"},
     {"H200", "bsr.k2.bs31.f64", "n_ta=1,n_brows_ta=4,n_tg=8,ilp=4,vec=1"},
-    {"H200", "bsr.k2.bs32.f64", "n_ta=1,n_brows_ta=4,n_tg=16,ilp=4,vec=2"},
+    {"H200", "bsr.k2.bs32.f64", "n_ta=1,n_brows_ta=1,n_tg=4,ilp=1,vec=2"},  // 4244.9 GB/s
     {"H200", "bsr.k2.bs33.f64", "n_ta=1,n_brows_ta=4,n_tg=4,ilp=1,vec=1"},
     {"H200", "bsr.k2.bs34.f64", "n_ta=1,n_brows_ta=4,n_tg=8,ilp=1,vec=2"},
     {"H200", "bsr.k2.bs35.f64", "n_ta=1,n_brows_ta=4,n_tg=4,ilp=1,vec=1"},
@@ -306,6 +306,27 @@ const ShippedEntry kShipped[] = {
     {"H200", "bsr.k3.bs62.f32", "nb=62,n_tg=4,ept=4"},
     {"H200", "bsr.k3.bs63.f32", "nb=63,n_tg=4,ept=4"},
     {"H200", "bsr.k3.bs64.f32", "nb=64,n_tg=4,ept=4"},
+    {"H200", "bsr.tma.bs2.f64", "stages=2,tile_kb=8,threads=128"},  // 3246.2 GB/s
+    {"H200", "bsr.bs2.f64", "kernel=tma"},  // 3246.2 GB/s
+    {"H200", "bsr.tma.bs3.f64", "stages=2,tile_kb=32,threads=512"},  // 3294.4 GB/s
+    {"H200", "bsr.bs3.f64", "kernel=tma"},  // 3294.4 GB/s
+    {"H200", "bsr.k2.bs4.f64", "n_ta=2,n_brows_ta=16,n_tg=4,ilp=4,vec=1"},  // 2217.3 GB/s
+    {"H200", "bsr.tma.bs4.f64", "stages=2,tile_kb=32,threads=256"},  // 3232.8 GB/s
+    {"H200", "bsr.bs4.f64", "kernel=tma"},  // 3232.8 GB/s
+    {"H200", "bsr.k2.bs5.f64", "n_ta=2,n_brows_ta=8,n_tg=4,ilp=4,vec=1"},  // 2316.6 GB/s
+    {"H200", "bsr.tma.bs5.f64", "stages=2,tile_kb=32,threads=256"},  // 3285.5 GB/s
+    {"H200", "bsr.bs5.f64", "kernel=tma"},  // 3285.5 GB/s
+    {"H200", "bsr.tma.bs6.f64", "stages=2,tile_kb=32,threads=256"},  // 3346.3 GB/s
+    {"H200", "bsr.bs6.f64", "kernel=tma"},  // 3346.3 GB/s
+    {"H200", "bsr.tma.bs7.f64", "stages=2,tile_kb=32,threads=256"},  // 3021.4 GB/s
+    {"H200", "bsr.bs7.f64", "kernel=k2"},  // 3448.8 GB/s
+    {"H200", "bsr.tma.bs8.f64", "stages=2,tile_kb=32,threads=256"},  // 3054.9 GB/s
+    {"H200", "bsr.bs8.f64", "kernel=k2"},  // 3913.7 GB/s
+    {"H200", "bsr.bs12.f64", "kernel=k2"},  // 4207.2 GB/s
+    {"H200", "bsr.bs16.f64", "kernel=k2"},  // 4352.2 GB/s
+    {"H200", "bsr.bs24.f64", "kernel=k2"},  // 4011.4 GB/s
+    {"H200", "bsr.k3.bs32.f64", "nb=32,n_tg=8,ept=4"},  // 4474.7 GB/s
+    {"H200", "bsr.bs32.f64", "kernel=k3"},  // 4474.7 GB/s
 };
 // clang-format on
 
