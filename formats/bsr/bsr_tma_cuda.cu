@@ -10,15 +10,16 @@
 // taken by `lanes` adjacent threads each, which stride over the row's blocks in shared memory,
 // multiply block column c by x[col * bs + c] (read-only path) and add with a shuffle.
 //
-// Why it is faster than K1 at bs = 2..4: the matrix stream costs one instruction per tile
-// instead of a load per value and a shuffle tree per block row, so the SM spends its issue
-// slots on the multiply-adds and x; the copy engine keeps ~16 KB per thread block in flight.
+// Why it is faster than K1 at bs = 2..4 (H100: 61/63/76% -> 86% of the read ceiling,
+// docs/results.md): the matrix stream costs one instruction per tile instead of a load per
+// value and a shuffle tree per block row, so the SM spends its issue slots on the multiply-adds
+// and x, while the copy engine keeps a tile per thread block in flight. What bounds it now is
+// the L2 (Nsight Compute at bs 2: L2 83%, DRAM 77%), which also carries the x gathers.
 //
 // Bytes per apply: the same as every BSR kernel (block values, block columns, row pointer, x,
 // y when beta != 0, z written); the 16-byte widening re-reads at most 3 values of a neighbour
 // tile per tile.
 #include <algorithm>
-#include <cstdlib>
 #include <cuda/barrier>
 #include <cuda/ptx>
 
