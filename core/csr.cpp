@@ -6,21 +6,12 @@
 #include <numeric>
 #include <sstream>
 
+#include "core/fail.hpp"
 #include "spmvkit/error.hpp"
 
 namespace spmvkit {
 
-namespace {
-
-template <class... Args>
-[[noreturn]] void fail(const std::string& what, Args&&... args) {
-  std::ostringstream os;
-  os << what << ": ";
-  (os << ... << args);
-  throw InputError(os.str());
-}
-
-}  // namespace
+using detail::fail;
 
 template <class V, class I>
 void Csr<V, I>::validate(const std::string& what) const {

@@ -11,6 +11,7 @@
 #include <sstream>
 #include <vector>
 
+#include "core/fail.hpp"
 #include "spmvkit/error.hpp"
 
 namespace spmvkit {
@@ -19,13 +20,7 @@ namespace {
 
 constexpr std::int64_t kMaxIndex = std::numeric_limits<index_t>::max();
 
-template <class... Args>
-[[noreturn]] void fail(const std::string& what, Args&&... args) {
-  std::ostringstream os;
-  os << what << ": ";
-  (os << ... << args);
-  throw InputError(os.str());
-}
+using detail::fail;
 
 // --- counter-based random numbers -----------------------------------------------------------
 
