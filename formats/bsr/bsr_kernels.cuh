@@ -9,35 +9,13 @@
 
 #include <cstdint>
 
+#include "backend/cuda/vector_types.cuh"
 #include "formats/bsr/bsr_cuda.hpp"
 #include "formats/bsr/bsr_mapping.hpp"
 
 namespace spmvkit::bsr {
 
 constexpr unsigned kFullMask = 0xffffffffu;
-
-template <class V, int VEC>
-struct VectorOf;
-template <>
-struct VectorOf<float, 1> {
-  using type = float;
-};
-template <>
-struct VectorOf<float, 2> {
-  using type = float2;
-};
-template <>
-struct VectorOf<float, 4> {
-  using type = float4;
-};
-template <>
-struct VectorOf<double, 1> {
-  using type = double;
-};
-template <>
-struct VectorOf<double, 2> {
-  using type = double2;
-};
 
 // VEC consecutive matrix values in one load of VEC * sizeof(V) <= 16 bytes; `p` is aligned to
 // it (blocks start at multiples of bs^2 values, and bs is a multiple of VEC).
@@ -46,7 +24,7 @@ __device__ __forceinline__ void load_matrix(const V* p, V (&out)[VEC]) {
   if constexpr (VEC == 1) {
     out[0] = __ldcs(p);
   } else if constexpr (VEC == 2) {
-    const auto t = __ldcs(reinterpret_cast<const typename VectorOf<V, 2>::type*>(p));
+    const auto t = __ldcs(reinterpret_cast<const typename cuda::VectorType<V, 2>::type*>(p));
     out[0] = t.x;
     out[1] = t.y;
   } else {

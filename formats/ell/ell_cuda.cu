@@ -10,6 +10,7 @@
 // these sectors.
 #include <algorithm>
 
+#include "backend/cuda/vector_types.cuh"
 #include "formats/ell/ell_cuda.hpp"
 
 namespace spmvkit {
@@ -18,47 +19,7 @@ namespace {
 
 // R consecutive rows as one 16-byte (or scalar) vector.
 template <class T, int R>
-struct Vec;
-template <>
-struct Vec<double, 1> {
-  using type = double;
-};
-template <>
-struct Vec<double, 2> {
-  using type = double2;
-};
-template <>
-struct Vec<float, 1> {
-  using type = float;
-};
-template <>
-struct Vec<float, 4> {
-  using type = float4;
-};
-template <>
-struct Vec<int, 1> {
-  using type = int;
-};
-template <>
-struct Vec<int, 2> {
-  using type = int2;
-};
-template <>
-struct Vec<int, 4> {
-  using type = int4;
-};
-template <>
-struct Vec<unsigned short, 1> {
-  using type = unsigned short;
-};
-template <>
-struct Vec<unsigned short, 2> {
-  using type = ushort2;
-};
-template <>
-struct Vec<unsigned short, 4> {
-  using type = ushort4;
-};
+using Vec = cuda::VectorType<T, R>;
 
 __device__ __forceinline__ int comp(int v, int) { return v; }
 __device__ __forceinline__ int comp(const int2& v, int r) { return r == 0 ? v.x : v.y; }
