@@ -233,18 +233,28 @@ void launch_tma(const DeviceBsr<V>& d, const BsrPolicy& p, const V* x, const V* 
   const TmaFn<V> kernel = tma_kernel<V>(d.bs, p.threads);
   const TmaSmem<V> s = tma_smem<V>(d.bs, p.tile_kb, p.stages);
   const int smem = s.total_bytes();
-  // Allow the dynamic shared memory (the largest asked so far, per instance), and size the
-  // persistent grid from the occupancy at this size.
-  static thread_local int allowed[3][kBsrTmaMaxBlockSize + 1] = {};
-  int& allowed_here = allowed[p.threads == 128 ? 0 : p.threads == 256 ? 1 : 2][d.bs];
-  if (smem > allowed_here) {
-    SPMVKIT_CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),
-                                            cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-    allowed_here = smem;
+  // Per instance, device and shared-memory size, once (not on every apply): allow the dynamic
+  // shared memory (up to the device's opt-in limit, the same value from every thread) and find
+  // how many thread blocks an SM holds at this size, to size the persistent grid.
+  struct Launch {
+    int device = -1;
+    int smem = 0;
+    int blocks_per_sm = 0;
+  };
+  static thread_local Launch cache[3][kBsrTmaMaxBlockSize + 1];
+  Launch& c = cache[p.threads == 128 ? 0 : p.threads == 256 ? 1 : 2][d.bs];
+  int device = 0;
+  SPMVKIT_CUDA_CHECK(cudaGetDevice(&device));
+  if (c.device != device || c.smem != smem) {
+    SPMVKIT_CUDA_CHECK(cudaFuncSetAttribute(
+        reinterpret_cast<const void*>(kernel), cudaFuncAttributeMaxDynamicSharedMemorySize,
+        static_cast<int>(cuda::Context::get().props().sharedMemPerBlockOptin)));
+    SPMVKIT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &c.blocks_per_sm, kernel, p.threads, static_cast<std::size_t>(smem)));
+    c.device = device;
+    c.smem = smem;
   }
-  int blocks_per_sm = 0;
-  SPMVKIT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-      &blocks_per_sm, kernel, p.threads, static_cast<std::size_t>(smem)));
+  const int blocks_per_sm = c.blocks_per_sm;
   const std::int64_t resident =
       static_cast<std::int64_t>(std::max(1, blocks_per_sm)) * cuda::Context::get().sm_count();
   const auto grid = static_cast<unsigned>(std::min<std::int64_t>(d.tma_n_tiles, resident));
