@@ -7,8 +7,7 @@
 // Measured on an H100 it did not pay on our power-law matrix (x misses are not what bounds it
 // there), so csr_balanced keeps one panel unless asked (`panels=N`).
 #include <algorithm>
-#include <cmath>
-#include <cstdlib>
+#include <string>
 
 #include "formats/csr/csr.hpp"
 #include "spmvkit/error.hpp"
@@ -20,10 +19,10 @@ std::vector<Csr<V>> csr_column_panels(const Csr<V>& a, int panels) {
   if (panels < 1)
     throw InputError("csr column panels: panels must be >= 1, got " + std::to_string(panels));
   std::vector<Csr<V>> out(static_cast<std::size_t>(panels));
-  const std::int64_t width = panels > 0 ? (std::int64_t{a.cols} + panels - 1) / panels : 0;
-  auto panel_of = [width](index_t c) {
-    return static_cast<int>(c / std::max<std::int64_t>(width, 1));
-  };
+  // Columns per panel (at least 1, so that a matrix without columns still divides).
+  const std::int64_t width =
+      std::max<std::int64_t>((std::int64_t{a.cols} + panels - 1) / panels, 1);
+  auto panel_of = [width](index_t c) { return static_cast<int>(c / width); };
   for (int p = 0; p < panels; ++p) {
     out[p].rows = a.rows;
     out[p].cols = a.cols;  // the panel keeps global column indices: x is not sliced
