@@ -10,8 +10,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstdlib>
-#include <filesystem>
 #include <limits>
 #include <random>
 #include <set>
@@ -26,6 +24,7 @@
 #include "spmvkit/tuning.hpp"
 #include "spmvkit/vector.hpp"
 #include "tests/common/check.hpp"
+#include "tests/common/tuning_file.hpp"
 #include "tests/common/zoo.hpp"
 
 namespace spmvkit {
@@ -556,28 +555,7 @@ TEST(BsrPolicy, CandidatesRespectTableI) {
     }
 }
 
-// Points the tuning store at a fresh file for one test.
-class ScopedTuningFile {
- public:
-  ScopedTuningFile() {
-    path_ = (std::filesystem::temp_directory_path() /
-             ("spmvkit-bsr-test-" + std::to_string(testing::test_seed()) + ".tsv"))
-                .string();
-    std::filesystem::remove(path_);
-    if (const char* old = std::getenv("SPMVKIT_TUNING_FILE")) old_ = old;
-    setenv("SPMVKIT_TUNING_FILE", path_.c_str(), 1);
-  }
-  ~ScopedTuningFile() {
-    std::filesystem::remove(path_);
-    if (old_.empty())
-      unsetenv("SPMVKIT_TUNING_FILE");
-    else
-      setenv("SPMVKIT_TUNING_FILE", old_.c_str(), 1);
-  }
-
- private:
-  std::string path_, old_;
-};
+using testing::ScopedTuningFile;
 
 TEST(BsrPolicy, StoreThenShippedThenRule) {
   ScopedTuningFile file;

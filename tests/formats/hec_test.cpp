@@ -6,12 +6,11 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <filesystem>
 #include <limits>
 #include <random>
 
 #include "spmvkit/tuning.hpp"
+#include "tests/common/tuning_file.hpp"
 #include "tests/formats/spmv_check.hpp"
 
 namespace spmvkit {
@@ -104,30 +103,7 @@ TEST(Hec, DiagonalPositions) {
   }
 }
 
-// Points the tuning store at a fresh file for the test's lifetime.
-class ScopedTuningFile {
- public:
-  ScopedTuningFile() {
-    if (const char* old = std::getenv("SPMVKIT_TUNING_FILE")) old_ = old;
-    path_ = std::filesystem::temp_directory_path() /
-            ("spmvkit-hec-test-" + std::to_string(testing::test_seed()) + "-" +
-             std::to_string(counter_++) + ".tsv");
-    std::filesystem::remove(path_);
-    setenv("SPMVKIT_TUNING_FILE", path_.c_str(), 1);
-  }
-  ~ScopedTuningFile() {
-    std::filesystem::remove(path_);
-    if (old_.empty())
-      unsetenv("SPMVKIT_TUNING_FILE");
-    else
-      setenv("SPMVKIT_TUNING_FILE", old_.c_str(), 1);
-  }
-
- private:
-  static inline int counter_ = 0;
-  std::filesystem::path path_;
-  std::string old_;
-};
+using testing::ScopedTuningFile;
 
 std::string hec_details(const Csr<double>& a, const std::string& params, Backend b = Backend::cpu) {
   return build_operator<double>("hec", a, Params::parse(params), b)->info().details;
