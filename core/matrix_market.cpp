@@ -477,6 +477,24 @@ inline double parse_value(const Reader& in, const char*& p, const char* lim, Fie
   return v;
 }
 
+// One coordinate entry "row col [value]" at p (value 1 for a pattern field); moves p past it.
+struct Entry {
+  index_t row, col;
+  double value;
+};
+inline Entry parse_entry(const Reader& in, const char*& p, const char* lim, const Header& h) {
+  Entry e{};
+  e.row = parse_index(in, p, lim, h.rows, "row index");
+  p = skip_blanks(p);
+  e.col = parse_index(in, p, lim, h.cols, "column index");
+  e.value = 1.0;
+  if (h.field != Field::pattern) {
+    p = skip_blanks(p);
+    e.value = parse_value(in, p, lim, h.field);
+  }
+  return e;
+}
+
 inline void expect_line_end(const Reader& in, const char*& p) {
   p = skip_blanks(p);
   if (*p != '\n') in.fail_here("trailing garbage " + token_at(p) + " at the end of the line");
@@ -540,7 +558,6 @@ Coo<double> read_matrix_market_coo(const std::string& path, const ProgressFn& pr
   advise_huge_pages(coo.col_idx);
   advise_huge_pages(coo.values);
 
-  const Field field = h.field;
   const Symmetry symmetry = h.symmetry;
   const std::int64_t declared = h.entries;
   std::int64_t seen = 0;
@@ -550,14 +567,7 @@ Coo<double> read_matrix_market_coo(const std::string& path, const ProgressFn& pr
   in.for_each_data_line([&](const char* p, const char* lim) {
     if (seen == declared) fail_extra(in, h);
     ++seen;
-    const index_t i = parse_index(in, p, lim, h.rows, "row index");
-    p = skip_blanks(p);
-    const index_t j = parse_index(in, p, lim, h.cols, "column index");
-    double v = 1.0;
-    if (field != Field::pattern) {
-      p = skip_blanks(p);
-      v = parse_value(in, p, lim, field);
-    }
+    const auto [i, j, v] = parse_entry(in, p, lim, h);
     expect_line_end(in, p);
     coo.row_idx.push_back(i);
     coo.col_idx.push_back(j);
@@ -626,14 +636,7 @@ std::vector<double> read_matrix_market_vector(const std::string& path) {
     in.for_each_data_line([&](const char* p, const char* lim) {
       if (seen == declared) fail_extra(in, h);
       ++seen;
-      const index_t i = parse_index(in, p, lim, h.rows, "row index");
-      p = skip_blanks(p);
-      const index_t j = parse_index(in, p, lim, h.cols, "column index");
-      double x = 1.0;
-      if (h.field != Field::pattern) {
-        p = skip_blanks(p);
-        x = parse_value(in, p, lim, h.field);
-      }
+      const auto [i, j, x] = parse_entry(in, p, lim, h);
       expect_line_end(in, p);
       v[static_cast<std::size_t>(h.cols == 1 ? i : j)] += x;  // duplicates summed
       return p;
