@@ -89,9 +89,7 @@ struct LongRow {
   index_t partial_end;
 };
 
-// WINDOW: compiled with the x-window path (x_window > 0) or without it (the default), so that
-// the window code costs the plain kernel no registers.
-template <class V, int BLOCK, int ITEMS, bool WINDOW>
+template <class V, int BLOCK, int ITEMS>
 __global__ void __launch_bounds__(BLOCK)
     csr_balanced_kernel(const Tile* __restrict__ tiles, const index_t* __restrict__ row_ptr,
                         const index_t* __restrict__ col_idx, const V* __restrict__ values,
@@ -126,7 +124,7 @@ __global__ void __launch_bounds__(BLOCK)
   for (index_t r = tid; r <= rows; r += BLOCK)
     offsets[r] = row_ptr[tile.row_begin + r] - tile.nnz_begin;
   V prod[ITEMS];
-  if (!WINDOW || tile.win_length == 0) {
+  if (tile.win_length == 0) {
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
       const index_t k = i * BLOCK + tid;
@@ -136,23 +134,24 @@ __global__ void __launch_bounds__(BLOCK)
                       : V(0);
     }
   } else {
-    // The block copies the tile's x window into shared memory first; entries inside it read x
-    // from there, the rest gather. (Issuing the matrix loads before the copy overlaps more, but
-    // holding them in registers took the kernel from 48 to 79 registers and cost occupancy.)
+    // The matrix loads go out first; while they are in flight the block copies the tile's x
+    // window into shared memory; entries inside it read x from there, the rest gather.
+    index_t c[ITEMS];
+    V v[ITEMS];
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) {
+      const index_t k = i * BLOCK + tid;
+      c[i] = k < n ? __ldcs(col_idx + tile.nnz_begin + k) : tile.win_first;
+      v[i] = k < n ? __ldcs(values + tile.nnz_begin + k) : V(0);
+    }
     for (index_t j = tid; j < tile.win_length; j += BLOCK)
       window[j] = __ldg(x + tile.win_first + j);
     __syncthreads();
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
-      const index_t k = i * BLOCK + tid;
-      if (k < n) {
-        const index_t c = __ldcs(col_idx + tile.nnz_begin + k);
-        const auto offset = static_cast<unsigned>(c - tile.win_first);
-        prod[i] = __ldcs(values + tile.nnz_begin + k) *
-                  (offset < static_cast<unsigned>(tile.win_length) ? window[offset] : __ldg(x + c));
-      } else {
-        prod[i] = V(0);
-      }
+      const auto offset = static_cast<unsigned>(c[i] - tile.win_first);
+      prod[i] = v[i] * (offset < static_cast<unsigned>(tile.win_length) ? window[offset]
+                                                                        : __ldg(x + c[i]));
     }
   }
 #pragma unroll
@@ -351,16 +350,11 @@ class CsrCudaOperator final : public Operator<V> {
   template <int BLOCK, int ITEMS>
   void launch_balanced_tiles(const BalancedPart<V>& part, const V* x, const V* y, V* z, V alpha,
                              V beta, cudaStream_t stream) const {
-    auto launch = [&](auto kernel) {
-      kernel<<<static_cast<unsigned>(part.tiles.size()), BLOCK,
-               static_cast<std::size_t>(x_window_) * sizeof(V), stream>>>(
-          part.tiles.data(), part.row_ptr.data(), part.col_idx.data(), part.values.data(), x, y, z,
-          part.partials.data(), alpha, beta);
-    };
-    if (x_window_ > 0)
-      launch(csr_balanced_kernel<V, BLOCK, ITEMS, true>);
-    else
-      launch(csr_balanced_kernel<V, BLOCK, ITEMS, false>);
+    csr_balanced_kernel<V, BLOCK, ITEMS>
+        <<<static_cast<unsigned>(part.tiles.size()), BLOCK,
+           static_cast<std::size_t>(x_window_) * sizeof(V), stream>>>(
+            part.tiles.data(), part.row_ptr.data(), part.col_idx.data(), part.values.data(), x, y,
+            z, part.partials.data(), alpha, beta);
   }
 
   template <int BLOCK>
@@ -379,15 +373,15 @@ class CsrCudaOperator final : public Operator<V> {
     }
   }
 
-  // f(kernel) for every windowed instantiation launch_balanced_tiles may launch.
+  // f(kernel) for every instantiation launch_balanced_tiles may launch.
   template <class F>
   static void for_each_balanced_kernel(F f) {
-    f(csr_balanced_kernel<V, 128, 4, true>);
-    f(csr_balanced_kernel<V, 128, 8, true>);
-    f(csr_balanced_kernel<V, 128, 16, true>);
-    f(csr_balanced_kernel<V, 256, 4, true>);
-    f(csr_balanced_kernel<V, 256, 8, true>);
-    f(csr_balanced_kernel<V, 256, 16, true>);
+    f(csr_balanced_kernel<V, 128, 4>);
+    f(csr_balanced_kernel<V, 128, 8>);
+    f(csr_balanced_kernel<V, 128, 16>);
+    f(csr_balanced_kernel<V, 256, 4>);
+    f(csr_balanced_kernel<V, 256, 8>);
+    f(csr_balanced_kernel<V, 256, 16>);
   }
 
   void launch_balanced(const BalancedPart<V>& part, const V* x, const V* y, V* z, V alpha, V beta,
