@@ -4,7 +4,6 @@
 
 #include <cstdint>
 #include <memory>
-#include <utility>
 #include <vector>
 
 #include "spmvkit/operator.hpp"
@@ -39,23 +38,6 @@ void csr_spmv_merge_cpu(const Csr<V>& a, const V* x, const V* y, V* z, V alpha, 
 // A = sum of the panels.
 template <class V>
 std::vector<Csr<V>> csr_column_panels(const Csr<V>& a, int panels);
-
-// --- x windows (csr_window.cpp): csr_balanced's `x_window` option -----------------------------
-// A column span [first, first + length) staged in shared memory for one tile; length 0: none.
-struct XWindow {
-  index_t first = 0;
-  index_t length = 0;
-};
-// For the tile whose column indices are cols[0, n) (in the kernel's load order): the span of
-// fewer than `cap` columns that holds the most entries, if reading it once saves L2 sector
-// requests over gathering those entries; XWindow{} otherwise.
-template <class V>
-XWindow choose_x_window(const index_t* cols, index_t n, index_t cap);
-// The same for every nnz range [first, second) of `a` (OpenMP over the ranges).
-template <class V>
-std::vector<XWindow> choose_x_windows(const Csr<V>& a,
-                                      const std::vector<std::pair<index_t, index_t>>& tiles,
-                                      index_t cap);
 
 template <class V>
 std::unique_ptr<Operator<V>> make_csr_cpu(const Csr<V>& a, CsrKernel kernel);

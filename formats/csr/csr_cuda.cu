@@ -79,8 +79,6 @@ struct Tile {
   index_t nnz_end;
   int threads_per_row;  // 0 marks a long-row slice
   index_t partial;      // slice: index into the partial sums
-  index_t win_first;    // x window staged in shared memory (x_window option); length 0: none
-  index_t win_length;
 };
 
 struct LongRow {
@@ -98,8 +96,6 @@ __global__ void __launch_bounds__(BLOCK)
   __shared__ index_t offsets[BalancedPolicy::max_tile_rows(BLOCK) + 1];
   using BlockReduce = cub::BlockReduce<V, BLOCK>;
   __shared__ typename BlockReduce::TempStorage reduce_storage;
-  extern __shared__ __align__(16) unsigned char dynamic_shared[];
-  V* window = reinterpret_cast<V*>(dynamic_shared);  // x_window entries
   const Tile tile = tiles[blockIdx.x];
   const int tid = threadIdx.x;
   const index_t n = tile.nnz_end - tile.nnz_begin;
@@ -124,35 +120,13 @@ __global__ void __launch_bounds__(BLOCK)
   for (index_t r = tid; r <= rows; r += BLOCK)
     offsets[r] = row_ptr[tile.row_begin + r] - tile.nnz_begin;
   V prod[ITEMS];
-  if (tile.win_length == 0) {
 #pragma unroll
-    for (int i = 0; i < ITEMS; ++i) {
-      const index_t k = i * BLOCK + tid;
-      // The matrix streams through once (evict-first loads), so L2 keeps x.
-      prod[i] = k < n ? __ldcs(values + tile.nnz_begin + k) *
-                            __ldg(x + __ldcs(col_idx + tile.nnz_begin + k))
-                      : V(0);
-    }
-  } else {
-    // The matrix loads go out first; while they are in flight the block copies the tile's x
-    // window into shared memory; entries inside it read x from there, the rest gather.
-    index_t c[ITEMS];
-    V v[ITEMS];
-#pragma unroll
-    for (int i = 0; i < ITEMS; ++i) {
-      const index_t k = i * BLOCK + tid;
-      c[i] = k < n ? __ldcs(col_idx + tile.nnz_begin + k) : tile.win_first;
-      v[i] = k < n ? __ldcs(values + tile.nnz_begin + k) : V(0);
-    }
-    for (index_t j = tid; j < tile.win_length; j += BLOCK)
-      window[j] = __ldg(x + tile.win_first + j);
-    __syncthreads();
-#pragma unroll
-    for (int i = 0; i < ITEMS; ++i) {
-      const auto offset = static_cast<unsigned>(c[i] - tile.win_first);
-      prod[i] = v[i] * (offset < static_cast<unsigned>(tile.win_length) ? window[offset]
-                                                                        : __ldg(x + c[i]));
-    }
+  for (int i = 0; i < ITEMS; ++i) {
+    const index_t k = i * BLOCK + tid;
+    // The matrix streams through once (evict-first loads), so L2 keeps x.
+    prod[i] = k < n ? __ldcs(values + tile.nnz_begin + k) *
+                          __ldg(x + __ldcs(col_idx + tile.nnz_begin + k))
+                    : V(0);
   }
 #pragma unroll
   for (int i = 0; i < ITEMS; ++i) products[i * BLOCK + tid] = prod[i];
@@ -205,7 +179,6 @@ struct BalancedPart {
   cuda::DeviceBuffer<Tile> tiles;
   cuda::DeviceBuffer<LongRow> long_rows;
   mutable cuda::DeviceBuffer<V> partials;  // scratch written by every apply
-  std::size_t windowed = 0;                // tiles with an x window
 };
 
 template <class V>
@@ -247,28 +220,13 @@ class CsrCudaOperator final : public Operator<V> {
       if (n_panels < 1 || n_panels > 64)
         throw InputError("csr_balanced: panels must be an integer in 1..64, got " +
                          p.get_string("panels", ""));
-      x_window_ = static_cast<index_t>(p.get_int("x_window", 0));
-      if (x_window_ != 0 && (x_window_ < 64 || x_window_ > 8192))
-        throw InputError("csr_balanced: x_window must be 0 (off) or in 64..8192, got " +
-                         p.get_string("x_window", ""));
-      if (x_window_ > 0) {
-        const int bytes = static_cast<int>(x_window_ * sizeof(V));
-        auto allow = [bytes](auto kernel) {
-          SPMVKIT_CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),
-                                                  cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                  bytes));
-        };
-        for_each_balanced_kernel(allow);
-      }
       std::size_t tiles = 0, long_rows = 0;
       if (n_panels == 1) {
         add_part(a);
       } else {
         for (const Csr<V>& part : csr_column_panels(a, static_cast<int>(n_panels))) add_part(part);
       }
-      std::size_t windowed = 0;
       for (const auto& part : parts_) {
-        windowed += part.windowed;
         tiles += part.tiles.size();
         long_rows += part.long_rows.size();
         // Tile descriptors are read once per apply too.
@@ -278,12 +236,11 @@ class CsrCudaOperator final : public Operator<V> {
       this->info_.matrix_bytes +=
           (parts_.size() - 1) * ((static_cast<std::size_t>(a.rows) + 1) * sizeof(index_t) +
                                  2 * static_cast<std::size_t>(a.rows) * sizeof(V));
-      this->info_.details =
-          "block_threads=" + std::to_string(policy_.block_threads) +
-          ",items_per_thread=" + std::to_string(policy_.items_per_thread) +
-          ",panels=" + std::to_string(parts_.size()) + ",x_window=" + std::to_string(x_window_) +
-          ",windowed_tiles=" + std::to_string(windowed) + ",tiles=" + std::to_string(tiles) +
-          ",long_rows=" + std::to_string(long_rows);
+      this->info_.details = "block_threads=" + std::to_string(policy_.block_threads) +
+                            ",items_per_thread=" + std::to_string(policy_.items_per_thread) +
+                            ",panels=" + std::to_string(parts_.size()) +
+                            ",tiles=" + std::to_string(tiles) +
+                            ",long_rows=" + std::to_string(long_rows);
     }
   }
 
@@ -351,8 +308,7 @@ class CsrCudaOperator final : public Operator<V> {
   void launch_balanced_tiles(const BalancedPart<V>& part, const V* x, const V* y, V* z, V alpha,
                              V beta, cudaStream_t stream) const {
     csr_balanced_kernel<V, BLOCK, ITEMS>
-        <<<static_cast<unsigned>(part.tiles.size()), BLOCK,
-           static_cast<std::size_t>(x_window_) * sizeof(V), stream>>>(
+        <<<static_cast<unsigned>(part.tiles.size()), BLOCK, 0, stream>>>(
             part.tiles.data(), part.row_ptr.data(), part.col_idx.data(), part.values.data(), x, y,
             z, part.partials.data(), alpha, beta);
   }
@@ -371,17 +327,6 @@ class CsrCudaOperator final : public Operator<V> {
         launch_balanced_tiles<BLOCK, 8>(part, x, y, z, alpha, beta, stream);
         break;
     }
-  }
-
-  // f(kernel) for every instantiation launch_balanced_tiles may launch.
-  template <class F>
-  static void for_each_balanced_kernel(F f) {
-    f(csr_balanced_kernel<V, 128, 4>);
-    f(csr_balanced_kernel<V, 128, 8>);
-    f(csr_balanced_kernel<V, 128, 16>);
-    f(csr_balanced_kernel<V, 256, 4>);
-    f(csr_balanced_kernel<V, 256, 8>);
-    f(csr_balanced_kernel<V, 256, 16>);
   }
 
   void launch_balanced(const BalancedPart<V>& part, const V* x, const V* y, V* z, V alpha, V beta,
@@ -415,7 +360,7 @@ class CsrCudaOperator final : public Operator<V> {
         LongRow lr{r, partials, partials};
         for (index_t k = a.row_ptr[r]; k < a.row_ptr[r + 1]; k += tile_nnz)
           tiles.push_back(
-              Tile{r, r + 1, k, std::min(k + tile_nnz, a.row_ptr[r + 1]), 0, partials++, 0, 0});
+              Tile{r, r + 1, k, std::min(k + tile_nnz, a.row_ptr[r + 1]), 0, partials++});
         lr.partial_end = partials;
         long_rows.push_back(lr);
         ++r;
@@ -427,22 +372,10 @@ class CsrCudaOperator final : public Operator<V> {
         ++r;
       const index_t nnz = a.row_ptr[r] - a.row_ptr[begin];
       const double mean = static_cast<double>(nnz) / (r - begin);
-      tiles.push_back(Tile{begin, r, a.row_ptr[begin], a.row_ptr[r],
-                           pow2_at_least(mean / 2.0, 1, 32), 0, 0, 0});
+      tiles.push_back(
+          Tile{begin, r, a.row_ptr[begin], a.row_ptr[r], pow2_at_least(mean / 2.0, 1, 32), 0});
     }
     BalancedPart<V> part;
-    if (x_window_ > 0) {
-      std::vector<std::pair<index_t, index_t>> ranges(tiles.size());
-      for (std::size_t t = 0; t < tiles.size(); ++t)  // long-row slices take no window
-        ranges[t] = {tiles[t].nnz_begin,
-                     tiles[t].threads_per_row == 0 ? tiles[t].nnz_begin : tiles[t].nnz_end};
-      const std::vector<XWindow> windows = choose_x_windows(a, ranges, x_window_);
-      for (std::size_t t = 0; t < tiles.size(); ++t) {
-        tiles[t].win_first = windows[t].first;
-        tiles[t].win_length = windows[t].length;
-        part.windowed += windows[t].length > 0;
-      }
-    }
     part.row_ptr = cuda::DeviceBuffer<index_t>(a.row_ptr);
     part.col_idx = cuda::DeviceBuffer<index_t>(a.col_idx);
     part.values = cuda::DeviceBuffer<V>(a.values);
@@ -455,7 +388,6 @@ class CsrCudaOperator final : public Operator<V> {
   CsrKernel kernel_;
   int threads_per_row_ = 32;
   BalancedPolicy policy_;
-  index_t x_window_ = 0;  // balanced: x entries a tile may stage in shared memory (0: off)
   cuda::DeviceBuffer<index_t> row_ptr_;  // scalar and vector
   cuda::DeviceBuffer<index_t> col_idx_;
   cuda::DeviceBuffer<V> values_;
