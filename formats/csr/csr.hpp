@@ -39,6 +39,23 @@ void csr_spmv_merge_cpu(const Csr<V>& a, const V* x, const V* y, V* z, V alpha, 
 template <class V>
 std::vector<Csr<V>> csr_column_panels(const Csr<V>& a, int panels);
 
+// --- near/far split (csr_panels.cpp): csr_balanced's `far_panels` option ---------------------
+// Entries within `band` columns of the diagonal (column r * cols / rows for row r) stay in a
+// CSR matrix processed as usual; the others (far: their x gathers miss L2 when x is larger
+// than it) go to COO lists, one per column panel of width ceil(cols / panels), each sorted by
+// row then column, run one panel after the other so that a panel's slice of x stays in L2.
+template <class V>
+struct NearFarSplit {
+  Csr<V> near;
+  std::vector<index_t> far_ptr;  // panel p's entries: [far_ptr[p], far_ptr[p + 1])
+  std::vector<index_t> far_row;
+  std::vector<index_t> far_col;
+  std::vector<V> far_val;
+  std::int64_t far_row_segments = 0;  // distinct (panel, row) pairs: z entries the panels update
+};
+template <class V>
+NearFarSplit<V> csr_split_near_far(const Csr<V>& a, index_t band, int panels);
+
 template <class V>
 std::unique_ptr<Operator<V>> make_csr_cpu(const Csr<V>& a, CsrKernel kernel);
 

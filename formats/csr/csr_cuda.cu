@@ -4,11 +4,13 @@
 // x at least once (cols values), y when beta != 0, z written (rows values).
 #include <algorithm>
 #include <cub/block/block_reduce.cuh>
+#include <limits>
 #include <string>
 #include <vector>
 
 #include "backend/cuda/cuda.hpp"
 #include "formats/csr/csr.hpp"
+#include "formats/hyb/coo_add.cuh"
 #include "spmvkit/error.hpp"
 
 namespace spmvkit {
@@ -220,8 +222,34 @@ class CsrCudaOperator final : public Operator<V> {
       if (n_panels < 1 || n_panels > 64)
         throw InputError("csr_balanced: panels must be an integer in 1..64, got " +
                          p.get_string("panels", ""));
+      // Near/far split (csr_split_near_far): far entries in COO panels after the CSR pass.
+      const long long far_panels = p.get_int("far_panels", 0);
+      if (far_panels < 0 || far_panels > 64)
+        throw InputError("csr_balanced: far_panels must be an integer in 0..64, got " +
+                         p.get_string("far_panels", ""));
+      // Default band: 1M columns either side of the diagonal for double (8 MB of x each way).
+      const long long band =
+          p.get_int("near_band", static_cast<long long>((std::size_t{8} << 20) / sizeof(V)));
+      if (band < 0 || band > std::numeric_limits<index_t>::max())
+        throw InputError("csr_balanced: near_band must be in 0..2^31-1, got " +
+                         p.get_string("near_band", ""));
+      if (far_panels > 0 && n_panels > 1)
+        throw InputError("csr_balanced: panels and far_panels exclude each other");
       std::size_t tiles = 0, long_rows = 0;
-      if (n_panels == 1) {
+      if (far_panels > 0) {
+        NearFarSplit<V> split =
+            csr_split_near_far(a, static_cast<index_t>(band), static_cast<int>(far_panels));
+        add_part(split.near);
+        far_ptr_ = split.far_ptr;
+        far_row_ = cuda::DeviceBuffer<index_t>(split.far_row);
+        far_col_ = cuda::DeviceBuffer<index_t>(split.far_col);
+        far_val_ = cuda::DeviceBuffer<V>(split.far_val);
+        // The near part's CSR replaces the matrix's; far entries carry their row index, and
+        // each (panel, row) pair with far entries reads and writes its z entry once more.
+        this->info_.matrix_bytes = csr_matrix_bytes(split.near) + far_row_.bytes() +
+                                   far_col_.bytes() + far_val_.bytes() +
+                                   static_cast<std::size_t>(split.far_row_segments) * 2 * sizeof(V);
+      } else if (n_panels == 1) {
         add_part(a);
       } else {
         for (const Csr<V>& part : csr_column_panels(a, static_cast<int>(n_panels))) add_part(part);
@@ -236,11 +264,12 @@ class CsrCudaOperator final : public Operator<V> {
       this->info_.matrix_bytes +=
           (parts_.size() - 1) * ((static_cast<std::size_t>(a.rows) + 1) * sizeof(index_t) +
                                  2 * static_cast<std::size_t>(a.rows) * sizeof(V));
-      this->info_.details = "block_threads=" + std::to_string(policy_.block_threads) +
-                            ",items_per_thread=" + std::to_string(policy_.items_per_thread) +
-                            ",panels=" + std::to_string(parts_.size()) +
-                            ",tiles=" + std::to_string(tiles) +
-                            ",long_rows=" + std::to_string(long_rows);
+      this->info_.details =
+          "block_threads=" + std::to_string(policy_.block_threads) +
+          ",items_per_thread=" + std::to_string(policy_.items_per_thread) +
+          ",panels=" + std::to_string(parts_.size()) + ",far_panels=" + std::to_string(far_panels) +
+          ",near_band=" + std::to_string(band) + ",far_nnz=" + std::to_string(far_row_.size()) +
+          ",tiles=" + std::to_string(tiles) + ",long_rows=" + std::to_string(long_rows);
     }
   }
 
@@ -268,6 +297,11 @@ class CsrCudaOperator final : public Operator<V> {
           else
             launch_balanced(parts_[i], x, z, z, alpha, V(1), stream);
         }
+        // Far entries, one column panel after the other (each sorted by row).
+        for (std::size_t q = 0; q + 1 < far_ptr_.size(); ++q)
+          launch_coo_add(far_ptr_[q + 1] - far_ptr_[q], far_row_.data() + far_ptr_[q],
+                         far_col_.data() + far_ptr_[q], far_val_.data() + far_ptr_[q], x, z, alpha,
+                         stream);
         return;
     }
     SPMVKIT_LAUNCH_CHECK();
@@ -392,6 +426,10 @@ class CsrCudaOperator final : public Operator<V> {
   cuda::DeviceBuffer<index_t> col_idx_;
   cuda::DeviceBuffer<V> values_;
   std::vector<BalancedPart<V>> parts_;  // balanced: one per column panel
+  std::vector<index_t> far_ptr_;        // balanced far_panels: panel offsets into far_*
+  cuda::DeviceBuffer<index_t> far_row_;
+  cuda::DeviceBuffer<index_t> far_col_;
+  cuda::DeviceBuffer<V> far_val_;
 };
 
 }  // namespace

@@ -1,50 +1,15 @@
 // CUDA HYB: the ELL pass (formats/ell) writes z = alpha*ELL*x + beta*y, then the COO kernel
 // adds alpha * (COO part)*x.
 //
-// COO kernel: a warp takes a tile of 32*ITEMS consecutive entries (sorted by row), loads all
-// of them first (coalesced, ITEMS independent loads of row, column and value per lane), then
-// the x gathers, then reduces them by row with warp_segmented_reduce: one atomic add per row
-// segment per tile. Bytes per COO entry: row + column + value (12 for double, 8 for float),
-// plus the x gather.
+// COO kernel: formats/hyb/coo_add.cuh. Bytes per COO entry: row + column + value (12 for
+// double, 8 for float), plus the x gather.
 #include "formats/ell/ell_cuda.hpp"
+#include "formats/hyb/coo_add.cuh"
 #include "formats/hyb/hyb.hpp"
-#include "formats/hyb/segmented_reduce.cuh"
 
 namespace spmvkit {
 
 namespace {
-
-struct CooPolicy {
-  static constexpr int block_threads = 256;
-  static constexpr int items_per_thread = 8;
-  static constexpr int tile = 32 * items_per_thread;  // entries a warp
-};
-
-template <class V, int ITEMS>
-__global__ void __launch_bounds__(CooPolicy::block_threads)
-    coo_add_kernel(index_t nnz, const index_t* __restrict__ row, const index_t* __restrict__ col,
-                   const V* __restrict__ val, const V* __restrict__ x, V* z, V alpha) {
-  const int lane = threadIdx.x & 31;
-  const std::int64_t warp = (static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
-  const std::int64_t tile = warp * 32 * ITEMS;
-  if (tile >= nnz) return;  // the whole warp leaves together
-  index_t key[ITEMS];
-  index_t c[ITEMS];
-  V v[ITEMS];
-#pragma unroll
-  for (int i = 0; i < ITEMS; ++i) {
-    const std::int64_t k = tile + i * 32 + lane;
-    const bool in = k < nnz;
-    key[i] = in ? __ldg(row + k) : index_t{-1};
-    c[i] = in ? __ldg(col + k) : index_t{0};
-    v[i] = in ? __ldg(val + k) : V(0);
-  }
-  V prod[ITEMS];
-#pragma unroll
-  for (int i = 0; i < ITEMS; ++i) prod[i] = key[i] >= 0 ? v[i] * __ldg(x + c[i]) : V(0);
-  warp_segmented_reduce<V, ITEMS>(key, prod, lane,
-                                  [&](index_t r, V sum) { atomicAdd(z + r, alpha * sum); });
-}
 
 template <class V>
 class HybCudaOperator final : public Operator<V> {
@@ -62,14 +27,8 @@ class HybCudaOperator final : public Operator<V> {
     if (this->rows() == 0) return;
     cudaStream_t stream = cuda::Context::get().stream();
     ell_.launch(x, y, z, alpha, beta, stream);
-    if (coo_nnz_ == 0) return;
-    constexpr int block = CooPolicy::block_threads;
-    const std::size_t warps =
-        (static_cast<std::size_t>(coo_nnz_) + CooPolicy::tile - 1) / CooPolicy::tile;
-    coo_add_kernel<V, CooPolicy::items_per_thread>
-        <<<cuda::grid_for(warps * 32, block), block, 0, stream>>>(
-            coo_nnz_, coo_row_.data(), coo_col_.data(), coo_values_.data(), x, z, alpha);
-    SPMVKIT_LAUNCH_CHECK();
+    launch_coo_add(coo_nnz_, coo_row_.data(), coo_col_.data(), coo_values_.data(), x, z, alpha,
+                   stream);
   }
 
  private:

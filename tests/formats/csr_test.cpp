@@ -1,10 +1,14 @@
 // CSR-specific tests: the column-panel split (cache blocking of x, csr_balanced's `panels`
-// option) and the balanced kernel with explicit panel counts against the float64 reference (the
-// registry suite runs the default, one panel).
+// option), the near/far split (its `far_panels` option) and the balanced kernel with explicit
+// panel counts and far panels against the float64 reference (the registry suite runs the
+// defaults).
 #include "formats/csr/csr.hpp"
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
+#include "spmvkit/generators.hpp"
 #include "tests/formats/spmv_check.hpp"
 
 namespace spmvkit {
@@ -74,6 +78,89 @@ TEST(CsrPanels, BadPanelCountIsAnInputError) {
     GTEST_SKIP() << "no CUDA device: the panel parameter is read by the GPU builder";
   const Csr<double> a = matrix_with_lengths(10, 10, [](index_t) { return 2; });
   for (const char* bad : {"panels=0", "panels=65", "panels=many", "panels=auto"})
+    EXPECT_THROW(build_operator<double>("csr_balanced", a, Params::parse(bad), Backend::cuda),
+                 InputError)
+        << bad;
+}
+
+TEST(CsrNearFar, SplitKeepsEveryEntryOnceInPanelAndRowOrder) {
+  const Csr<double> a =
+      matrix_with_lengths(300, 1000, [](index_t r) { return r % 7 == 0 ? 0 : r % 40 + 1; });
+  for (index_t band : {0, 5, 100, 2000}) {
+    for (int panels : {1, 3, 1000, 1500}) {
+      SCOPED_TRACE(std::to_string(band) + " / " + std::to_string(panels));
+      const NearFarSplit<double> s = csr_split_near_far(a, band, panels);
+      s.near.validate("near part");
+      ASSERT_EQ(s.far_ptr.size(), static_cast<std::size_t>(panels) + 1);
+      EXPECT_EQ(s.far_ptr.front(), 0);
+      EXPECT_EQ(static_cast<std::size_t>(s.far_ptr.back()), s.far_row.size());
+      EXPECT_EQ(s.near.nnz() + static_cast<index_t>(s.far_row.size()), a.nnz());
+      const index_t width = (a.cols + panels - 1) / panels;
+      auto diagonal = [&](index_t r) {
+        return static_cast<index_t>(std::int64_t{r} * a.cols / a.rows);
+      };
+      for (index_t r = 0; r < a.rows; ++r)
+        for (index_t k = s.near.row_ptr[r]; k < s.near.row_ptr[r + 1]; ++k)
+          EXPECT_LE(std::abs(s.near.col_idx[k] - diagonal(r)), band);
+      // Far entries: outside the band, in their panel, sorted by (row, column) within it.
+      std::int64_t segments = 0;
+      for (int p = 0; p < panels; ++p)
+        for (index_t k = s.far_ptr[p]; k < s.far_ptr[p + 1]; ++k) {
+          EXPECT_GT(std::abs(s.far_col[k] - diagonal(s.far_row[k])), band);
+          EXPECT_EQ(s.far_col[k] / width, p);
+          if (k > s.far_ptr[p]) {
+            EXPECT_TRUE(s.far_row[k - 1] < s.far_row[k] ||
+                        (s.far_row[k - 1] == s.far_row[k] && s.far_col[k - 1] < s.far_col[k]));
+          }
+          segments += k == s.far_ptr[p] || s.far_row[k - 1] != s.far_row[k];
+        }
+      EXPECT_EQ(segments, s.far_row_segments);
+      // Near + far rebuilds A entry by entry (as a dense matrix: 300 x 1000 is small).
+      std::vector<double> dense(static_cast<std::size_t>(a.rows) * a.cols, 0.0), want = dense;
+      for (index_t r = 0; r < a.rows; ++r) {
+        for (index_t k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k)
+          want[static_cast<std::size_t>(r) * a.cols + a.col_idx[k]] = a.values[k];
+        for (index_t k = s.near.row_ptr[r]; k < s.near.row_ptr[r + 1]; ++k)
+          dense[static_cast<std::size_t>(r) * a.cols + s.near.col_idx[k]] += s.near.values[k];
+      }
+      for (std::size_t k = 0; k < s.far_row.size(); ++k)
+        dense[static_cast<std::size_t>(s.far_row[k]) * a.cols + s.far_col[k]] += s.far_val[k];
+      EXPECT_EQ(dense, want);
+    }
+  }
+  EXPECT_THROW(csr_split_near_far(a, 10, 0), InputError);
+  EXPECT_THROW(csr_split_near_far(a, -1, 2), InputError);
+  const Csr<double> empty = make_csr<double>(0, 0, {0}, {}, {});
+  EXPECT_EQ(csr_split_near_far(empty, 10, 3).far_ptr.size(), 4u);
+}
+
+TEST(CsrNearFar, BalancedWithFarPanelsMatchesReference) {
+  if (!cuda_available())
+    GTEST_SKIP() << "no CUDA device: csr_balanced far panels run on the GPU only";
+  const Csr<double> near_diag = generate_powerlaw(60000, 8.0, 9000, 3);
+  for (const char* params :
+       {"far_panels=1", "far_panels=3,near_band=600", "far_panels=4,near_band=0",
+        "far_panels=64,near_band=50", "far_panels=2,near_band=100000"}) {
+    const Params p = Params::parse(params);
+    testing::expect_spmv_matches<double>("csr_balanced", near_diag, p, Backend::cuda);
+    testing::expect_spmv_matches<float>("csr_balanced", near_diag, p, Backend::cuda);
+    for (const char* name : {"one_huge_row", "rect_wide", "rect_tall", "empty_rows", "one_by_one",
+                             "empty_0x0", "powerlaw_20000", "duplicates_heavy", "long_rows_mixed"})
+      testing::expect_spmv_matches<double>("csr_balanced", testing::zoo_matrix(name), p,
+                                           Backend::cuda);
+  }
+  // Far entries really are there (else the test above proves nothing about them).
+  const auto op = build_operator<double>(
+      "csr_balanced", near_diag, Params::parse("far_panels=3,near_band=600"), Backend::cuda);
+  EXPECT_EQ(op->info().details.find("far_nnz=0,"), std::string::npos) << op->info().details;
+}
+
+TEST(CsrNearFar, BadFarPanelsIsAnInputError) {
+  if (!cuda_available())
+    GTEST_SKIP() << "no CUDA device: the far-panel parameters are read by the GPU builder";
+  const Csr<double> a = matrix_with_lengths(10, 10, [](index_t) { return 2; });
+  for (const char* bad : {"far_panels=-1", "far_panels=65", "far_panels=x", "near_band=-3",
+                          "near_band=99999999999", "far_panels=2,panels=2"})
     EXPECT_THROW(build_operator<double>("csr_balanced", a, Params::parse(bad), Backend::cuda),
                  InputError)
         << bad;
