@@ -34,9 +34,10 @@ __global__ void __launch_bounds__(CooPolicy::block_threads)
   for (int i = 0; i < ITEMS; ++i) {
     const std::int64_t k = tile + i * 32 + lane;
     const bool in = k < nnz;
-    key[i] = in ? __ldg(row + k) : index_t{-1};
-    c[i] = in ? __ldg(col + k) : index_t{0};
-    v[i] = in ? __ldg(val + k) : V(0);
+    // The entries stream through once (evict-first loads), so L2 keeps x and z.
+    key[i] = in ? __ldcs(row + k) : index_t{-1};
+    c[i] = in ? __ldcs(col + k) : index_t{0};
+    v[i] = in ? __ldcs(val + k) : V(0);
   }
   V prod[ITEMS];
 #pragma unroll
