@@ -55,6 +55,9 @@ struct NearFarSplit {
 };
 template <class V>
 NearFarSplit<V> csr_split_near_far(const Csr<V>& a, index_t band, int panels);
+// How many entries of `a` lie outside the band (the far entries of csr_split_near_far).
+template <class V>
+std::int64_t csr_count_far(const Csr<V>& a, index_t band);
 
 template <class V>
 std::unique_ptr<Operator<V>> make_csr_cpu(const Csr<V>& a, CsrKernel kernel);

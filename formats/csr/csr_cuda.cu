@@ -3,6 +3,7 @@
 // Bytes one apply must move (all three): row_ptr (rows+1 indices), col_idx + values (nnz each),
 // x at least once (cols values), y when beta != 0, z written (rows values).
 #include <algorithm>
+#include <cmath>
 #include <cub/block/block_reduce.cuh>
 #include <limits>
 #include <string>
@@ -223,18 +224,23 @@ class CsrCudaOperator final : public Operator<V> {
         throw InputError("csr_balanced: panels must be an integer in 1..64, got " +
                          p.get_string("panels", ""));
       // Near/far split (csr_split_near_far): far entries in COO panels after the CSR pass.
-      const long long far_panels = p.get_int("far_panels", 0);
-      if (far_panels < 0 || far_panels > 64)
-        throw InputError("csr_balanced: far_panels must be an integer in 0..64, got " +
-                         p.get_string("far_panels", ""));
       // Default band: 1M columns either side of the diagonal for double (8 MB of x each way).
       const long long band =
           p.get_int("near_band", static_cast<long long>((std::size_t{8} << 20) / sizeof(V)));
       if (band < 0 || band > std::numeric_limits<index_t>::max())
         throw InputError("csr_balanced: near_band must be in 0..2^31-1, got " +
                          p.get_string("near_band", ""));
-      if (far_panels > 0 && n_panels > 1)
-        throw InputError("csr_balanced: panels and far_panels exclude each other");
+      long long far_panels = 0;
+      if (p.get_string("far_panels", "auto") == "auto") {
+        if (n_panels == 1) far_panels = auto_far_panels(a, static_cast<index_t>(band));
+      } else {
+        far_panels = p.get_int("far_panels", 0);
+        if (far_panels < 0 || far_panels > 64)
+          throw InputError("csr_balanced: far_panels must be auto or an integer in 0..64, got " +
+                           p.get_string("far_panels", ""));
+        if (far_panels > 0 && n_panels > 1)
+          throw InputError("csr_balanced: panels and far_panels exclude each other");
+      }
       std::size_t tiles = 0, long_rows = 0;
       if (far_panels > 0) {
         NearFarSplit<V> split =
@@ -378,6 +384,18 @@ class CsrCudaOperator final : public Operator<V> {
           part.long_rows.data(), count, part.partials.data(), y, z, alpha, beta);
       SPMVKIT_LAUNCH_CHECK();
     }
+  }
+
+  // far_panels=auto: when x is larger than half the L2 and at least 1/20 of the entries lie
+  // outside the band, as many panels as it takes for a panel's slice of x to fit in half the
+  // L2. Measured on H100 (bench/results/2026-11-22-h100-far): powerlaw_8000000 (x 64 MB, 23%
+  // far) 0.86 ms with 3 panels against 1.00 ms without; 2 and 4 panels 0.87 and 0.88 ms.
+  static int auto_far_panels(const Csr<V>& a, index_t band) {
+    const double x_bytes = static_cast<double>(a.cols) * sizeof(V);
+    const double half_l2 = cuda::Context::get().props().l2CacheSize / 2.0;
+    if (half_l2 <= 0 || x_bytes <= half_l2) return 0;
+    if (csr_count_far(a, band) * 20 < a.nnz()) return 0;
+    return static_cast<int>(std::min(64.0, std::ceil(x_bytes / half_l2)));
   }
 
   // Greedy tiling: whole rows while they fit in tile_nnz; a longer row becomes slices.

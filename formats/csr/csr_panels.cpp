@@ -6,9 +6,12 @@
 // the price of reading the row pointers and reading + writing z once more per extra panel.
 // Measured on an H100 it did not pay on our power-law matrix (x misses are not what bounds it
 // there), so csr_balanced keeps one panel unless asked (`panels=N`).
+#include <omp.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <string>
+#include <utility>
 
 #include "formats/csr/csr.hpp"
 #include "spmvkit/error.hpp"
@@ -50,64 +53,106 @@ std::vector<Csr<V>> csr_column_panels(const Csr<V>& a, int panels) {
   return out;
 }
 
+namespace {
+
+// Row r's near columns: [lo, hi] around its diagonal column r * cols / rows.
+template <class V>
+std::pair<std::int64_t, std::int64_t> near_range(const Csr<V>& a, index_t band, index_t r) {
+  const std::int64_t diagonal = std::int64_t{r} * a.cols / std::max<index_t>(a.rows, 1);
+  return {diagonal - band, diagonal + band};
+}
+
+}  // namespace
+
+template <class V>
+std::int64_t csr_count_far(const Csr<V>& a, index_t band) {
+  std::int64_t far = 0;
+#pragma omp parallel for schedule(static) reduction(+ : far)
+  for (index_t r = 0; r < a.rows; ++r) {
+    const auto [lo, hi] = near_range(a, band, r);
+    for (index_t k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k)
+      far += a.col_idx[k] < lo || a.col_idx[k] > hi;
+  }
+  return far;
+}
+
 template <class V>
 NearFarSplit<V> csr_split_near_far(const Csr<V>& a, index_t band, int panels) {
   if (panels < 1)
     throw InputError("csr near/far split: panels must be >= 1, got " + std::to_string(panels));
   if (band < 0)
     throw InputError("csr near/far split: band must be >= 0, got " + std::to_string(band));
+  const std::int64_t width =
+      std::max<std::int64_t>((std::int64_t{a.cols} + panels - 1) / panels, 1);
+  // Rows in `chunks` contiguous ranges, each counted then filled by one thread: near entries
+  // per row, far entries per (chunk, panel), so that every panel stays in row order.
+  const int chunks = std::max(1, std::min(omp_get_max_threads() * 4, static_cast<int>(a.rows)));
+  auto chunk_begin = [&](int t) { return static_cast<index_t>(std::int64_t{a.rows} * t / chunks); };
+  const auto P = static_cast<std::size_t>(panels);
+  std::vector<std::int64_t> far_count(static_cast<std::size_t>(chunks) * P + 1, 0);
   NearFarSplit<V> s;
   s.near.rows = a.rows;
   s.near.cols = a.cols;
   s.near.row_ptr.assign(static_cast<std::size_t>(a.rows) + 1, 0);
-  s.near.col_idx.reserve(a.col_idx.size());
-  s.near.values.reserve(a.values.size());
-  const std::int64_t width =
-      std::max<std::int64_t>((std::int64_t{a.cols} + panels - 1) / panels, 1);
-  auto is_near = [&](index_t r, index_t c) {
-    const std::int64_t diagonal = a.rows > 0 ? std::int64_t{r} * a.cols / a.rows : 0;
-    return std::abs(std::int64_t{c} - diagonal) <= band;
-  };
-  // Far entries counted per panel, then placed panel by panel in row order (columns sorted).
-  std::vector<std::int64_t> count(static_cast<std::size_t>(panels) + 1, 0);
-  for (index_t r = 0; r < a.rows; ++r) {
-    for (index_t k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k) {
-      const index_t c = a.col_idx[k];
-      if (is_near(r, c)) {
-        s.near.col_idx.push_back(c);
-        s.near.values.push_back(a.values[k]);
-      } else {
-        ++count[static_cast<std::size_t>(c / width) + 1];
+#pragma omp parallel for schedule(static, 1)
+  for (int t = 0; t < chunks; ++t) {
+    for (index_t r = chunk_begin(t); r < chunk_begin(t + 1); ++r) {
+      const auto [lo, hi] = near_range(a, band, r);
+      index_t near = 0;
+      for (index_t k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k) {
+        const index_t c = a.col_idx[k];
+        if (c >= lo && c <= hi)
+          ++near;
+        else
+          ++far_count[static_cast<std::size_t>(c / width) * chunks + t + 1];  // panel-major
       }
+      s.near.row_ptr[r + 1] = near;
     }
-    s.near.row_ptr[r + 1] = static_cast<index_t>(s.near.col_idx.size());
   }
-  for (int p = 0; p < panels; ++p) count[p + 1] += count[p];
-  s.far_ptr.assign(count.begin(), count.end());
-  const std::size_t far = static_cast<std::size_t>(count[panels]);
+  for (index_t r = 0; r < a.rows; ++r) s.near.row_ptr[r + 1] += s.near.row_ptr[r];
+  for (std::size_t i = 1; i < far_count.size(); ++i) far_count[i] += far_count[i - 1];
+  s.near.col_idx.resize(static_cast<std::size_t>(s.near.row_ptr[a.rows]));
+  s.near.values.resize(s.near.col_idx.size());
+  const auto far = static_cast<std::size_t>(far_count.back());
   s.far_row.resize(far);
   s.far_col.resize(far);
   s.far_val.resize(far);
-  std::vector<std::int64_t> next(count.begin(), count.end() - 1);
-  std::vector<index_t> last_row(static_cast<std::size_t>(panels), -1);
-  for (index_t r = 0; r < a.rows; ++r) {
-    for (index_t k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k) {
-      const index_t c = a.col_idx[k];
-      if (is_near(r, c)) continue;
-      const auto p = static_cast<std::size_t>(c / width);
-      const auto at = static_cast<std::size_t>(next[p]++);
-      s.far_row[at] = r;
-      s.far_col[at] = c;
-      s.far_val[at] = a.values[k];
-      if (last_row[p] != r) {
-        last_row[p] = r;
-        ++s.far_row_segments;
+  s.far_ptr.resize(P + 1);
+  for (std::size_t p = 0; p <= P; ++p) s.far_ptr[p] = static_cast<index_t>(far_count[p * chunks]);
+  std::int64_t segments = 0;
+#pragma omp parallel for schedule(static, 1) reduction(+ : segments)
+  for (int t = 0; t < chunks; ++t) {
+    std::vector<std::int64_t> next(P);
+    for (std::size_t p = 0; p < P; ++p) next[p] = far_count[p * chunks + t];
+    std::vector<index_t> last_row(P, -1);
+    for (index_t r = chunk_begin(t); r < chunk_begin(t + 1); ++r) {
+      const auto [lo, hi] = near_range(a, band, r);
+      index_t at_near = s.near.row_ptr[r];
+      for (index_t k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k) {
+        const index_t c = a.col_idx[k];
+        if (c >= lo && c <= hi) {
+          s.near.col_idx[at_near] = c;
+          s.near.values[at_near++] = a.values[k];
+          continue;
+        }
+        const auto p = static_cast<std::size_t>(c / width);
+        const auto at = static_cast<std::size_t>(next[p]++);
+        s.far_row[at] = r;
+        s.far_col[at] = c;
+        s.far_val[at] = a.values[k];
+        if (last_row[p] != r) {
+          last_row[p] = r;
+          ++segments;
+        }
       }
     }
   }
+  s.far_row_segments = segments;
   return s;
 }
 
+template std::int64_t csr_count_far(const Csr<float>&, index_t);
+template std::int64_t csr_count_far(const Csr<double>&, index_t);
 template NearFarSplit<float> csr_split_near_far(const Csr<float>&, index_t, int);
 template NearFarSplit<double> csr_split_near_far(const Csr<double>&, index_t, int);
 template std::vector<Csr<float>> csr_column_panels(const Csr<float>&, int);

@@ -95,6 +95,7 @@ TEST(CsrNearFar, SplitKeepsEveryEntryOnceInPanelAndRowOrder) {
       EXPECT_EQ(s.far_ptr.front(), 0);
       EXPECT_EQ(static_cast<std::size_t>(s.far_ptr.back()), s.far_row.size());
       EXPECT_EQ(s.near.nnz() + static_cast<index_t>(s.far_row.size()), a.nnz());
+      EXPECT_EQ(csr_count_far(a, band), static_cast<std::int64_t>(s.far_row.size()));
       const index_t width = (a.cols + panels - 1) / panels;
       auto diagonal = [&](index_t r) {
         return static_cast<index_t>(std::int64_t{r} * a.cols / a.rows);
@@ -160,10 +161,17 @@ TEST(CsrNearFar, BadFarPanelsIsAnInputError) {
     GTEST_SKIP() << "no CUDA device: the far-panel parameters are read by the GPU builder";
   const Csr<double> a = matrix_with_lengths(10, 10, [](index_t) { return 2; });
   for (const char* bad : {"far_panels=-1", "far_panels=65", "far_panels=x", "near_band=-3",
-                          "near_band=99999999999", "far_panels=2,panels=2"})
+                          "near_band=99999999999", "far_panels=2,panels=2", "far_panels=Auto"})
     EXPECT_THROW(build_operator<double>("csr_balanced", a, Params::parse(bad), Backend::cuda),
                  InputError)
         << bad;
+  // auto (the default) takes no panels where x fits in L2, and gives way to explicit panels.
+  for (const char* fine : {"far_panels=auto", "far_panels=auto,panels=2", "far_panels=0,panels=2"})
+    EXPECT_NE(build_operator<double>("csr_balanced", a, Params::parse(fine), Backend::cuda)
+                  ->info()
+                  .details.find("far_panels=0,"),
+              std::string::npos)
+        << fine;
 }
 
 }  // namespace
