@@ -96,6 +96,32 @@ __device__ __forceinline__ index_t last_at_most(const index_t* __restrict__ ptr,
   return lo;
 }
 
+// Task b of the static G1 (long rows): row r owns tasks [partial_ptr[r], partial_ptr[r+1]),
+// decided at setup, and its nonzeros are split evenly over them in whole warps' worth; the
+// task sums entries [lo, hi).
+struct LongRowSlice {
+  index_t row;
+  index_t first_task;
+  std::int64_t tasks;
+  std::int64_t lo;
+  std::int64_t hi;
+};
+
+__device__ __forceinline__ LongRowSlice long_row_slice(const index_t* __restrict__ row_ptr,
+                                                       const index_t* __restrict__ partial_ptr,
+                                                       index_t g1_rows, index_t b) {
+  LongRowSlice s;
+  s.row = last_at_most(partial_ptr, 0, g1_rows - 1, b);
+  const std::int64_t begin = row_ptr[s.row], end = row_ptr[s.row + 1];
+  s.first_task = partial_ptr[s.row];
+  s.tasks = partial_ptr[s.row + 1] - s.first_task;
+  std::int64_t chunk = (end - begin + s.tasks - 1) / s.tasks;
+  chunk = (chunk + 31) / 32 * 32;
+  s.lo = min(end, begin + (b - s.first_task) * chunk);
+  s.hi = min(end, s.lo + chunk);
+  return s;
+}
+
 template <class T>
 struct MaxOp {
   __device__ __forceinline__ T operator()(const T& a, const T& b) const { return a < b ? b : a; }
@@ -347,9 +373,8 @@ __global__ void suraa_parent_kernel(index_t g1_rows, const index_t* __restrict__
   for (index_t j = 1; j < blocks; ++j) partials[p + j] = V(0);
 }
 
-// suraa_static's G1: a block a task; task b is one of the blocks of row r (partial_ptr[r] <= b
-// < partial_ptr[r+1], decided at setup); the row's nonzeros are split evenly (in whole warps'
-// worth) over its blocks; block sum into partials[b]. Bytes as the child grid's.
+// suraa_static's G1: a block a task (long_row_slice); block sum into partials[b]. Bytes as
+// the child grid's.
 template <class V, int BLOCK>
 __global__ void __launch_bounds__(BLOCK)
     suraa_long_rows_kernel(index_t g1_rows, const index_t* __restrict__ row_ptr,
@@ -359,15 +384,8 @@ __global__ void __launch_bounds__(BLOCK)
   using Reduce = cub::BlockReduce<V, BLOCK>;
   __shared__ typename Reduce::TempStorage storage;
   const index_t b = static_cast<index_t>(blockIdx.x);
-  const index_t r = last_at_most(partial_ptr, 0, g1_rows - 1, b);
-  const std::int64_t begin = row_ptr[r], end = row_ptr[r + 1];
-  const std::int64_t blocks = partial_ptr[r + 1] - partial_ptr[r];
-  const std::int64_t j = b - partial_ptr[r];
-  std::int64_t chunk = (end - begin + blocks - 1) / blocks;
-  chunk = (chunk + 31) / 32 * 32;
-  const std::int64_t lo = min(end, begin + j * chunk);
-  const std::int64_t hi = min(end, lo + chunk);
-  V sum = strided_dot(col_idx, values, x, lo + threadIdx.x, hi, BLOCK);
+  const LongRowSlice t = long_row_slice(row_ptr, partial_ptr, g1_rows, b);
+  V sum = strided_dot(col_idx, values, x, t.lo + threadIdx.x, t.hi, BLOCK);
   sum = Reduce(storage).Sum(sum);
   if (threadIdx.x == 0) partials[b] = sum;
 }
@@ -440,16 +458,10 @@ __global__ void __launch_bounds__(BLOCK)
   const index_t local = b - e.block_begin;
 
   if (e.threads_per_row == 0) {  // a G1 task
-    const index_t r = last_at_most(partial_ptr, 0, g1_rows - 1, local);
-    const std::int64_t begin = row_ptr[r], end = row_ptr[r + 1];
-    const index_t p0 = partial_ptr[r];
-    const std::int64_t tasks = partial_ptr[r + 1] - p0;
-    const std::int64_t j = local - p0;
-    std::int64_t chunk = (end - begin + tasks - 1) / tasks;
-    chunk = (chunk + 31) / 32 * 32;
-    const std::int64_t k0 = min(end, begin + j * chunk);
-    const std::int64_t k1 = min(end, k0 + chunk);
-    V sum = strided_dot(col_idx, values, x, k0 + threadIdx.x, k1, BLOCK);
+    const LongRowSlice t = long_row_slice(row_ptr, partial_ptr, g1_rows, local);
+    const index_t r = t.row, p0 = t.first_task;
+    const std::int64_t tasks = t.tasks;
+    V sum = strided_dot(col_idx, values, x, t.lo + threadIdx.x, t.hi, BLOCK);
     sum = Reduce(storage).Sum(sum);
     if (threadIdx.x != 0) return;
     const index_t out = perm[r];
