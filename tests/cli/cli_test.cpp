@@ -154,6 +154,18 @@ TEST(Cli, CpuBenchExpandedMatricesLabelsCapAndParts) {
   std::filesystem::remove(json);
 }
 
+// Each (arguments, word): exit status 1 and exactly one line on stderr, an error naming `word`.
+template <std::size_t N>
+void expect_one_error_line_each(const std::array<std::pair<std::string, std::string>, N>& cases) {
+  for (const auto& [args, word] : cases) {
+    const CliRun r = spmvkit(args);
+    EXPECT_EQ(r.status, 1) << args;
+    EXPECT_NE(r.err.find("spmvkit: error:"), std::string::npos) << args << ": " << r.err;
+    EXPECT_NE(r.err.find(word), std::string::npos) << args << ": " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << ": " << r.err;
+  }
+}
+
 // Bad input: one line naming the problem on stderr, non-zero exit, never a crash.
 TEST(Cli, BadInputGivesOneClearLine) {
   const std::string bad = temp_file("spmvkit_cli_bad.mtx");
@@ -170,13 +182,7 @@ TEST(Cli, BadInputGivesOneClearLine) {
       {"bench stencil7_4 --backend cpu --formats ell --params 'ell:bogus=1'", "unknown parameter"},
       {"generate not_a_generator -o " + temp_file("x.mtx"), "not a generator"},
   }};
-  for (const auto& [args, word] : cases) {
-    const CliRun r = spmvkit(args);
-    EXPECT_EQ(r.status, 1) << args;
-    EXPECT_NE(r.err.find("spmvkit: error:"), std::string::npos) << args << ": " << r.err;
-    EXPECT_NE(r.err.find(word), std::string::npos) << args << ": " << r.err;
-    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << ": " << r.err;
-  }
+  expect_one_error_line_each(cases);
   std::filesystem::remove(bad);
 }
 
@@ -191,13 +197,7 @@ TEST(Cli, TuneBsrArgumentsAndNoDevice) {
       {"tune bsr stencil7_4", "takes no MATRIX"},
       {"tune hec --block-sizes 4", "applies to `tune bsr` only"},
   }};
-  for (const auto& [args, word] : cases) {
-    const CliRun r = spmvkit(args);
-    EXPECT_EQ(r.status, 1) << args;
-    EXPECT_NE(r.err.find("spmvkit: error:"), std::string::npos) << args << ": " << r.err;
-    EXPECT_NE(r.err.find(word), std::string::npos) << args << ": " << r.err;
-    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << ": " << r.err;
-  }
+  expect_one_error_line_each(cases);
   EXPECT_NE(spmvkit("tune bsr --precision f16").status, 0);
   const std::string defaults = temp_file("bsr_defaults.cpp");
   const std::string hide = "CUDA_VISIBLE_DEVICES= ";
