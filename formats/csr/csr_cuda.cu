@@ -248,7 +248,6 @@ class CsrCudaOperator final : public Operator<V> {
         NearFarSplit<V> split =
             csr_split_near_far(a, static_cast<index_t>(band), static_cast<int>(far_panels));
         add_part(split.near);
-        far_ptr_ = split.far_ptr;
         far_row_ = cuda::DeviceBuffer<index_t>(split.far_row);
         far_col_ = cuda::DeviceBuffer<index_t>(split.far_col);
         far_val_ = cuda::DeviceBuffer<V>(split.far_val);
@@ -305,11 +304,10 @@ class CsrCudaOperator final : public Operator<V> {
           else
             launch_balanced(parts_[i], x, z, z, alpha, V(1), stream);
         }
-        // Far entries, one column panel after the other (each sorted by row).
-        for (std::size_t q = 0; q + 1 < far_ptr_.size(); ++q)
-          launch_coo_add(far_ptr_[q + 1] - far_ptr_[q], far_row_.data() + far_ptr_[q],
-                         far_col_.data() + far_ptr_[q], far_val_.data() + far_ptr_[q], x, z, alpha,
-                         stream);
+        // Far entries: every column panel in one launch (each panel sorted by row, one after
+        // the other, so that one panel's slice of x is in L2 at a time).
+        launch_coo_add(static_cast<index_t>(far_row_.size()), far_row_.data(), far_col_.data(),
+                       far_val_.data(), x, z, alpha, stream);
         return;
     }
     SPMVKIT_LAUNCH_CHECK();
@@ -446,7 +444,6 @@ class CsrCudaOperator final : public Operator<V> {
   cuda::DeviceBuffer<index_t> col_idx_;
   cuda::DeviceBuffer<V> values_;
   std::vector<BalancedPart<V>> parts_;  // balanced: one per column panel
-  std::vector<index_t> far_ptr_;        // balanced far_panels: panel offsets into far_*
   cuda::DeviceBuffer<index_t> far_row_;
   cuda::DeviceBuffer<index_t> far_col_;
   cuda::DeviceBuffer<V> far_val_;

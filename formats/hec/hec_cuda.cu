@@ -11,7 +11,7 @@
 
 #include "formats/ell/ell_cuda.hpp"
 #include "formats/hec/hec.hpp"
-#include "formats/hyb/segmented_reduce.cuh"
+#include "formats/hec/segmented_reduce.cuh"
 #include "spmvkit/error.hpp"
 #include "spmvkit/tuning.hpp"
 

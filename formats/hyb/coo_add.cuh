@@ -1,60 +1,139 @@
-// z += alpha * (COO entries) * x on the GPU, for entries sorted by row: the HYB COO part and
-// csr_balanced's far entries (included by .cu files only).
+// z += alpha * (COO entries) * x on the GPU: the HYB COO part and csr_balanced's far entries
+// (included by .cu files only).
 //
-// A warp takes a tile of 32*ITEMS consecutive entries, loads all of them first (coalesced,
-// ITEMS independent loads of row, column and value per lane), then the x gathers, then reduces
-// them by row with warp_segmented_reduce: one atomic add per row segment per tile.
+// A thread takes ITEMS consecutive entries with 16-byte vector loads (row, column and value
+// streams, evict-first so that L2 keeps x and z), gathers x, and sums its runs of equal row
+// (adjacent entries with the same row); runs strictly inside a thread are added to z at once.
+// A thread's last run can continue into the next threads: a segmented scan over the lanes
+// (a lane starts a segment when it is lane 0, has several runs, or changes row) sums such
+// chains, and the chain is added by its last lane, or by the next lane's first run. So a row
+// costs one atomic add per warp it touches, however long, and the entries need not be sorted:
+// any run of equal adjacent rows is summed (csr_balanced's column panels, each sorted by row,
+// run in one launch). Items past nnz carry row -1 and add nothing.
+//
+// On powerlaw_8000000 (H100, 3 far panels) this took the far part from 3 x 115 us with a warp
+// segmented reduction over 8 strided items a lane (48 registers, 4.4 waves a panel) to 322 us
+// in one launch (28 registers): bench/results/2026-11-23-h100-coo-runs.
 #pragma once
 
 #include <cstdint>
 
 #include "backend/cuda/cuda.hpp"
-#include "formats/hyb/segmented_reduce.cuh"
+#include "spmvkit/csr.hpp"
 
 namespace spmvkit {
 
 struct CooPolicy {
   static constexpr int block_threads = 256;
-  static constexpr int items_per_thread = 8;
-  static constexpr int tile = 32 * items_per_thread;  // entries a warp
+  static constexpr int items_per_thread = 4;  // 8 was slower (0.870 against 0.837 ms)
 };
+
+// Four consecutive elements with one 16-byte streaming load (two for double).
+template <class T>
+__device__ __forceinline__ void load4_cs(const T* p, T* out);
+template <>
+__device__ __forceinline__ void load4_cs(const index_t* p, index_t* out) {
+  const int4 v = __ldcs(reinterpret_cast<const int4*>(p));
+  out[0] = v.x, out[1] = v.y, out[2] = v.z, out[3] = v.w;
+}
+template <>
+__device__ __forceinline__ void load4_cs(const float* p, float* out) {
+  const float4 v = __ldcs(reinterpret_cast<const float4*>(p));
+  out[0] = v.x, out[1] = v.y, out[2] = v.z, out[3] = v.w;
+}
+template <>
+__device__ __forceinline__ void load4_cs(const double* p, double* out) {
+  const double2 a = __ldcs(reinterpret_cast<const double2*>(p));
+  const double2 b = __ldcs(reinterpret_cast<const double2*>(p) + 1);
+  out[0] = a.x, out[1] = a.y, out[2] = b.x, out[3] = b.y;
+}
 
 template <class V, int ITEMS>
 __global__ void __launch_bounds__(CooPolicy::block_threads)
     coo_add_kernel(index_t nnz, const index_t* __restrict__ row, const index_t* __restrict__ col,
                    const V* __restrict__ val, const V* __restrict__ x, V* z, V alpha) {
+  static_assert(ITEMS % 4 == 0, "vector loads of 4 entries");
+  constexpr unsigned full = 0xffffffffu;
   const int lane = threadIdx.x & 31;
-  const std::int64_t warp = (static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
-  const std::int64_t tile = warp * 32 * ITEMS;
-  if (tile >= nnz) return;  // the whole warp leaves together
+  const std::int64_t thread = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if ((thread - lane) * ITEMS >= nnz) return;  // the whole warp leaves together
+  const std::int64_t first = thread * ITEMS;
   index_t key[ITEMS];
   index_t c[ITEMS];
   V v[ITEMS];
+  if (first + ITEMS <= nnz) {
 #pragma unroll
-  for (int i = 0; i < ITEMS; ++i) {
-    const std::int64_t k = tile + i * 32 + lane;
-    const bool in = k < nnz;
-    // The entries stream through once (evict-first loads), so L2 keeps x and z.
-    key[i] = in ? __ldcs(row + k) : index_t{-1};
-    c[i] = in ? __ldcs(col + k) : index_t{0};
-    v[i] = in ? __ldcs(val + k) : V(0);
+    for (int i = 0; i < ITEMS; i += 4) {
+      load4_cs(row + first + i, key + i);
+      load4_cs(col + first + i, c + i);
+      load4_cs(val + first + i, v + i);
+    }
+  } else {
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) {
+      const bool in = first + i < nnz;
+      key[i] = in ? row[first + i] : index_t{-1};
+      c[i] = in ? col[first + i] : index_t{0};
+      v[i] = in ? val[first + i] : V(0);
+    }
   }
   V prod[ITEMS];
 #pragma unroll
   for (int i = 0; i < ITEMS; ++i) prod[i] = key[i] >= 0 ? v[i] * __ldg(x + c[i]) : V(0);
-  warp_segmented_reduce<V, ITEMS>(key, prod, lane,
-                                  [&](index_t r, V sum) { atomicAdd(z + r, alpha * sum); });
+
+  auto flush = [&](index_t r, V sum) {
+    if (r >= 0) atomicAdd(z + r, alpha * sum);
+  };
+  // The thread's runs: the first (head), the last (tail: tail_key, sum), those between flushed.
+  const index_t head_key = key[0];
+  V head = V(0);
+  bool several = false;
+  index_t tail_key = key[0];
+  V sum = prod[0];
+#pragma unroll
+  for (int i = 1; i < ITEMS; ++i) {
+    if (key[i] == tail_key) {
+      sum += prod[i];
+    } else {
+      if (several) flush(tail_key, sum);
+      else head = sum;
+      several = true;
+      tail_key = key[i];
+      sum = prod[i];
+    }
+  }
+  // Segmented inclusive scan of the tails: a lane continues the previous lane's chain when it
+  // has one run, with the previous lane's tail row.
+  const index_t prev_tail = __shfl_up_sync(full, tail_key, 1);
+  bool start = lane == 0 || several || prev_tail != tail_key;
+#pragma unroll
+  for (int offset = 1; offset < 32; offset <<= 1) {
+    const V up = __shfl_up_sync(full, sum, offset);
+    const bool up_start = __shfl_up_sync(full, start, offset);
+    if (lane >= offset && !start) {
+      sum += up;
+      start = up_start;
+    }
+  }
+  // A lane with several runs takes the chain ending at the previous lane into its head.
+  const V prev_sum = __shfl_up_sync(full, sum, 1);
+  if (several) flush(head_key, head + (lane > 0 && prev_tail == head_key ? prev_sum : V(0)));
+  // The chain ends here unless the next lane's first run has the same row.
+  const index_t next_head = __shfl_down_sync(full, head_key, 1);
+  if (lane == 31 || next_head != tail_key) flush(tail_key, sum);
 }
 
-// Launches coo_add_kernel over entries [0, nnz) (rows non-decreasing); nothing when nnz == 0.
+// Launches coo_add_kernel over entries [0, nnz). The arrays must be 16-byte aligned (as
+// DeviceBuffer storage is). Nothing when nnz == 0.
 template <class V>
 void launch_coo_add(index_t nnz, const index_t* row, const index_t* col, const V* val, const V* x,
                     V* z, V alpha, cudaStream_t stream) {
   if (nnz == 0) return;
+  constexpr int items = CooPolicy::items_per_thread;
   constexpr int block = CooPolicy::block_threads;
-  const std::size_t warps = (static_cast<std::size_t>(nnz) + CooPolicy::tile - 1) / CooPolicy::tile;
-  coo_add_kernel<V, CooPolicy::items_per_thread>
-      <<<cuda::grid_for(warps * 32, block), block, 0, stream>>>(nnz, row, col, val, x, z, alpha);
+  const std::size_t threads = (static_cast<std::size_t>(nnz) + items - 1) / items;
+  coo_add_kernel<V, items>
+      <<<cuda::grid_for(threads, block), block, 0, stream>>>(nnz, row, col, val, x, z, alpha);
   SPMVKIT_LAUNCH_CHECK();
 }
 

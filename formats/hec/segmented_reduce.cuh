@@ -1,5 +1,6 @@
-// Warp segmented reduction over a tile of products sorted by key (row), shared by the HYB COO
-// part and the HEC balanced CSR part (included by .cu files only).
+// Warp segmented reduction over a tile of products sorted by key (row), for the HEC balanced
+// CSR part (included by .cu files only). The COO kernel (formats/hyb/coo_add.cuh) sums per
+// thread instead, which measured faster there.
 //
 // Bell & Garland reduce COO with a segmented reduction rather than an atomic per entry; we do
 // it per warp in registers: each round of 32 products is scanned by key with shuffles (a
