@@ -3,7 +3,8 @@
 # included), run benchmark suites, write logs + JSON under $OUT and print a compact table last.
 #   scripts/gpu-check.sh [SUITE ...]        (default suite: smoke)
 # Needs the carried folder .deps/ (CLI11 + nlohmann-json .debs, a copy of the shared matrices).
-# Env: SPMVKIT_COMMIT (commit reported in results), SKIP_TESTS=1, SKIP_BUILD=1, BENCH_ARGS,
+# Env: SPMVKIT_COMMIT (commit reported in results: give the hash from the developer machine,
+#      the device's copy of .git can be stale), SKIP_TESTS=1, SKIP_BUILD=1, BENCH_ARGS,
 #      BUILD_TARGETS (ninja targets, default all).
 set -uo pipefail
 cd "$(dirname "$0")/.."
