@@ -20,6 +20,7 @@
 
 #include "backend/cuda/cuda.hpp"
 #include "spmvkit/csr.hpp"
+#include "spmvkit/error.hpp"
 
 namespace spmvkit {
 
@@ -95,8 +96,10 @@ __global__ void __launch_bounds__(CooPolicy::block_threads)
     if (key[i] == tail_key) {
       sum += prod[i];
     } else {
-      if (several) flush(tail_key, sum);
-      else head = sum;
+      if (several)
+        flush(tail_key, sum);
+      else
+        head = sum;
       several = true;
       tail_key = key[i];
       sum = prod[i];
@@ -129,6 +132,11 @@ template <class V>
 void launch_coo_add(index_t nnz, const index_t* row, const index_t* col, const V* val, const V* x,
                     V* z, V alpha, cudaStream_t stream) {
   if (nnz == 0) return;
+  if ((reinterpret_cast<std::uintptr_t>(row) | reinterpret_cast<std::uintptr_t>(col) |
+       reinterpret_cast<std::uintptr_t>(val)) %
+          16 !=
+      0)
+    throw Error("coo_add: row, column and value arrays must be 16-byte aligned (vector loads)");
   constexpr int items = CooPolicy::items_per_thread;
   constexpr int block = CooPolicy::block_threads;
   const std::size_t threads = (static_cast<std::size_t>(nnz) + items - 1) / items;

@@ -151,9 +151,9 @@ TEST(CsrNearFar, BalancedWithFarPanelsMatchesReference) {
                                            Backend::cuda);
     // One row with entries in every panel: the COO kernel sees the same row on both sides of
     // each panel boundary, in runs spanning many warps; 4999 entries, not a multiple of 4.
-    testing::expect_spmv_matches<double>(
-        "csr_balanced", matrix_with_lengths(1, 6000, [](index_t) { return 4999; }), p,
-        Backend::cuda);
+    testing::expect_spmv_matches<double>("csr_balanced",
+                                         matrix_with_lengths(1, 6000, [](index_t) { return 4999; }),
+                                         p, Backend::cuda);
   }
   // Far entries really are there (else the test above proves nothing about them).
   const auto op = build_operator<double>(
