@@ -59,7 +59,9 @@ __device__ __forceinline__ void k2_load(K2Stage<V, VEC, EPT, ILP>& st, const Ker
 #pragma unroll
     for (int e = 0; e < EPT; ++e) {
       if (ok && valid[e]) {
-        load_matrix<V, VEC>(blk + offset[e], st.val[u][e]);
+        // VEC values in one load (blocks start at multiples of bs^2 values and bs is a
+        // multiple of VEC, so the address is aligned to it).
+        cuda::load_cs<V, VEC>(blk + offset[e], st.val[u][e]);
       } else {
 #pragma unroll
         for (int v = 0; v < VEC; ++v) st.val[u][e][v] = V(0);

@@ -17,26 +17,6 @@ namespace spmvkit::bsr {
 
 constexpr unsigned kFullMask = 0xffffffffu;
 
-// VEC consecutive matrix values in one load of VEC * sizeof(V) <= 16 bytes; `p` is aligned to
-// it (blocks start at multiples of bs^2 values, and bs is a multiple of VEC).
-template <class V, int VEC>
-__device__ __forceinline__ void load_matrix(const V* p, V (&out)[VEC]) {
-  if constexpr (VEC == 1) {
-    out[0] = __ldcs(p);
-  } else if constexpr (VEC == 2) {
-    const auto t = __ldcs(reinterpret_cast<const typename cuda::VectorType<V, 2>::type*>(p));
-    out[0] = t.x;
-    out[1] = t.y;
-  } else {
-    static_assert(VEC == 4 && sizeof(V) == 4, "16-byte loads at most");
-    const float4 t = __ldcs(reinterpret_cast<const float4*>(p));
-    out[0] = t.x;
-    out[1] = t.y;
-    out[2] = t.z;
-    out[3] = t.w;
-  }
-}
-
 __device__ __forceinline__ index_t load_block_col(const index_t* p) { return __ldcs(p); }
 
 // x[col] when `ok` and col is a real column (the padded columns of the last block column, and
