@@ -26,6 +26,16 @@ namespace {
 
 // Suites. Generated matrices are sized to be many times the 50 MB L2 of an H100; real
 // matrices (../shared/matrices, all L2-resident) are for structure and correctness.
+// reservoir_bsB_N for every B in 2..32, N chosen (as `spmvkit tune bsr` does) for ~1e8 values.
+std::vector<std::string> reservoir_all_block_sizes() {
+  std::vector<std::string> out;
+  for (int bs = 2; bs <= 32; ++bs) {
+    const long n = std::lround(std::cbrt(1e8 / (7.0 * bs * bs)));
+    out.push_back("reservoir_bs" + std::to_string(bs) + "_" + std::to_string(n));
+  }
+  return out;
+}
+
 const std::map<std::string, std::vector<std::string>>& suites() {
   static const std::map<std::string, std::vector<std::string>> s = {
       {"smoke", {"stencil7_40", "powerlaw_100000", "bcsstk13", "rajat01"}},
@@ -37,6 +47,8 @@ const std::map<std::string, std::vector<std::string>>& suites() {
       {"bsr",
        {"reservoir_bs2_153", "reservoir_bs3_117", "reservoir_bs4_96", "reservoir_bs7_66",
         "reservoir_bs12_46", "reservoir_bs16_38", "reservoir_bs32_24"}},
+      // The same for every block size from 2 to 32 (the "every bs in 2..32").
+      {"bsr-all", reservoir_all_block_sizes()},
       {"real",
        {"494_bus",
         "Erdos971",

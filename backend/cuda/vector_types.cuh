@@ -4,6 +4,8 @@
 
 #include <cuda_runtime.h>
 
+#include "backend/cuda/loads.cuh"
+
 namespace spmvkit::cuda {
 
 template <class T, int N>
@@ -22,17 +24,16 @@ template <> struct VectorType<unsigned short, 2> { using type = ushort2; };
 template <> struct VectorType<unsigned short, 4> { using type = ushort4; };
 // clang-format on
 
-// N consecutive elements at p with cache-streaming (evict-first) loads of up to 16 bytes each:
-// for data read once per apply, so that it does not evict what is reused (x). p is aligned to
-// min(N * sizeof(T), 16) bytes.
-template <class T, int N>
-__device__ __forceinline__ void load_cs(const T* p, T* out) {
+// N consecutive elements at p with stream loads (ld_stream<C>: data read once per apply) of up
+// to 16 bytes each. p is aligned to min(N * sizeof(T), 16) bytes.
+template <class T, int N, Cache C = Cache::streaming>
+__device__ __forceinline__ void load_stream(const T* p, T* out) {
   constexpr int kChunk = N * sizeof(T) <= 16 ? N : 16 / static_cast<int>(sizeof(T));
   static_assert(N % kChunk == 0, "whole vector loads");
   using Vec = typename VectorType<T, kChunk>::type;
 #pragma unroll
   for (int i = 0; i < N; i += kChunk) {
-    const Vec v = __ldcs(reinterpret_cast<const Vec*>(p + i));
+    const Vec v = ld_stream<C>(reinterpret_cast<const Vec*>(p + i));
     const T* e = reinterpret_cast<const T*>(&v);
 #pragma unroll
     for (int j = 0; j < kChunk; ++j) out[i + j] = e[j];

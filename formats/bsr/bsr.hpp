@@ -126,6 +126,22 @@ const char* bsr_kernel_name(BsrKernel k);  // "k1", "k2", "k3", "tma"
 // bsr_tma_tile_rows kernel rows (as many as blocks, at least 32: empty rows take a row slot
 // and nothing else; at most 1024).
 inline constexpr int kBsrTmaMaxBlockSize = 8;
+// tma with whole=1 (a thread item takes all bs rows of a block row): bs <= this.
+inline constexpr int kBsrTmaWholeMaxBlockSize = 6;
+// tma whole=1 reads each block from shared memory in 16-byte chunks. When a block is 2, 4 or 8
+// chunks (bs = 2 or 4 in double, 4 in float), blocks start on the same banks and the threads of
+// a warp, which read the same chunk of different blocks at once, collide (8-way at bs = 4 in
+// double). So the device copy for that kernel stores each block's chunks rotated: chunk j of
+// block k at chunk (j + r) mod n, r = (k / (8 / n)) mod n, which spreads 8 neighbouring blocks
+// over all 32 banks. Returns n (chunks a block), or 1 where no rotation applies.
+constexpr int bsr_tma_rotation_chunks(int bs, int value_bytes) {
+  const int bytes = bs * bs * value_bytes;
+  const int n = bytes % 16 == 0 ? bytes / 16 : 0;
+  return n == 2 || n == 4 || n == 8 ? n : 1;
+}
+constexpr int bsr_tma_rotation(std::int64_t block, int chunks) {
+  return chunks > 1 ? static_cast<int>((block / (8 / chunks)) % chunks) : 0;
+}
 inline index_t bsr_tma_tile_blocks(int bs, int value_bytes, int tile_kb) {
   const index_t blocks = tile_kb * 1024 / value_bytes / (bs * bs);
   return blocks > 0 ? blocks : 1;
@@ -153,11 +169,15 @@ struct BsrPolicy {
   int stages = 2;      // tma: tiles in flight per thread block (buffers), 2..4
   int tile_kb = 16;    // tma: KB of block values per tile: 4, 8, 16, 32 or 48
   int threads = 256;   // tma: threads per thread block: 128, 256 or 512
+  int whole = 0;       // tma: 1 = a thread item takes whole block rows (all bs output rows,
+                       // x and blocks read as vectors); 0 = one output row (bs <= 6 for 1)
   std::string source = "rule";  // where it came from: rule | shipped | store, "+params"
 
   // "n_ta=..,n_brows_ta=.." with the fields of `kernel` only (the tuning store's value format).
   std::string to_params() const;
 };
+// The names of BsrPolicy's kernel fields (the Params keys of every kernel together).
+const std::vector<std::string>& bsr_policy_fields();
 
 // Kernel by block size when nothing is tuned: the paper's ranges (K1 2..5, K2 5..45, K3 45+),
 // with bs = 1 on K1 (a warp reads 32 1x1 blocks, i.e. CSR vector).

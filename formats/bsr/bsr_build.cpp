@@ -274,13 +274,9 @@ std::vector<index_t> bsr_tma_tiles(const std::vector<index_t>& row_ptr, index_t 
 
 namespace {
 
-const std::vector<std::string> kKernelParams = {"kernel", "n_ta",    "n_brows_ta", "n_tg",
-                                                "ilp",    "vec",     "nb",         "ept",
-                                                "stages", "tile_kb", "threads"};
-
 std::vector<std::string> param_names(bool with_balanced) {
-  std::vector<std::string> names = {"block_size"};
-  names.insert(names.end(), kKernelParams.begin(), kKernelParams.end());
+  std::vector<std::string> names = {"block_size", "kernel"};
+  names.insert(names.end(), bsr_policy_fields().begin(), bsr_policy_fields().end());
   if (with_balanced) names.push_back("balanced");
   names.push_back("lambda");
   return names;

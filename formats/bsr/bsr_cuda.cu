@@ -337,7 +337,32 @@ void set_tma_tiles(DeviceBsr<V>& d, const std::vector<index_t>& kernel_rows, ind
 }
 
 template <class V>
-DeviceBsr<V> upload_bsr(const Bsr<V>& m, const BsrSegments* segments, index_t tma_tile_blocks) {
+void set_tma_rotated(DeviceBsr<V>& d, const Bsr<V>& m, bool rotated) {
+  const int chunks = bsr_tma_rotation_chunks(m.block_size, static_cast<int>(sizeof(V)));
+  if (d.tma_rotated == rotated || chunks == 1) return;
+  if (!rotated) {
+    d.values.upload(m.values.data(), m.values.size());
+  } else {
+    const std::size_t block = static_cast<std::size_t>(m.block_size) * m.block_size;
+    const std::size_t chunk = block / static_cast<std::size_t>(chunks);  // values a chunk
+    std::vector<V> rot(m.values.size());
+    const auto blocks = static_cast<std::int64_t>(m.values.size() / block);
+#pragma omp parallel for schedule(static)
+    for (std::int64_t k = 0; k < blocks; ++k) {
+      const int r = bsr_tma_rotation(k, chunks);
+      const V* src = m.values.data() + k * block;
+      V* dst = rot.data() + k * block;
+      for (int j = 0; j < chunks; ++j)
+        std::copy(src + j * chunk, src + (j + 1) * chunk, dst + ((j + r) % chunks) * chunk);
+    }
+    d.values.upload(rot.data(), rot.size());
+  }
+  d.tma_rotated = rotated;
+}
+
+template <class V>
+DeviceBsr<V> upload_bsr(const Bsr<V>& m, const BsrSegments* segments, index_t tma_tile_blocks,
+                        bool tma_rotated) {
   if (m.layout != BlockLayout::column_major)
     throw UnsupportedError("bsr: the CUDA kernels read column-major blocks");
   DeviceBsr<V> d;
@@ -368,6 +393,7 @@ DeviceBsr<V> upload_bsr(const Bsr<V>& m, const BsrSegments* segments, index_t tm
   }
   if (tma_tile_blocks > 0)
     set_tma_tiles(d, segments ? segments->segment_block_ptr : m.block_row_ptr, tma_tile_blocks);
+  set_tma_rotated(d, m, tma_rotated);
   return d;
 }
 
@@ -488,9 +514,10 @@ class BsrCudaOperator final : public Operator<V> {
 
 }  // namespace
 
-#define SPMVKIT_INSTANTIATE(V)                                                      \
-  template DeviceBsr<V> upload_bsr(const Bsr<V>&, const BsrSegments*, index_t);     \
-  template void set_tma_tiles(DeviceBsr<V>&, const std::vector<index_t>&, index_t); \
+#define SPMVKIT_INSTANTIATE(V)                                                        \
+  template DeviceBsr<V> upload_bsr(const Bsr<V>&, const BsrSegments*, index_t, bool); \
+  template void set_tma_rotated(DeviceBsr<V>&, const Bsr<V>&, bool);                  \
+  template void set_tma_tiles(DeviceBsr<V>&, const std::vector<index_t>&, index_t);   \
   template void launch_bsr(const DeviceBsr<V>&, const BsrPolicy&, const V*, const V*, V*, V, V);
 SPMVKIT_INSTANTIATE(float)
 SPMVKIT_INSTANTIATE(double)
@@ -508,7 +535,10 @@ std::unique_ptr<Operator<V>> make_bsr_cuda(const Bsr<V>& m, const BsrSegments* s
           ? bsr_tma_tile_blocks(m.block_size, static_cast<int>(sizeof(V)), policy.tile_kb)
           : 0;
   return std::make_unique<bsr::BsrCudaOperator<V>>(
-      std::move(info), bsr::upload_bsr(m, segments, tma_tile_blocks), policy);
+      std::move(info),
+      bsr::upload_bsr(m, segments, tma_tile_blocks,
+                      policy.kernel == BsrKernel::tma && policy.whole == 1),
+      policy);
 }
 
 template std::unique_ptr<Operator<float>> make_bsr_cuda(const Bsr<float>&, const BsrSegments*,

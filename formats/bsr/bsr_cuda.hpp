@@ -46,6 +46,7 @@ struct DeviceBsr {
   index_t tma_n_tiles = 0;
   index_t tma_tile_blocks = 0;   // the capacity the tiles were cut for (0: none)
   double tma_rows_per_tile = 1;  // output rows (kernel rows x bs) per tile, on average
+  bool tma_rotated = false;      // values in tma whole=1's rotated chunk order (bsr.hpp)
 
   KernelArgs<V> args() const {
     return KernelArgs<V>{nrows,
@@ -61,9 +62,15 @@ struct DeviceBsr {
 };
 
 // Uploads a column-major BSR, and its segments when balanced.
-// With tma_tile_blocks > 0, also the tma kernel's tiles (set_tma_tiles).
+// With tma_tile_blocks > 0, also the tma kernel's tiles (set_tma_tiles); with tma_rotated, the
+// values in tma whole=1's rotated chunk order (set_tma_rotated).
 template <class V>
-DeviceBsr<V> upload_bsr(const Bsr<V>& m, const BsrSegments* segments, index_t tma_tile_blocks = 0);
+DeviceBsr<V> upload_bsr(const Bsr<V>& m, const BsrSegments* segments, index_t tma_tile_blocks = 0,
+                        bool tma_rotated = false);
+// Uploads m's values again, in tma whole=1's rotated chunk order (bsr_tma_rotation_chunks) or
+// plain; nothing when d already has that order or the block size has no rotation.
+template <class V>
+void set_tma_rotated(DeviceBsr<V>& d, const Bsr<V>& m, bool rotated);
 // Cuts d's kernel rows (`kernel_rows`: the host copy of d.row_ptr) into tma tiles of at most
 // tile_blocks blocks; none when a row is longer.
 template <class V>

@@ -54,14 +54,14 @@ __device__ __forceinline__ void k2_load(K2Stage<V, VEC, EPT, ILP>& st, const Ker
   for (int u = 0; u < ILP; ++u) {
     const index_t kk = k + u;
     const bool ok = kk < end;
-    st.col[u] = ok ? load_block_col(a.col_idx + kk) : index_t(-1);
+    st.col[u] = ok ? load_block_col<cuda::Cache::global>(a.col_idx + kk) : index_t(-1);
     const V* blk = a.values + static_cast<std::int64_t>(kk) * bs2;
 #pragma unroll
     for (int e = 0; e < EPT; ++e) {
       if (ok && valid[e]) {
         // VEC values in one load (blocks start at multiples of bs^2 values and bs is a
         // multiple of VEC, so the address is aligned to it).
-        cuda::load_cs<V, VEC>(blk + offset[e], st.val[u][e]);
+        cuda::load_stream<V, VEC, cuda::Cache::global>(blk + offset[e], st.val[u][e]);
       } else {
 #pragma unroll
         for (int v = 0; v < VEC; ++v) st.val[u][e][v] = V(0);

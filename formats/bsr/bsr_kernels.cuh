@@ -2,8 +2,10 @@
 //
 // Memory paths (why):
 // - The matrix stream (block values, block column indices) is read exactly once per apply:
-//   __ldcs (cache-streaming, evict-first) keeps it from evicting x, which is reused by every
-//   block row that touches the same block column, from L1/L2.
+//   K1 and K3 read it with __ldcs (cache-streaming, evict-first), which keeps it from evicting
+//   x (reused by every block row that touches the same block column) from L1/L2; K2 with
+//   __ldcg (L2 only), measured faster there (backend/cuda/loads.cuh). The tma kernel copies
+//   it to shared memory.
 // - x goes through the read-only data path (__ldg), as the paper does for every kernel (5.1).
 #pragma once
 
@@ -17,7 +19,10 @@ namespace spmvkit::bsr {
 
 constexpr unsigned kFullMask = 0xffffffffu;
 
-__device__ __forceinline__ index_t load_block_col(const index_t* p) { return __ldcs(p); }
+template <cuda::Cache C = cuda::Cache::streaming>
+__device__ __forceinline__ index_t load_block_col(const index_t* p) {
+  return cuda::ld_stream<C>(p);
+}
 
 // x[col] when `ok` and col is a real column (the padded columns of the last block column, and
 // col < 0 for a block slot past the end of a row, read nothing and give 0).

@@ -48,7 +48,7 @@ bool uses(BsrKernel k, const std::string& field) {
     case BsrKernel::k3:
       return field == "nb" || field == "n_tg" || field == "ept";
     case BsrKernel::tma:
-      return field == "stages" || field == "tile_kb" || field == "threads";
+      return field == "stages" || field == "tile_kb" || field == "threads" || field == "whole";
   }
   return false;
 }
@@ -64,18 +64,28 @@ int* field_of(BsrPolicy& p, const std::string& name) {
   if (name == "stages") return &p.stages;
   if (name == "tile_kb") return &p.tile_kb;
   if (name == "threads") return &p.threads;
+  if (name == "whole") return &p.whole;
   return nullptr;
 }
 
-const char* const kFields[] = {"n_ta", "n_brows_ta", "n_tg",   "ilp",     "vec",
-                               "nb",   "ept",        "stages", "tile_kb", "threads"};
+}  // namespace
+
+const std::vector<std::string>& bsr_policy_fields() {
+  static const std::vector<std::string> fields = {"n_ta",    "n_brows_ta", "n_tg", "ilp",
+                                                  "vec",     "nb",         "ept",  "stages",
+                                                  "tile_kb", "threads",    "whole"};
+  return fields;
+}
+
+namespace {
 
 // Copies the kernel's fields present in `params` into `p`; returns how many. With `strict`, a
 // field the kernel does not use is an InputError (explicit user parameters); otherwise it is
 // ignored (stored values).
 int apply_fields(BsrPolicy& p, const Params& params, bool strict, int bs) {
   int applied = 0;
-  for (const char* name : kFields) {
+  for (const std::string& field : bsr_policy_fields()) {
+    const char* name = field.c_str();
     if (!params.has(name)) continue;
     if (!uses(p.kernel, name)) {
       if (strict)
@@ -84,9 +94,10 @@ int apply_fields(BsrPolicy& p, const Params& params, bool strict, int bs) {
       continue;
     }
     const long long v = params.get_int(name, 0);
-    if (v < 1 || v > (1 << 20))
-      throw InputError(std::string("bsr: ") + name + " must be a positive integer, got " +
-                       std::to_string(v));
+    const long long least = field == "whole" ? 0 : 1;  // a flag; the others are counts
+    if (v < least || v > (1 << 20))
+      throw InputError(std::string("bsr: ") + name + " must be an integer >= " +
+                       std::to_string(least) + ", got " + std::to_string(v));
     *field_of(p, name) = static_cast<int>(v);
     ++applied;
   }
@@ -157,7 +168,8 @@ std::string BsrPolicy::to_params() const {
     case BsrKernel::k3:
       return kv("nb", nb) + "," + kv("n_tg", n_tg) + "," + kv("ept", ept);
     case BsrKernel::tma:
-      return kv("stages", stages) + "," + kv("tile_kb", tile_kb) + "," + kv("threads", threads);
+      return kv("stages", stages) + "," + kv("tile_kb", tile_kb) + "," + kv("threads", threads) +
+             "," + kv("whole", whole);
   }
   return "";
 }
@@ -287,6 +299,9 @@ void validate_bsr_policy(const BsrPolicy& p, int bs, int value_bytes) {
         fail("tile_kb must be 4, 8, 16, 32 or 48");
       if (p.threads != 128 && p.threads != 256 && p.threads != 512)
         fail("threads must be 128, 256 or 512");
+      if (p.whole != 0 && p.whole != 1) fail("whole must be 0 or 1");
+      if (p.whole == 1 && bs > kBsrTmaWholeMaxBlockSize)
+        fail("whole=1 needs bs <= " + std::to_string(kBsrTmaWholeMaxBlockSize));
       break;
   }
 }
@@ -419,15 +434,17 @@ std::vector<BsrPolicy> bsr_tuning_candidates(BsrKernel kernel, int bs, int value
       break;
     }
     case BsrKernel::tma:
-      for (int stages : {2, 3})
-        for (int tile_kb : {8, 16, 32})
-          for (int threads : {128, 256, 512}) {
-            BsrPolicy p;
-            p.stages = stages;
-            p.tile_kb = tile_kb;
-            p.threads = threads;
-            keep(p);
-          }
+      for (int whole = 0; whole <= (bs <= kBsrTmaWholeMaxBlockSize ? 1 : 0); ++whole)
+        for (int stages : {2, 3})
+          for (int tile_kb : {8, 16, 32})
+            for (int threads : {128, 256, 512}) {
+              BsrPolicy p;
+              p.stages = stages;
+              p.tile_kb = tile_kb;
+              p.threads = threads;
+              p.whole = whole;
+              keep(p);
+            }
       break;
   }
   return out;

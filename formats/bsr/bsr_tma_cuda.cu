@@ -20,6 +20,7 @@
 // y when beta != 0, z written); the 16-byte widening re-reads at most 3 values of a neighbour
 // tile per tile.
 #include <algorithm>
+#include <cstdint>
 #include <cuda/barrier>
 #include <cuda/ptx>
 
@@ -86,7 +87,56 @@ __device__ __forceinline__ Span widen(std::int64_t first, std::int64_t last) {
   return Span{first / A * A, (last + A - 1) / A * A};
 }
 
-template <class V, int BS, int THREADS>
+// whole=1 helpers. x[xb .. xb + BS) as vector loads where they fit whole vectors of 16 bytes (or
+// float2), x is aligned to them and the block column is inside x; else one checked load each.
+template <class V, int BS>
+struct WholeVec {
+  static constexpr int kX = (BS * sizeof(V)) % 16 == 0                    ? 16 / sizeof(V)
+                            : sizeof(V) == 4 && (BS * sizeof(V)) % 8 == 0 ? 2
+                                                                          : 1;
+  // A block (column-major, BS * BS values) in shared memory: 16-byte loads when every block
+  // starts on 16 bytes (BS * BS * sizeof(V) a multiple of 16).
+  static constexpr int kBlock = (BS * BS * sizeof(V)) % 16 == 0 ? 16 / sizeof(V) : 1;
+};
+
+template <class V, int BS>
+__device__ __forceinline__ void load_x_block(const V* __restrict__ x, index_t xb, index_t cols,
+                                             bool x_aligned, V (&xv)[BS]) {
+  constexpr int kX = WholeVec<V, BS>::kX;
+  if (kX > 1 && x_aligned && xb + BS <= cols) {
+    using Vec = typename cuda::VectorType<V, kX>::type;
+#pragma unroll
+    for (int c = 0; c < BS; c += kX) {
+      const Vec v = __ldg(reinterpret_cast<const Vec*>(x + xb + c));
+      const V* e = reinterpret_cast<const V*>(&v);
+#pragma unroll
+      for (int j = 0; j < kX; ++j) xv[c + j] = e[j];
+    }
+  } else {
+#pragma unroll
+    for (int c = 0; c < BS; ++c) xv[c] = load_x(x, xb + c, cols, true);
+  }
+}
+
+// Block `k` (global block index) from shared memory; its chunks are rotated when
+// bsr_tma_rotation_chunks says so (the device copy was uploaded that way).
+template <class V, int BS>
+__device__ __forceinline__ void load_block_shared(const V* block, std::int64_t k, V (&v)[BS * BS]) {
+  constexpr int kB = WholeVec<V, BS>::kBlock;
+  constexpr int kChunks = bsr_tma_rotation_chunks(BS, sizeof(V));
+  const int r = bsr_tma_rotation(k, kChunks);
+  using Vec = typename cuda::VectorType<V, kB>::type;
+#pragma unroll
+  for (int j = 0; j < BS * BS; j += kB) {
+    const int at = kChunks > 1 ? (j / kB + r) % kChunks * kB : j;
+    const Vec w = *reinterpret_cast<const Vec*>(block + at);
+    const V* e = reinterpret_cast<const V*>(&w);
+#pragma unroll
+    for (int q = 0; q < kB; ++q) v[j + q] = e[q];
+  }
+}
+
+template <class V, int BS, int THREADS, bool WHOLE>
 __global__ void __launch_bounds__(THREADS)
     bsr_tma_kernel(const KernelArgs<V> a, const index_t* __restrict__ tiles, index_t n_tiles,
                    const TmaSmem<V> s, int lanes, const V* __restrict__ x, const V* y, V* z,
@@ -138,29 +188,68 @@ __global__ void __launch_bounds__(THREADS)
     const V* values = s.values_of(smem, b) + (static_cast<std::int64_t>(kb0) * BS2) % AV;
     const index_t* cols = s.cols_of(smem, b) + (kb0 & 3);
     const index_t* row_ptr = s.row_ptr_of(smem, b) + (kr0 & 3);
-    const int items = (kr1 - kr0) * BS * lanes;
 
-    bar[b].arrive_and_wait();                            // tile t is in buffer b
-    for (int base = 0; base < items; base += THREADS) {  // uniform trip count: full-warp shuffles
-      const int item = base + tid;
-      const bool active = item < items;
-      const int lane = item % lanes;
-      const int row = item / lanes;  // (kernel row, row in block) pair within the tile
-      const int lr = row / BS, i = row % BS;
-      V sum = V(0);
-      if (active) {
-        const index_t b0 = row_ptr[lr] - kb0, b1 = row_ptr[lr + 1] - kb0;
-#pragma unroll 4
-        for (index_t k = b0 + lane; k < b1; k += lanes) {
-          const index_t xb = cols[k] * BS;
-          const V* block = values + k * BS2 + i;  // column-major: column c at c * bs
+    bar[b].arrive_and_wait();  // tile t is in buffer b
+    if constexpr (WHOLE) {
+      // Items are (kernel row, lane): all BS rows of the block row at once, so that each
+      // block's x values and its values come in vector loads.
+      const int items = (kr1 - kr0) * lanes;
+      const bool x_aligned = reinterpret_cast<std::uintptr_t>(x) % 16 == 0;
+      for (int base = 0; base < items; base += THREADS) {  // uniform trip count
+        const int item = base + tid;
+        const bool active = item < items;
+        const int lane = item % lanes;
+        const int lr = item / lanes;
+        V acc[BS];
 #pragma unroll
-          for (int c = 0; c < BS; ++c) sum += block[c * BS] * load_x(x, xb + c, a.cols, true);
+        for (int i = 0; i < BS; ++i) acc[i] = V(0);
+        if (active) {
+          const index_t b0 = row_ptr[lr] - kb0, b1 = row_ptr[lr + 1] - kb0;
+#pragma unroll 2
+          for (index_t k = b0 + lane; k < b1; k += lanes) {
+            V xv[BS];
+            load_x_block<V, BS>(x, cols[k] * BS, a.cols, x_aligned, xv);
+            V blk[BS2];
+            load_block_shared<V, BS>(values + k * BS2, std::int64_t{kb0} + k, blk);
+#pragma unroll
+            for (int c = 0; c < BS; ++c)
+#pragma unroll
+              for (int i = 0; i < BS; ++i) acc[i] += blk[c * BS + i] * xv[c];
+          }
+        }
+#pragma unroll
+        for (int i = 0; i < BS; ++i)
+          for (int off = lanes / 2; off > 0; off /= 2)
+            acc[i] += __shfl_down_sync(kFullMask, acc[i], off, lanes);
+        if (active && lane == 0) {
+          const index_t out = row_target(a, kr0 + lr);
+#pragma unroll
+          for (int i = 0; i < BS; ++i) store_row(a, out, i, acc[i], y, z, alpha, beta);
         }
       }
-      for (int off = lanes / 2; off > 0; off /= 2)
-        sum += __shfl_down_sync(kFullMask, sum, off, lanes);
-      if (active && lane == 0) store_row(a, row_target(a, kr0 + lr), i, sum, y, z, alpha, beta);
+    } else {
+      const int items = (kr1 - kr0) * BS * lanes;
+      for (int base = 0; base < items; base += THREADS) {  // uniform trip count: full-warp shuffles
+        const int item = base + tid;
+        const bool active = item < items;
+        const int lane = item % lanes;
+        const int row = item / lanes;  // (kernel row, row in block) pair within the tile
+        const int lr = row / BS, i = row % BS;
+        V sum = V(0);
+        if (active) {
+          const index_t b0 = row_ptr[lr] - kb0, b1 = row_ptr[lr + 1] - kb0;
+#pragma unroll 4
+          for (index_t k = b0 + lane; k < b1; k += lanes) {
+            const index_t xb = cols[k] * BS;
+            const V* block = values + k * BS2 + i;  // column-major: column c at c * bs
+#pragma unroll
+            for (int c = 0; c < BS; ++c) sum += block[c * BS] * load_x(x, xb + c, a.cols, true);
+          }
+        }
+        for (int off = lanes / 2; off > 0; off /= 2)
+          sum += __shfl_down_sync(kFullMask, sum, off, lanes);
+        if (active && lane == 0) store_row(a, row_target(a, kr0 + lr), i, sum, y, z, alpha, beta);
+      }
     }
     __syncthreads();  // everyone is done with buffer b
     const index_t next = t + s.stages * stride;
@@ -177,24 +266,25 @@ using TmaFn = void (*)(KernelArgs<V>, const index_t*, index_t, TmaSmem<V>, int, 
                        V*, V, V);
 
 template <class V, int THREADS>
-TmaFn<V> tma_kernel_for(int bs) {
+TmaFn<V> tma_kernel_for(int bs, bool whole) {
+  static_assert(kBsrTmaWholeMaxBlockSize == 6, "whole=1 instances below: bs 1..6");
   switch (bs) {
     case 1:
-      return bsr_tma_kernel<V, 1, THREADS>;
+      return whole ? bsr_tma_kernel<V, 1, THREADS, true> : bsr_tma_kernel<V, 1, THREADS, false>;
     case 2:
-      return bsr_tma_kernel<V, 2, THREADS>;
+      return whole ? bsr_tma_kernel<V, 2, THREADS, true> : bsr_tma_kernel<V, 2, THREADS, false>;
     case 3:
-      return bsr_tma_kernel<V, 3, THREADS>;
+      return whole ? bsr_tma_kernel<V, 3, THREADS, true> : bsr_tma_kernel<V, 3, THREADS, false>;
     case 4:
-      return bsr_tma_kernel<V, 4, THREADS>;
+      return whole ? bsr_tma_kernel<V, 4, THREADS, true> : bsr_tma_kernel<V, 4, THREADS, false>;
     case 5:
-      return bsr_tma_kernel<V, 5, THREADS>;
+      return whole ? bsr_tma_kernel<V, 5, THREADS, true> : bsr_tma_kernel<V, 5, THREADS, false>;
     case 6:
-      return bsr_tma_kernel<V, 6, THREADS>;
+      return whole ? bsr_tma_kernel<V, 6, THREADS, true> : bsr_tma_kernel<V, 6, THREADS, false>;
     case 7:
-      return bsr_tma_kernel<V, 7, THREADS>;
+      return bsr_tma_kernel<V, 7, THREADS, false>;
     case 8:
-      return bsr_tma_kernel<V, 8, THREADS>;
+      return bsr_tma_kernel<V, 8, THREADS, false>;
     default:
       throw UnsupportedError("bsr: the tma kernel takes bs <= " +
                              std::to_string(kBsrTmaMaxBlockSize) + ", got " + std::to_string(bs));
@@ -202,14 +292,14 @@ TmaFn<V> tma_kernel_for(int bs) {
 }
 
 template <class V>
-TmaFn<V> tma_kernel(int bs, int threads) {
+TmaFn<V> tma_kernel(int bs, int threads, bool whole) {
   switch (threads) {
     case 128:
-      return tma_kernel_for<V, 128>(bs);
+      return tma_kernel_for<V, 128>(bs, whole);
     case 512:
-      return tma_kernel_for<V, 512>(bs);
+      return tma_kernel_for<V, 512>(bs, whole);
     default:
-      return tma_kernel_for<V, 256>(bs);
+      return tma_kernel_for<V, 256>(bs, whole);
   }
 }
 
@@ -230,7 +320,14 @@ void launch_tma(const DeviceBsr<V>& d, const BsrPolicy& p, const V* x, const V* 
   if (d.tma_n_tiles == 0 || d.tma_tile_blocks != bsr_tma_tile_blocks(d.bs, sizeof(V), p.tile_kb))
     throw UnsupportedError("bsr: no tma tiles of " + std::to_string(p.tile_kb) +
                            " KB for this matrix (a kernel row longer than a tile?)");
-  const TmaFn<V> kernel = tma_kernel<V>(d.bs, p.threads);
+  const bool whole = p.whole == 1;
+  if (whole && d.bs > kBsrTmaWholeMaxBlockSize)
+    throw UnsupportedError("bsr: tma whole=1 takes bs <= " +
+                           std::to_string(kBsrTmaWholeMaxBlockSize));
+  if (whole != d.tma_rotated && bsr_tma_rotation_chunks(d.bs, static_cast<int>(sizeof(V))) > 1)
+    throw UnsupportedError("bsr: tma whole=" + std::to_string(p.whole) +
+                           " needs the values uploaded in its chunk order");
+  const TmaFn<V> kernel = tma_kernel<V>(d.bs, p.threads, whole);
   const TmaSmem<V> s = tma_smem<V>(d.bs, p.tile_kb, p.stages);
   const int smem = s.total_bytes();
   // Per instance, device and shared-memory size, once (not on every apply): allow the dynamic
@@ -241,8 +338,8 @@ void launch_tma(const DeviceBsr<V>& d, const BsrPolicy& p, const V* x, const V* 
     int smem = 0;
     int blocks_per_sm = 0;
   };
-  static thread_local Launch cache[3][kBsrTmaMaxBlockSize + 1];
-  Launch& c = cache[p.threads == 128 ? 0 : p.threads == 256 ? 1 : 2][d.bs];
+  static thread_local Launch cache[2][3][kBsrTmaMaxBlockSize + 1];
+  Launch& c = cache[whole ? 1 : 0][p.threads == 128 ? 0 : p.threads == 256 ? 1 : 2][d.bs];
   int device = 0;
   SPMVKIT_CUDA_CHECK(cudaGetDevice(&device));
   if (c.device != device || c.smem != smem) {
@@ -258,9 +355,11 @@ void launch_tma(const DeviceBsr<V>& d, const BsrPolicy& p, const V* x, const V* 
   const std::int64_t resident =
       static_cast<std::int64_t>(std::max(1, blocks_per_sm)) * cuda::Context::get().sm_count();
   const auto grid = static_cast<unsigned>(std::min<std::int64_t>(d.tma_n_tiles, resident));
-  // Lanes per output row: enough that a tile's output rows keep the threads busy.
+  // Lanes per item (output row, or block row with whole=1): enough that a tile's items keep
+  // the threads busy.
+  const double items_per_tile = whole ? d.tma_rows_per_tile / d.bs : d.tma_rows_per_tile;
   int lanes = 1;
-  while (lanes < 8 && d.tma_rows_per_tile * lanes * 2 <= p.threads) lanes *= 2;
+  while (lanes < 8 && items_per_tile * lanes * 2 <= p.threads) lanes *= 2;
   kernel<<<grid, static_cast<unsigned>(p.threads), static_cast<std::size_t>(smem), stream>>>(
       d.args(), d.tma_tiles.data(), d.tma_n_tiles, s, lanes, x, y, z, alpha, beta);
   SPMVKIT_LAUNCH_CHECK();

@@ -11,10 +11,11 @@
 // Status: the f64 entries for bs 2-8, 12, 16, 24 and 32 (those with a "GB/s" comment) were
 // measured by `spmvkit tune bsr` on 2026-11-22 (reservoir-like matrices of ~1e8 values): H100
 // on an NVIDIA H100 80GB HBM3 (commit 58c7320), H200 on an NVIDIA H200 (commit f6a84d3).
-// Every other entry (f32, other block sizes) is a first guess equal to bsr_rule_policy's output. `spmvkit tune bsr` prints one line per result in
-// exactly this syntax, and `--emit-defaults COPY_OF_THIS_FILE` merges them into a copy of this
-// file (an entry of the same family and key replaced in place, new ones after the family's last
-// entry) to diff and copy back. Pasted by hand, a later line for the same family and key wins.
+// Every other entry (f32, other block sizes) is a first guess equal to bsr_rule_policy's output.
+// `spmvkit tune bsr` prints one line per result in exactly this syntax, and `--emit-defaults
+// COPY_OF_THIS_FILE` merges them into a copy of this file (an entry of the same family and key
+// replaced in place, new ones after the family's last entry) to diff and copy back. Pasted by hand,
+// a later line for the same family and key wins.
 #include "formats/bsr/bsr.hpp"
 
 namespace spmvkit {

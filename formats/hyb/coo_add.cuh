@@ -46,9 +46,9 @@ __global__ void __launch_bounds__(CooPolicy::block_threads)
   if (first + ITEMS <= nnz) {
 #pragma unroll
     for (int i = 0; i < ITEMS; i += 4) {
-      cuda::load_cs<index_t, 4>(row + first + i, key + i);
-      cuda::load_cs<index_t, 4>(col + first + i, c + i);
-      cuda::load_cs<V, 4>(val + first + i, v + i);
+      cuda::load_stream<index_t, 4>(row + first + i, key + i);
+      cuda::load_stream<index_t, 4>(col + first + i, c + i);
+      cuda::load_stream<V, 4>(val + first + i, v + i);
     }
   } else {
 #pragma unroll

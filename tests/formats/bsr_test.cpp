@@ -314,6 +314,14 @@ TEST(BsrBuild, RejectsBadParameters) {
                InputError);  // not a parameter of bsr_balanced
   EXPECT_NO_THROW(build("block_size=7,kernel=k3,nb=7,n_tg=1,ept=4"));
   EXPECT_NO_THROW(build("block_size=7,n_tg=2,ilp=1,vec=1,n_ta=3,n_brows_ta=5"));
+  // tma's whole: a flag, for bs <= 6 when set, and a tma parameter only.
+  EXPECT_THROW(build("block_size=7,kernel=tma,whole=1"), InputError);
+  EXPECT_THROW(build("block_size=7,kernel=tma,whole=2"), InputError);
+  EXPECT_THROW(build("block_size=7,kernel=k2,whole=0"), InputError);
+  EXPECT_NO_THROW(build("block_size=7,kernel=tma,whole=0"));
+  const Csr<double> a4 = block_matrix(4, true, 5);
+  EXPECT_NO_THROW(build_operator<double>(
+      "bsr", a4, Params::parse("block_size=4,kernel=tma,whole=1"), Backend::cpu));
 }
 
 // --- the byte model -----------------------------------------------------------------------------
@@ -614,32 +622,58 @@ TEST(BsrCuda, TmaKernelOnTheZoo) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
   int checked = 0;
   for (const std::string& name : testing::zoo_names())
-    for (int bs : {1, 2, 3, 4, 7, 8}) {
-      Params p = Params::parse("kernel=tma");
-      p.set("block_size", std::to_string(bs));
-      SCOPED_TRACE(name + " " + p.to_string());
-      const Csr<double>& a = testing::zoo_matrix(name);
-      for (const char* format : {"bsr", "bsr_balanced"}) {
-        std::unique_ptr<Operator<double>> op;
-        try {
-          op = build_operator<double>(format, a, p, Backend::cuda);
-        } catch (const UnsupportedError&) {
-          continue;  // the blocks would store too many explicit zeros
+    for (int bs : {1, 2, 3, 4, 6, 7, 8})
+      for (int whole = 0; whole <= (bs <= kBsrTmaWholeMaxBlockSize ? 1 : 0); ++whole) {
+        Params p = Params::parse("kernel=tma");
+        p.set("block_size", std::to_string(bs));
+        p.set("whole", std::to_string(whole));
+        SCOPED_TRACE(name + " " + p.to_string());
+        const Csr<double>& a = testing::zoo_matrix(name);
+        for (const char* format : {"bsr", "bsr_balanced"}) {
+          std::unique_ptr<Operator<double>> op;
+          try {
+            op = build_operator<double>(format, a, p, Backend::cuda);
+          } catch (const UnsupportedError&) {
+            continue;  // the blocks would store too many explicit zeros
+          }
+          testing::expect_operator_matches(*op, a, Backend::cuda, testing::test_seed() + bs);
+          // whole=1 takes 16-byte loads of x where x is aligned: an x that is not.
+          if (whole == 1)
+            testing::expect_operator_matches(*op, a, Backend::cuda, testing::test_seed() + 7, 1);
+          ++checked;
         }
-        testing::expect_operator_matches(*op, a, Backend::cuda, testing::test_seed() + bs);
-        ++checked;
-      }
-      if (bs == 3) {
-        const Csr<float> af = a.cast<float>();
-        try {
-          const auto op = build_operator<float>("bsr", af, p, Backend::cuda);
-          testing::expect_operator_matches(*op, af, Backend::cuda, testing::test_seed() + 99);
-        } catch (const UnsupportedError&) {
+        // float: float2 / float4 loads of x and blocks (whole=1), and the scalar paths.
+        if (bs == 2 || bs == 3 || bs == 4) {
+          const Csr<float> af = a.cast<float>();
+          try {
+            const auto op = build_operator<float>("bsr", af, p, Backend::cuda);
+            testing::expect_operator_matches(*op, af, Backend::cuda, testing::test_seed() + 99);
+            testing::expect_operator_matches(*op, af, Backend::cuda, testing::test_seed() + 98, 1);
+          } catch (const UnsupportedError&) {
+          }
         }
+        if (::testing::Test::HasFailure()) return;
       }
-      if (::testing::Test::HasFailure()) return;
-    }
   EXPECT_GT(checked, 50);
+}
+
+TEST(BsrTma, RotatedChunksSpreadOverTheBanks) {
+  EXPECT_EQ(bsr_tma_rotation_chunks(2, 8), 2);  // 32-byte blocks
+  EXPECT_EQ(bsr_tma_rotation_chunks(4, 8), 8);  // 128-byte blocks
+  EXPECT_EQ(bsr_tma_rotation_chunks(4, 4), 4);
+  EXPECT_EQ(bsr_tma_rotation_chunks(2, 4), 1);  // one chunk
+  EXPECT_EQ(bsr_tma_rotation_chunks(3, 8), 1);  // 72 bytes: no whole chunks
+  EXPECT_EQ(bsr_tma_rotation_chunks(6, 8), 1);  // 18 chunks
+  // 8 neighbouring blocks (a quarter warp's 16-byte reads) reading the same chunk j land on 8
+  // different 16-byte bank groups of a 128-byte row.
+  for (int chunks : {2, 4, 8})
+    for (std::int64_t first : {0, 8, 40})
+      for (int j = 0; j < chunks; ++j) {
+        std::set<std::int64_t> groups;
+        for (std::int64_t k = first; k < first + 8; ++k)
+          groups.insert((k * chunks + (j + bsr_tma_rotation(k, chunks)) % chunks) % 8);
+        EXPECT_EQ(groups.size(), 8u) << chunks << " chunks, chunk " << j << ", from " << first;
+      }
 }
 
 }  // namespace
