@@ -142,6 +142,9 @@ constexpr int bsr_tma_rotation_chunks(int bs, int value_bytes) {
 constexpr int bsr_tma_rotation(std::int64_t block, int chunks) {
   return chunks > 1 ? static_cast<int>((block / (8 / chunks)) % chunks) : 0;
 }
+// m's values in that rotated order (a copy of them where bs has no rotation).
+template <class V>
+std::vector<V> bsr_tma_rotated_values(const Bsr<V>& m);
 inline index_t bsr_tma_tile_blocks(int bs, int value_bytes, int tile_kb) {
   const index_t blocks = tile_kb * 1024 / value_bytes / (bs * bs);
   return blocks > 0 ? blocks : 1;

@@ -2,6 +2,7 @@
 // the registry entries `bsr` and `bsr_balanced`.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <limits>
 
@@ -272,6 +273,25 @@ std::vector<index_t> bsr_tma_tiles(const std::vector<index_t>& row_ptr, index_t 
   return tiles;
 }
 
+template <class V>
+std::vector<V> bsr_tma_rotated_values(const Bsr<V>& m) {
+  const int chunks = bsr_tma_rotation_chunks(m.block_size, static_cast<int>(sizeof(V)));
+  if (chunks == 1) return m.values;
+  const std::size_t block = static_cast<std::size_t>(m.block_size) * m.block_size;
+  const std::size_t chunk = block / static_cast<std::size_t>(chunks);  // values a chunk
+  std::vector<V> out(m.values.size());
+  const auto blocks = static_cast<std::int64_t>(m.values.size() / block);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t k = 0; k < blocks; ++k) {
+    const int r = bsr_tma_rotation(k, chunks);
+    const V* src = m.values.data() + k * block;
+    V* dst = out.data() + k * block;
+    for (int j = 0; j < chunks; ++j)
+      std::copy(src + j * chunk, src + (j + 1) * chunk, dst + ((j + r) % chunks) * chunk);
+  }
+  return out;
+}
+
 namespace {
 
 std::vector<std::string> param_names(bool with_balanced) {
@@ -303,8 +323,9 @@ FormatEntry bsr_balanced_format() {
       });
 }
 
-#define SPMVKIT_INSTANTIATE(V)                                 \
-  template Bsr<V> csr_to_bsr(const Csr<V>&, int, BlockLayout); \
+#define SPMVKIT_INSTANTIATE(V)                                   \
+  template Bsr<V> csr_to_bsr(const Csr<V>&, int, BlockLayout);   \
+  template std::vector<V> bsr_tma_rotated_values(const Bsr<V>&); \
   template std::size_t bsr_matrix_bytes(const Bsr<V>&, const BsrSegments*);
 SPMVKIT_INSTANTIATE(float)
 SPMVKIT_INSTANTIATE(double)

@@ -343,18 +343,7 @@ void set_tma_rotated(DeviceBsr<V>& d, const Bsr<V>& m, bool rotated) {
   if (!rotated) {
     d.values.upload(m.values.data(), m.values.size());
   } else {
-    const std::size_t block = static_cast<std::size_t>(m.block_size) * m.block_size;
-    const std::size_t chunk = block / static_cast<std::size_t>(chunks);  // values a chunk
-    std::vector<V> rot(m.values.size());
-    const auto blocks = static_cast<std::int64_t>(m.values.size() / block);
-#pragma omp parallel for schedule(static)
-    for (std::int64_t k = 0; k < blocks; ++k) {
-      const int r = bsr_tma_rotation(k, chunks);
-      const V* src = m.values.data() + k * block;
-      V* dst = rot.data() + k * block;
-      for (int j = 0; j < chunks; ++j)
-        std::copy(src + j * chunk, src + (j + 1) * chunk, dst + ((j + r) % chunks) * chunk);
-    }
+    const std::vector<V> rot = bsr_tma_rotated_values(m);
     d.values.upload(rot.data(), rot.size());
   }
   d.tma_rotated = rotated;

@@ -657,6 +657,27 @@ TEST(BsrCuda, TmaKernelOnTheZoo) {
   EXPECT_GT(checked, 50);
 }
 
+TEST(BsrTma, RotatedValuesKeepEveryChunk) {
+  // 3 x 3 blocks of 4 x 4 doubles (8 chunks of 2 values each): chunk j of block k moves to
+  // (j + r(k)) mod 8; bs 3 in double has no rotation (a plain copy).
+  const Bsr<double> m = csr_to_bsr(block_matrix(4, false, 11), 4);
+  const std::vector<double> rot = bsr_tma_rotated_values(m);
+  ASSERT_EQ(rot.size(), m.values.size());
+  const auto blocks = static_cast<std::int64_t>(m.values.size() / 16);
+  ASSERT_GT(blocks, 8);
+  int moved = 0;
+  for (std::int64_t k = 0; k < blocks; ++k) {
+    const int r = bsr_tma_rotation(k, 8);
+    moved += r != 0;
+    for (int j = 0; j < 8; ++j)
+      for (int q = 0; q < 2; ++q)
+        ASSERT_EQ(rot[k * 16 + (j + r) % 8 * 2 + q], m.values[k * 16 + j * 2 + q]) << k << " " << j;
+  }
+  EXPECT_GT(moved, 0);
+  const Bsr<double> m3 = csr_to_bsr(block_matrix(3, false, 12), 3);
+  EXPECT_EQ(bsr_tma_rotated_values(m3), m3.values);
+}
+
 TEST(BsrTma, RotatedChunksSpreadOverTheBanks) {
   EXPECT_EQ(bsr_tma_rotation_chunks(2, 8), 2);  // 32-byte blocks
   EXPECT_EQ(bsr_tma_rotation_chunks(4, 8), 8);  // 128-byte blocks
