@@ -9,12 +9,18 @@
 // is multiplied (`stages` buffers, 2 to 4). Output rows (kernel row, row i of the block) are then
 // taken by `lanes` adjacent threads each, which stride over the row's blocks in shared memory,
 // multiply block column c by x[col * bs + c] (read-only path) and add with a shuffle.
+// With whole=1 (bs <= 6) an item is a whole kernel row instead: a thread reads each block's bs x
+// values and the block itself with 16-byte loads where they fit, and keeps bs sums. The device
+// copy of the values then has each block's 16-byte chunks rotated (bsr_tma_rotation_chunks),
+// so that neighbouring threads reading "chunk j" of their blocks hit different banks.
 //
 // Why it is faster than K1 at bs = 2..4 (H100: 61/63/76% -> 86% of the read ceiling,
 // docs/results.md): the matrix stream costs one instruction per tile instead of a load per
 // value and a shuffle tree per block row, so the SM spends its issue slots on the multiply-adds
-// and x, while the copy engine keeps a tile per thread block in flight. What bounds it now is
-// the L2 (Nsight Compute at bs 2: L2 83%, DRAM 77%), which also carries the x gathers.
+// and x, while the copy engine keeps a tile per thread block in flight. What bounded it then was
+// the L2 (Nsight Compute at bs 2: L2 83%, DRAM 77%), which also carries the x gathers; whole=1
+// halves the x and shared-memory instructions at bs 2 and more above (bs 2-6: 87.7-89.7%,
+// bench/results/2026-11-23-h100-bsr-whole).
 //
 // Bytes per apply: the same as every BSR kernel (block values, block columns, row pointer, x,
 // y when beta != 0, z written); the 16-byte widening re-reads at most 3 values of a neighbour
