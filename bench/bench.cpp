@@ -24,18 +24,18 @@ namespace spmvkit::bench {
 
 namespace {
 
-// Suites. Generated matrices are sized to be many times the 50 MB L2 of an H100; real
-// matrices (../shared/matrices, all L2-resident) are for structure and correctness.
-// reservoir_bsB_N for every B in 2..32, N chosen (as `spmvkit tune bsr` does) for ~1e8 values.
+// reservoir_bsB_N for every B in 2..32, N for ~1e8 values (the matrices `spmvkit tune bsr`
+// tunes on).
 std::vector<std::string> reservoir_all_block_sizes() {
   std::vector<std::string> out;
-  for (int bs = 2; bs <= 32; ++bs) {
-    const long n = std::lround(std::cbrt(1e8 / (7.0 * bs * bs)));
-    out.push_back("reservoir_bs" + std::to_string(bs) + "_" + std::to_string(n));
-  }
+  for (int bs = 2; bs <= 32; ++bs)
+    out.push_back("reservoir_bs" + std::to_string(bs) + "_" +
+                  std::to_string(reservoir_grid_for(bs, 1e8)));
   return out;
 }
 
+// Suites. Generated matrices are sized to be many times the 50 MB L2 of an H100; real
+// matrices (../shared/matrices, all L2-resident) are for structure and correctness.
 const std::map<std::string, std::vector<std::string>>& suites() {
   static const std::map<std::string, std::vector<std::string>> s = {
       {"smoke", {"stencil7_40", "powerlaw_100000", "bcsstk13", "rajat01"}},

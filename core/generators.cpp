@@ -366,6 +366,11 @@ Csr<double> generate_stencil_3d(index_t n, int points) {
 // neighbours, section 2). Off-diagonal entries are uniform in [-1, 1); each diagonal entry is
 // 1 + the sum of |off-diagonals| in its row, so the matrix is strictly diagonally dominant and
 // Jacobi / BiCGSTAB converge. Not symmetric (as spe5Ref_dpdp).
+index_t reservoir_grid_for(int block_size, double values) {
+  const double cells = values / (7.0 * block_size * block_size);
+  return std::max<index_t>(2, static_cast<index_t>(std::lround(std::cbrt(cells))));
+}
+
 Csr<double> generate_reservoir(index_t n, int block_size, std::uint64_t seed) {
   const std::string what = "reservoir_bs" + std::to_string(block_size) + "_" + str(n);
   if (n < 1) fail(what, "grid size n must be >= 1 (got ", n, ")");

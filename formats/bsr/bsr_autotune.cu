@@ -13,6 +13,7 @@
 #include "formats/bsr/bsr_cuda.hpp"
 #include "spmvkit/backend.hpp"
 #include "spmvkit/error.hpp"
+#include "spmvkit/generators.hpp"
 #include "spmvkit/tuning.hpp"
 
 namespace spmvkit {
@@ -24,8 +25,7 @@ namespace {
 // chosen so that the blocks hold about `target_values` values. Built straight as BSR.
 template <class V>
 Bsr<V> tuning_matrix(int bs, std::int64_t target_values) {
-  const double cells = static_cast<double>(target_values) / (7.0 * bs * bs);
-  const index_t n = std::max<index_t>(2, static_cast<index_t>(std::lround(std::cbrt(cells))));
+  const index_t n = reservoir_grid_for(bs, static_cast<double>(target_values));
   Bsr<V> m;
   m.block_size = bs;
   m.layout = BlockLayout::column_major;

@@ -17,6 +17,9 @@ Csr<double> generate_stencil_3d(index_t n, int points);
 // coupling a dense bs x bs block of random values in [-1, 1), each diagonal entry 1 + the sum
 // of its row's |off-diagonals| (strictly diagonally dominant), rows = n^3 * bs.
 Csr<double> generate_reservoir(index_t n, int block_size, std::uint64_t seed = 1);
+// The grid size n (at least 2) whose reservoir matrix of block size bs holds about `values`
+// stored values (7 n^3 blocks of bs^2): what `spmvkit tune bsr` and the bsr-all suite use.
+index_t reservoir_grid_for(int block_size, double values);
 
 // Every entry of `a` becomes a dense bs x bs block (as the BSR paper's experiment): entry
 // (i, j, v) gives block (i, j) with values v * (1 + small deterministic perturbation).

@@ -154,6 +154,14 @@ TEST(Reservoir, NamedCaseHasSevenBySevenBlocks) {
   EXPECT_EQ(compute_stats(a).block_size, 7);
 }
 
+TEST(Reservoir, GridForAValueCount) {
+  // The benchmark's bsr suite sizes: ~1e8 values.
+  EXPECT_EQ(reservoir_grid_for(2, 1e8), 153);
+  EXPECT_EQ(reservoir_grid_for(7, 1e8), 66);
+  EXPECT_EQ(reservoir_grid_for(32, 1e8), 24);
+  EXPECT_EQ(reservoir_grid_for(64, 100.0), 2);  // at least 2
+}
+
 TEST(Reservoir, InvalidParametersThrow) {
   EXPECT_THROW(generate_reservoir(0, 7), InputError);
   EXPECT_THROW(generate_reservoir(5, 0), InputError);
