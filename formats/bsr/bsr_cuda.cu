@@ -365,7 +365,12 @@ DeviceBsr<V> upload_bsr(const Bsr<V>& m, const BsrSegments* segments, index_t tm
     buffer.upload(host.data(), host.size());
   };
   padded(m.block_col_idx, d.col_idx);
-  padded(m.values, d.values);
+  // Values once, in the order the kernel reads them (set_tma_rotated).
+  d.tma_rotated = tma_rotated && bsr_tma_rotation_chunks(m.block_size, sizeof(V)) > 1;
+  if (d.tma_rotated)
+    padded(bsr_tma_rotated_values(m), d.values);
+  else
+    padded(m.values, d.values);
   if (segments) {
     d.nrows = segments->segments();
     padded(segments->segment_block_ptr, d.row_ptr);
@@ -382,7 +387,6 @@ DeviceBsr<V> upload_bsr(const Bsr<V>& m, const BsrSegments* segments, index_t tm
   }
   if (tma_tile_blocks > 0)
     set_tma_tiles(d, segments ? segments->segment_block_ptr : m.block_row_ptr, tma_tile_blocks);
-  set_tma_rotated(d, m, tma_rotated);
   return d;
 }
 

@@ -185,6 +185,7 @@ __global__ void __launch_bounds__(THREADS)
 
   index_t t = blockIdx.x;
   const auto stride = static_cast<index_t>(gridDim.x);
+  const bool x_aligned = reinterpret_cast<std::uintptr_t>(x) % 16 == 0;  // for whole=1
   if (tid == 0)
     for (int b = 0; b < s.stages && t + b * stride < n_tiles; ++b) issue(t + b * stride, b);
   for (int b = 0; t < n_tiles; t += stride, b = b + 1 == s.stages ? 0 : b + 1) {
@@ -200,7 +201,6 @@ __global__ void __launch_bounds__(THREADS)
       // Items are (kernel row, lane): all BS rows of the block row at once, so that each
       // block's x values and its values come in vector loads.
       const int items = (kr1 - kr0) * lanes;
-      const bool x_aligned = reinterpret_cast<std::uintptr_t>(x) % 16 == 0;
       for (int base = 0; base < items; base += THREADS) {  // uniform trip count
         const int item = base + tid;
         const bool active = item < items;
