@@ -167,6 +167,8 @@ struct BsrPolicy {
   int ilp = 1;         // K1: block rows in flight at once (independent load streams);
                        // K2: blocks per pipeline stage. Both double-buffered.
   int vec = 1;         // K2: block rows per thread = values per vector load (16 bytes at most)
+  int pack = 0;        // K2: 1 = thread arrays back to back across warps; 0 = each padded to
+                       // whole warps (the paper's layout, idle lanes when bs/vec*n_tg % 32 != 0)
   int nb = 1;          // K3: working-set height (threads along x)
   int ept = 1;         // K3: elements per thread (width of a thread group's vertical slice)
   int stages = 2;      // tma: tiles in flight per thread block (buffers), 2..4

@@ -404,13 +404,13 @@ BsrPolicy fit_bsr_policy(BsrPolicy p, int bs) {
       break;
     }
     case BsrKernel::k2: {
-      const int array_threads = 32 * ((bs / p.vec * p.n_tg + 31) / 32);
       const int max = k2_max_threads_per_block<V>(p, bs);
-      if (array_threads > max)
-        throw UnsupportedError("bsr: a K2 thread array of " + std::to_string(array_threads) +
+      const int one = k2_block_threads(bs, p.vec, p.n_tg, p.pack, 1);
+      if (one > max)
+        throw UnsupportedError("bsr: a K2 thread array of " + std::to_string(one) +
                                " threads exceeds this kernel's limit of " + std::to_string(max) +
                                " (" + p.to_params() + ")");
-      p.n_ta = std::min(p.n_ta, max / array_threads);
+      while (p.n_ta > 1 && k2_block_threads(bs, p.vec, p.n_tg, p.pack, p.n_ta) > max) --p.n_ta;
       break;
     }
     case BsrKernel::k3: {

@@ -7,8 +7,12 @@
 // value), so the array has bs/vec row slots x N_tg groups: thread t is slot t / N_tg, group
 // t % N_tg. A row's N_tg groups are thus adjacent lanes of one warp (N_tg a power of two <= 32),
 // and the final reduction over groups is log2(N_tg) xor-shuffles: no shared memory, no
-// barrier (paper 4.1: working sets live in registers). The array is padded to whole warps so
-// that control flow is uniform per warp (rows differ between arrays).
+// barrier (paper 4.1: working sets live in registers). With pack=0 each array is padded to whole
+// warps (the paper's layout: control flow uniform per warp, but bs 9 with N_tg = 2 keeps 18 of 32
+// lanes busy); with pack=1 the arrays of a thread block sit back to back, so a warp may hold
+// parts of two or three arrays whose rows end at different times: control flow is per lane, and
+// the lanes that finish a row shuffle under the mask of those lanes (arrays start on multiples
+// of N_tg, so a row's groups never straddle warps).
 // Slices (eq. 2a/2b): group g holds columns k2_column(N_tg, g, e) = e*N_tg + (N_tg-1-g) for
 // e < EPT while < bs, i.e. ept_max = ceil(bs/N_tg) columns for groups >= threshold =
 // (N_tg - bs mod N_tg) mod N_tg and ept_max - 1 for the others. The slices are cyclic so that
@@ -18,7 +22,8 @@
 // sequence, `ilp` blocks a stage; the next stage (possibly the first blocks of the next row) is
 // requested before the current one is multiplied (double buffering, paper 4.2), so about
 // 2 * ilp blocks of loads are in flight per thread array (ILP, 4.3) and row changes do not
-// drain the pipeline. TB = N_ta thread arrays.
+// drain the pipeline. TB = N_ta thread arrays, whose N_ta * N_brows_ta + 1 row pointers are
+// staged in shared memory first.
 // Bytes per block: bs^2 values (each read once) + one column index (a broadcast per warp).
 #include <string>
 
@@ -31,11 +36,12 @@ namespace spmvkit::bsr {
 namespace {
 
 struct K2Shape {
-  int n_tg;         // thread groups: a power of two, <= 32 and <= bs
-  int slots;        // row slots of a thread array: bs / vec
-  int array_warps;  // warps of a thread array: slots * n_tg threads padded to whole warps
-  int n_ta;         // thread arrays per thread block
-  int n_brows_ta;   // consecutive kernel rows per thread array (<= 31: one pointer per lane)
+  int n_tg;           // thread groups: a power of two, <= 32 and <= bs
+  int slots;          // row slots of a thread array: bs / vec
+  int array_threads;  // thread stride between arrays: slots * n_tg (pack=1) or that padded to
+                      // whole warps (pack=0)
+  int n_ta;           // thread arrays per thread block
+  int n_brows_ta;     // consecutive kernel rows per thread array
 };
 
 // One pipeline stage: ILP blocks, EPT columns of VEC rows each, and the blocks' columns (-1 for
@@ -89,19 +95,27 @@ __device__ __forceinline__ void k2_multiply(const K2Stage<V, VEC, EPT, ILP>& st,
 template <class V, int VEC, int EPT, int ILP>
 __global__ void bsr_k2_kernel(const KernelArgs<V> a, const K2Shape s, const V* __restrict__ x,
                               const V* y, V* z, V alpha, V beta) {
-  const int warp = static_cast<int>(threadIdx.x >> 5);
-  const int lane = static_cast<int>(threadIdx.x & 31);
-  const int array = warp / s.array_warps;                    // thread array in the block
-  const int t = (warp - array * s.array_warps) * 32 + lane;  // thread in its array
-  const std::int64_t first =
-      (static_cast<std::int64_t>(blockIdx.x) * s.n_ta + array) * s.n_brows_ta;
-  if (first >= a.nrows) return;  // the whole thread array (whole warps)
-  const index_t row0 = static_cast<index_t>(first);
-  const std::int64_t left = a.nrows - first;
-  const int nr = left < s.n_brows_ta ? static_cast<int>(left) : s.n_brows_ta;
-  const int g = t & (s.n_tg - 1);  // thread group
-  const int slot = t / s.n_tg;     // rows slot*VEC .. slot*VEC + VEC - 1 of every block
-  const bool active = slot < s.slots;
+  // The thread block's kernel rows are consecutive: their n_ta * n_brows_ta + 1 row pointers
+  // are staged once in shared memory (an array can straddle two warps when packed, so lanes
+  // cannot hand them round by shuffles).
+  extern __shared__ index_t row_ptr_s[];
+  const int tid = static_cast<int>(threadIdx.x);
+  const int rows_tb = s.n_ta * s.n_brows_ta;
+  const std::int64_t tb_row0 = static_cast<std::int64_t>(blockIdx.x) * rows_tb;
+  for (int i = tid; i <= rows_tb; i += static_cast<int>(blockDim.x))
+    row_ptr_s[i] = __ldg(a.row_ptr + min(tb_row0 + i, static_cast<std::int64_t>(a.nrows)));
+  __syncthreads();
+
+  const int array = tid / s.array_threads;  // thread array in the block
+  const int t = tid - array * s.array_threads;
+  const int g = t & (s.n_tg - 1);        // thread group
+  const int slot = t / s.n_tg;           // rows slot*VEC .. slot*VEC + VEC - 1 of every block
+  const int lr0 = array * s.n_brows_ta;  // the array's first row, in row_ptr_s
+  const std::int64_t left = a.nrows - (tb_row0 + lr0);
+  const int nr = left <= 0 ? 0 : left < s.n_brows_ta ? static_cast<int>(left) : s.n_brows_ta;
+  // A lane past the last array, in a padded array's idle slots, or of an array without rows
+  // loads nothing and stores nothing.
+  const bool active = array < s.n_ta && slot < s.slots && nr > 0;
   const int bs = a.bs;
   const std::int64_t bs2 = static_cast<std::int64_t>(bs) * bs;
   int column[EPT], offset[EPT];
@@ -113,49 +127,57 @@ __global__ void bsr_k2_kernel(const KernelArgs<V> a, const K2Shape s, const V* _
     offset[e] = column[e] * bs + slot * VEC;  // column-major element (slot*VEC, column)
   }
 
-  // The array's row pointers, one per lane: lane r holds row_ptr[row0 + r] for r <= nr.
-  const index_t p = __ldg(a.row_ptr + row0 + min(lane, nr));
   int r = 0;
-  index_t k = __shfl_sync(kFullMask, p, 0);
-  index_t end = __shfl_sync(kFullMask, p, 1);
+  index_t k = active ? row_ptr_s[lr0] : 0;
+  index_t end = active ? row_ptr_s[lr0 + 1] : 0;
   K2Stage<V, VEC, EPT, ILP> cur, nxt;
   k2_load(cur, a, bs2, k, end, offset, valid);
   V acc[VEC];
 #pragma unroll
   for (int v = 0; v < VEC; ++v) acc[v] = V(0);
-  // k, end, r are the same in every lane of the array, so every branch below is warp-uniform
-  // and the shuffles see all 32 lanes. An empty row takes one pass with nothing loaded.
-  while (true) {
+  // k, end and r are the same in every lane of an array. Padded arrays fill whole warps, so
+  // there every branch below is warp-uniform; packed arrays share warps and may part ways, which
+  // costs issue slots, not loads. An empty row takes one pass with nothing loaded.
+  bool live = active;
+  while (__any_sync(kFullMask, live)) {
     index_t nk = k + ILP;
     index_t nend = end;
     int nrr = r;
-    const bool row_done = nk >= end;
-    if (row_done) {
-      nrr = r + 1;
-      nk = __shfl_sync(kFullMask, p, min(nrr, nr));
-      nend = __shfl_sync(kFullMask, p, min(nrr + 1, nr));
+    bool more = false;
+    const bool row_done = live && nk >= end;
+    if (live) {
+      if (row_done) {
+        nrr = r + 1;
+        nk = end;  // rows are consecutive
+      }
+      more = nrr < nr;
+      if (row_done && more) nend = row_ptr_s[lr0 + nrr + 1];
+      if (more) k2_load(nxt, a, bs2, nk, nend, offset, valid);  // double buffering
+      k2_multiply(cur, acc, x, a, column, valid);
     }
-    const bool more = nrr < nr;
-    if (more) k2_load(nxt, a, bs2, nk, nend, offset, valid);  // double buffering
-    k2_multiply(cur, acc, x, a, column, valid);
+    // A row's N_tg groups are adjacent lanes of one warp (arrays start on multiples of N_tg),
+    // and they finish the row together: the lanes finishing a row now shuffle among themselves.
+    const unsigned done = __ballot_sync(kFullMask, row_done);
     if (row_done) {
 #pragma unroll
       for (int v = 0; v < VEC; ++v)
         for (int off = s.n_tg >> 1; off > 0; off >>= 1)
-          acc[v] += __shfl_xor_sync(kFullMask, acc[v], off);
-      if (active && g == 0) {
-        const index_t out = row_target(a, row0 + r);
+          acc[v] += __shfl_xor_sync(done, acc[v], off);
+      if (g == 0) {
+        const index_t out = row_target(a, static_cast<index_t>(tb_row0 + lr0 + r));
 #pragma unroll
         for (int v = 0; v < VEC; ++v) store_row(a, out, slot * VEC + v, acc[v], y, z, alpha, beta);
       }
 #pragma unroll
       for (int v = 0; v < VEC; ++v) acc[v] = V(0);
     }
-    if (!more) break;
-    cur = nxt;
-    k = nk;
-    end = nend;
-    r = nrr;
+    if (live) {
+      cur = nxt;
+      k = nk;
+      end = nend;
+      r = nrr;
+      live = more;
+    }
   }
 }
 
@@ -244,14 +266,16 @@ void launch_k2(const KernelArgs<V>& a, const BsrPolicy& p, const V* x, const V* 
   K2Shape s;
   s.n_tg = p.n_tg;
   s.slots = a.bs / p.vec;
-  s.array_warps = (s.slots * p.n_tg + 31) / 32;
+  s.array_threads = bsr::k2_array_stride(a.bs, p.vec, p.n_tg, p.pack);
   s.n_ta = p.n_ta;
   s.n_brows_ta = p.n_brows_ta;
-  const std::int64_t arrays =
-      (static_cast<std::int64_t>(a.nrows) + p.n_brows_ta - 1) / p.n_brows_ta;
-  const unsigned grid = cuda::grid_for(static_cast<std::size_t>(arrays), p.n_ta);
-  const unsigned block = static_cast<unsigned>(p.n_ta * s.array_warps * 32);
-  k2_kernel<V>(p, a.bs)<<<grid, block, 0, stream>>>(a, s, x, y, z, alpha, beta);
+  const std::int64_t rows_tb = static_cast<std::int64_t>(p.n_ta) * p.n_brows_ta;
+  const unsigned grid =
+      cuda::grid_for(static_cast<std::size_t>(a.nrows), static_cast<std::size_t>(rows_tb));
+  const unsigned block =
+      static_cast<unsigned>(bsr::k2_block_threads(a.bs, p.vec, p.n_tg, p.pack, p.n_ta));
+  const std::size_t smem = static_cast<std::size_t>(rows_tb + 1) * sizeof(index_t);
+  k2_kernel<V>(p, a.bs)<<<grid, block, smem, stream>>>(a, s, x, y, z, alpha, beta);
   SPMVKIT_LAUNCH_CHECK();
 }
 

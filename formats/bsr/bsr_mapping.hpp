@@ -48,6 +48,18 @@ SPMVKIT_BSR_HD constexpr int k2_column(int n_tg, int g, int e) { return e * n_tg
 SPMVKIT_BSR_HD constexpr int k2_group_columns(int bs, int n_tg, int g) {
   return g >= k2_threshold(bs, n_tg) ? k2_ept_max(bs, n_tg) : k2_ept_max(bs, n_tg) - 1;
 }
+// A thread array has bs / vec row slots x N_tg groups. Arrays sit in the thread block either
+// padded to whole warps (pack = 0: warp-uniform control flow, idle lanes when bs / vec * N_tg is
+// not a multiple of 32) or back to back (pack = 1: an array may straddle two warps). Either way
+// an array starts on a multiple of N_tg, so a row's groups stay adjacent lanes of one warp.
+SPMVKIT_BSR_HD constexpr int k2_array_threads(int bs, int vec, int n_tg) { return bs / vec * n_tg; }
+SPMVKIT_BSR_HD constexpr int k2_array_stride(int bs, int vec, int n_tg, int pack) {
+  return pack ? k2_array_threads(bs, vec, n_tg) : (k2_array_threads(bs, vec, n_tg) + 31) / 32 * 32;
+}
+// Threads of a thread block of n_ta arrays (whole warps).
+SPMVKIT_BSR_HD constexpr int k2_block_threads(int bs, int vec, int n_tg, int pack, int n_ta) {
+  return (n_ta * k2_array_stride(bs, vec, n_tg, pack) + 31) / 32 * 32;
+}
 // K2 kernels are compiled for EPT in {1,2,3,4,6,8,12,16} (register arrays need a compile-time
 // size); an ept_max runs on the smallest instance >= it, the extra slots predicated off.
 SPMVKIT_BSR_HD constexpr int k2_ept_instance(int ept_max) {

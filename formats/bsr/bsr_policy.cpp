@@ -19,15 +19,13 @@ constexpr int kMaxThreadsPerBlock = 1024;
 
 std::string precision_tag(int value_bytes) { return value_bytes == 8 ? "f64" : "f32"; }
 
-// K2 thread array: bs / vec row slots x n_tg thread groups, padded to whole warps.
-int k2_active_threads(int bs, int vec, int n_tg) { return bs / vec * n_tg; }
-int k2_array_warps(int bs, int vec, int n_tg) {
-  return (k2_active_threads(bs, vec, n_tg) + 31) / 32;
+// K2: the share of a thread block's lanes that hold a row slot (bsr_mapping.hpp).
+double k2_utilisation(int bs, int vec, int n_tg, int pack, int n_ta) {
+  return static_cast<double>(n_ta * bsr::k2_array_threads(bs, vec, n_tg)) /
+         bsr::k2_block_threads(bs, vec, n_tg, pack, n_ta);
 }
-double k2_utilisation(int bs, int vec, int n_tg) {
-  return static_cast<double>(k2_active_threads(bs, vec, n_tg)) /
-         (32.0 * k2_array_warps(bs, vec, n_tg));
-}
+// Threads of one padded (pack=0) thread array.
+int k2_padded_array(int bs, int vec, int n_tg) { return bsr::k2_array_stride(bs, vec, n_tg, 0); }
 bool k2_vec_allowed(int bs, int vec, int value_bytes) {
   return (vec == 1 || vec == 2 || vec == 4) && bs % vec == 0 && vec * value_bytes <= 16;
 }
@@ -44,7 +42,7 @@ bool uses(BsrKernel k, const std::string& field) {
       return field == "n_ta" || field == "n_brows_ta" || field == "ilp";
     case BsrKernel::k2:
       return field == "n_ta" || field == "n_brows_ta" || field == "n_tg" || field == "ilp" ||
-             field == "vec";
+             field == "vec" || field == "pack";
     case BsrKernel::k3:
       return field == "nb" || field == "n_tg" || field == "ept";
     case BsrKernel::tma:
@@ -59,6 +57,7 @@ int* field_of(BsrPolicy& p, const std::string& name) {
   if (name == "n_tg") return &p.n_tg;
   if (name == "ilp") return &p.ilp;
   if (name == "vec") return &p.vec;
+  if (name == "pack") return &p.pack;
   if (name == "nb") return &p.nb;
   if (name == "ept") return &p.ept;
   if (name == "stages") return &p.stages;
@@ -71,9 +70,9 @@ int* field_of(BsrPolicy& p, const std::string& name) {
 }  // namespace
 
 const std::vector<std::string>& bsr_policy_fields() {
-  static const std::vector<std::string> fields = {"n_ta",    "n_brows_ta", "n_tg", "ilp",
-                                                  "vec",     "nb",         "ept",  "stages",
-                                                  "tile_kb", "threads",    "whole"};
+  static const std::vector<std::string> fields = {"n_ta",   "n_brows_ta", "n_tg",    "ilp",
+                                                  "vec",    "pack",       "nb",      "ept",
+                                                  "stages", "tile_kb",    "threads", "whole"};
   return fields;
 }
 
@@ -94,7 +93,7 @@ int apply_fields(BsrPolicy& p, const Params& params, bool strict, int bs) {
       continue;
     }
     const long long v = params.get_int(name, 0);
-    const long long least = field == "whole" ? 0 : 1;  // a flag; the others are counts
+    const long long least = field == "whole" || field == "pack" ? 0 : 1;  // flags; the rest counts
     if (v < least || v > (1 << 20))
       throw InputError(std::string("bsr: ") + name + " must be an integer >= " +
                        std::to_string(least) + ", got " + std::to_string(v));
@@ -164,7 +163,7 @@ std::string BsrPolicy::to_params() const {
       return kv("n_ta", n_ta) + "," + kv("n_brows_ta", n_brows_ta) + "," + kv("ilp", ilp);
     case BsrKernel::k2:
       return kv("n_ta", n_ta) + "," + kv("n_brows_ta", n_brows_ta) + "," + kv("n_tg", n_tg) + "," +
-             kv("ilp", ilp) + "," + kv("vec", vec);
+             kv("ilp", ilp) + "," + kv("vec", vec) + "," + kv("pack", pack);
     case BsrKernel::k3:
       return kv("nb", nb) + "," + kv("n_tg", n_tg) + "," + kv("ept", ept);
     case BsrKernel::tma:
@@ -207,11 +206,11 @@ BsrPolicy bsr_rule_policy(BsrKernel kernel, int bs, int value_bytes) {
           const int ept_max = bsr::k2_ept_max(bs, n_tg);
           const int ept = bsr::k2_ept_instance(ept_max);
           if (ept == 0 || !bsr::k2_has_instance(vec, ept, 1, value_bytes)) continue;
-          if (k2_array_warps(bs, vec, n_tg) * 32 > kMaxThreadsPerBlock) continue;
+          if (k2_padded_array(bs, vec, n_tg) > kMaxThreadsPerBlock) continue;
           const double score = std::abs(std::log2(ept_max * vec / 4.0)) +
-                               4.0 * (1.0 - k2_utilisation(bs, vec, n_tg)) +
+                               4.0 * (1.0 - k2_utilisation(bs, vec, n_tg, 0, 1)) +
                                (vec < vmax ? 0.25 : 0.0) +
-                               (k2_array_warps(bs, vec, n_tg) * 32 > 256 ? 10.0 : 0.0);
+                               (k2_padded_array(bs, vec, n_tg) > 256 ? 10.0 : 0.0);
           if (score < best) {
             best = score;
             p.vec = vec;
@@ -231,8 +230,8 @@ BsrPolicy bsr_rule_policy(BsrKernel kernel, int bs, int value_bytes) {
         }
       // Rows per array: the array loads their pointers once and streams across them, so small
       // (one-warp) arrays take more rows to amortise the first load.
-      p.n_brows_ta = k2_array_warps(bs, p.vec, p.n_tg) == 1 ? 8 : 4;
-      p.n_ta = std::max(1, 256 / (32 * k2_array_warps(bs, p.vec, p.n_tg)));
+      p.n_brows_ta = k2_padded_array(bs, p.vec, p.n_tg) == 32 ? 8 : 4;
+      p.n_ta = std::max(1, 256 / k2_padded_array(bs, p.vec, p.n_tg));
       break;
     }
     case BsrKernel::k3:
@@ -279,8 +278,10 @@ void validate_bsr_policy(const BsrPolicy& p, int bs, int value_bytes) {
       if (!bsr::k2_has_instance(p.vec, ept, p.ilp, value_bytes))
         fail("ept_max*ilp*vec over the register budget (16 values a pipeline stage)");
       if (p.n_brows_ta < 1 || p.n_brows_ta > 31) fail("n_brows_ta must be in 1..31");
-      const int array_threads = 32 * k2_array_warps(bs, p.vec, p.n_tg);
-      if (p.n_ta < 1 || array_threads * p.n_ta > kMaxThreadsPerBlock)
+      if (p.pack != 0 && p.pack != 1) fail("pack must be 0 or 1");
+      const int array_threads = bsr::k2_array_stride(bs, p.vec, p.n_tg, p.pack);
+      if (p.n_ta < 1 ||
+          bsr::k2_block_threads(bs, p.vec, p.n_tg, p.pack, p.n_ta) > kMaxThreadsPerBlock)
         fail("n_ta * thread-array size (" + std::to_string(array_threads) +
              ") must be in 1..1024 threads");
       break;
@@ -396,24 +397,32 @@ std::vector<BsrPolicy> bsr_tuning_candidates(BsrKernel kernel, int bs, int value
     case BsrKernel::k2:
       for (int vec : {1, 2, 4}) {
         if (!k2_vec_allowed(bs, vec, value_bytes)) continue;
-        for (int n_tg = 1; n_tg <= 32 && n_tg <= bs; n_tg *= 2) {
-          // Thread arrays more than half idle (warp padding) are ruled out.
-          if (k2_utilisation(bs, vec, n_tg) < 0.5) continue;
-          const int array_threads = 32 * k2_array_warps(bs, vec, n_tg);
-          for (int ilp : {1, 2, 4})
-            for (int n_brows_ta : {1, 2, 4, 8, 16})
-              for (int n_ta : {1, 2, 4, 8}) {
-                // At least two warps a thread block (paper 4.4), unless one array is bigger.
-                if (array_threads * n_ta < 64 && n_ta < 8) continue;
-                BsrPolicy p;
-                p.vec = vec;
-                p.n_tg = n_tg;
-                p.ilp = ilp;
-                p.n_brows_ta = n_brows_ta;
-                p.n_ta = n_ta;
-                keep(p);
-              }
-        }
+        for (int n_tg = 1; n_tg <= 32 && n_tg <= bs; n_tg *= 2)
+          // Packing differs from padding only when an array is not made of whole warps.
+          for (int pack = 0; pack <= (bsr::k2_array_threads(bs, vec, n_tg) % 32 != 0 ? 1 : 0);
+               ++pack) {
+            // Padded thread arrays more than half idle are ruled out.
+            if (pack == 0 && k2_utilisation(bs, vec, n_tg, 0, 1) < 0.5) continue;
+            for (int ilp : {1, 2, 4})
+              for (int n_brows_ta : {1, 2, 4, 8, 16})
+                for (int n_ta : {1, 2, 4, 8, 16}) {
+                  const int threads = bsr::k2_block_threads(bs, vec, n_tg, pack, n_ta);
+                  // At least two warps a thread block (paper 4.4), unless one array is bigger;
+                  // packed: 2 to 16 arrays, at most 1/8 of the block's lanes idle.
+                  if (pack == 0 && ((threads < 64 && n_ta < 8) || n_ta > 8)) continue;
+                  if (pack == 1 &&
+                      (n_ta < 2 || threads < 64 || k2_utilisation(bs, vec, n_tg, 1, n_ta) < 0.875))
+                    continue;
+                  BsrPolicy p;
+                  p.vec = vec;
+                  p.n_tg = n_tg;
+                  p.ilp = ilp;
+                  p.n_brows_ta = n_brows_ta;
+                  p.n_ta = n_ta;
+                  p.pack = pack;
+                  keep(p);
+                }
+          }
       }
       break;
     case BsrKernel::k3: {

@@ -150,11 +150,11 @@ void check_all_candidates(int bs) {
   const int value_bytes = static_cast<int>(sizeof(V));
   const Csr<V> a = block_matrix(bs, false, testing::test_seed() + bs).template cast<V>();
   int checked = 0;
-  std::set<std::string> seen;  // n_ta only changes how many arrays share a thread block
+  std::set<std::string> seen;  // padded: n_ta only changes how many arrays share a block
   for (BsrKernel kernel : {BsrKernel::k1, BsrKernel::k2, BsrKernel::k3, BsrKernel::tma})
     for (const BsrPolicy& c : bsr_tuning_candidates(kernel, bs, value_bytes)) {
       BsrPolicy key = c;
-      key.n_ta = 1;
+      if (c.pack == 0) key.n_ta = 1;  // packed: n_ta decides where arrays straddle warps
       if (!seen.insert(std::string(bsr_kernel_name(kernel)) + key.to_params()).second) continue;
       Params p = Params::parse(c.to_params());
       p.set("kernel", bsr_kernel_name(kernel));
@@ -318,6 +318,11 @@ TEST(BsrBuild, RejectsBadParameters) {
   EXPECT_THROW(build("block_size=7,kernel=tma,whole=1"), InputError);
   EXPECT_THROW(build("block_size=7,kernel=tma,whole=2"), InputError);
   EXPECT_THROW(build("block_size=7,kernel=k2,whole=0"), InputError);
+  // K2's pack: a flag, a K2 parameter only, and the packed thread block within 1024 threads.
+  EXPECT_THROW(build("block_size=7,kernel=k2,pack=2"), InputError);
+  EXPECT_THROW(build("block_size=7,kernel=tma,pack=1"), InputError);
+  EXPECT_THROW(build("block_size=7,kernel=k2,n_tg=4,vec=1,pack=1,n_ta=64"), InputError);
+  EXPECT_NO_THROW(build("block_size=7,kernel=k2,n_tg=4,vec=1,pack=1,n_ta=32"));  // 896 threads
   EXPECT_NO_THROW(build("block_size=7,kernel=tma,whole=0"));
   const Csr<double> a4 = block_matrix(4, true, 5);
   EXPECT_NO_THROW(build_operator<double>(
@@ -553,6 +558,13 @@ TEST(BsrPolicy, CandidatesRespectTableI) {
           EXPECT_TRUE(unique.insert(p.to_params()).second) << p.to_params();
           if (kernel == BsrKernel::k2) {
             EXPECT_LE(p.n_tg, bs);
+            // Packing only where an array is not whole warps, and then few idle lanes.
+            const int array = bsr::k2_array_threads(bs, p.vec, p.n_tg);
+            const int threads = bsr::k2_block_threads(bs, p.vec, p.n_tg, p.pack, p.n_ta);
+            if (p.pack == 1) {
+              EXPECT_NE(array % 32, 0) << p.to_params();
+              EXPECT_GE(8 * p.n_ta * array, 7 * threads) << p.to_params();
+            }
           }
           if (kernel == BsrKernel::k3) {
             EXPECT_LE(p.n_tg * p.ept, p.nb);
@@ -651,6 +663,35 @@ TEST(BsrCuda, TmaKernelOnTheZoo) {
             testing::expect_operator_matches(*op, af, Backend::cuda, testing::test_seed() + 98, 1);
           } catch (const UnsupportedError&) {
           }
+        }
+        if (::testing::Test::HasFailure()) return;
+      }
+  EXPECT_GT(checked, 50);
+}
+
+// K2 with packed thread arrays (pack=1): arrays straddle warps and reach their row ends at
+// different times (the zoo's empty block rows and one huge row), against the padded layout's
+// shapes. n_ta = 3 leaves a partial array's worth of idle lanes at the end of the block.
+TEST(BsrCuda, K2PackedOnTheZoo) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
+  int checked = 0;
+  for (const std::string& name : testing::zoo_names())
+    for (const char* shape : {"block_size=5,n_tg=2,vec=1,ilp=2", "block_size=9,n_tg=2,vec=1,ilp=1",
+                              "block_size=9,n_tg=4,vec=1,ilp=4", "block_size=10,n_tg=4,vec=2,ilp=2",
+                              "block_size=17,n_tg=4,vec=1,ilp=1"})
+      for (const char* layout : {"n_ta=16,n_brows_ta=3", "n_ta=3,n_brows_ta=1"}) {
+        Params p = Params::parse(std::string("kernel=k2,pack=1,") + shape + "," + layout);
+        SCOPED_TRACE(name + " " + p.to_string());
+        const Csr<double>& a = testing::zoo_matrix(name);
+        for (const char* format : {"bsr", "bsr_balanced"}) {
+          std::unique_ptr<Operator<double>> op;
+          try {
+            op = build_operator<double>(format, a, p, Backend::cuda);
+          } catch (const UnsupportedError&) {
+            continue;  // the blocks would store too many explicit zeros
+          }
+          testing::expect_operator_matches(*op, a, Backend::cuda, testing::test_seed() + checked);
+          ++checked;
         }
         if (::testing::Test::HasFailure()) return;
       }
