@@ -679,7 +679,7 @@ TEST(BsrCuda, K2PackedOnTheZoo) {
     for (const char* shape : {"block_size=5,n_tg=2,vec=1,ilp=2", "block_size=9,n_tg=2,vec=1,ilp=1",
                               "block_size=9,n_tg=4,vec=1,ilp=4", "block_size=10,n_tg=4,vec=2,ilp=2",
                               "block_size=17,n_tg=4,vec=1,ilp=1"})
-      for (const char* layout : {"n_ta=16,n_brows_ta=3", "n_ta=3,n_brows_ta=1"}) {
+      for (const char* layout : {"n_ta=12,n_brows_ta=3", "n_ta=3,n_brows_ta=1"}) {
         Params p = Params::parse(std::string("kernel=k2,pack=1,") + shape + "," + layout);
         SCOPED_TRACE(name + " " + p.to_string());
         const Csr<double>& a = testing::zoo_matrix(name);
