@@ -52,22 +52,31 @@ struct K2Stage {
   index_t col[ILP];
 };
 
+// What a lane reads of every block: its e-th element (e < ncols) is column c0 + e * n_tg, at
+// offset off0 + e * estride of the (column-major) block. Kept as four numbers rather than
+// per-e arrays, which would hold 3 * EPT registers.
+struct K2Lane {
+  int c0;       // first column: k2_column(n_tg, g, 0)
+  int ncols;    // columns the group holds (k2_group_columns); 0 for an idle lane
+  int off0;     // c0 * bs + slot * VEC
+  int estride;  // n_tg * bs
+};
+
 template <class V, int VEC, int EPT, int ILP>
 __device__ __forceinline__ void k2_load(K2Stage<V, VEC, EPT, ILP>& st, const KernelArgs<V>& a,
-                                        std::int64_t bs2, index_t k, index_t end,
-                                        const int (&offset)[EPT], const bool (&valid)[EPT]) {
+                                        std::int64_t bs2, index_t k, index_t end, const K2Lane& l) {
 #pragma unroll
   for (int u = 0; u < ILP; ++u) {
     const index_t kk = k + u;
     const bool ok = kk < end;
     st.col[u] = ok ? load_block_col<cuda::Cache::global>(a.col_idx + kk) : index_t(-1);
-    const V* blk = a.values + static_cast<std::int64_t>(kk) * bs2;
+    const V* blk = a.values + static_cast<std::int64_t>(kk) * bs2 + l.off0;
 #pragma unroll
     for (int e = 0; e < EPT; ++e) {
-      if (ok && valid[e]) {
+      if (ok && e < l.ncols) {
         // VEC values in one load (blocks start at multiples of bs^2 values and bs is a
         // multiple of VEC, so the address is aligned to it).
-        cuda::load_stream<V, VEC, cuda::Cache::global>(blk + offset[e], st.val[u][e]);
+        cuda::load_stream<V, VEC, cuda::Cache::global>(blk + e * l.estride, st.val[u][e]);
       } else {
 #pragma unroll
         for (int v = 0; v < VEC; ++v) st.val[u][e][v] = V(0);
@@ -79,13 +88,14 @@ __device__ __forceinline__ void k2_load(K2Stage<V, VEC, EPT, ILP>& st, const Ker
 template <class V, int VEC, int EPT, int ILP>
 __device__ __forceinline__ void k2_multiply(const K2Stage<V, VEC, EPT, ILP>& st, V (&acc)[VEC],
                                             const V* __restrict__ x, const KernelArgs<V>& a,
-                                            const int (&column)[EPT], const bool (&valid)[EPT]) {
+                                            const K2Lane& l, int n_tg) {
 #pragma unroll
   for (int u = 0; u < ILP; ++u) {
-    const index_t xbase = st.col[u] * a.bs;  // negative for an empty slot: no x read
+    // Negative for an empty slot: no x read.
+    const index_t xbase = st.col[u] * a.bs + l.c0;
 #pragma unroll
     for (int e = 0; e < EPT; ++e) {
-      const V xv = load_x(x, xbase + column[e], a.cols, valid[e]);
+      const V xv = load_x(x, xbase + e * n_tg, a.cols, e < l.ncols);
 #pragma unroll
       for (int v = 0; v < VEC; ++v) acc[v] += st.val[u][e][v] * xv;
     }
@@ -118,20 +128,17 @@ __global__ void bsr_k2_kernel(const KernelArgs<V> a, const K2Shape s, const V* _
   const bool active = array < s.n_ta && slot < s.slots && nr > 0;
   const int bs = a.bs;
   const std::int64_t bs2 = static_cast<std::int64_t>(bs) * bs;
-  int column[EPT], offset[EPT];
-  bool valid[EPT];
-#pragma unroll
-  for (int e = 0; e < EPT; ++e) {
-    column[e] = k2_column(s.n_tg, g, e);
-    valid[e] = active && column[e] < bs;
-    offset[e] = column[e] * bs + slot * VEC;  // column-major element (slot*VEC, column)
-  }
+  K2Lane lane;
+  lane.c0 = k2_column(s.n_tg, g, 0);
+  lane.ncols = active ? k2_group_columns(bs, s.n_tg, g) : 0;
+  lane.off0 = lane.c0 * bs + slot * VEC;  // column-major element (slot*VEC, c0)
+  lane.estride = s.n_tg * bs;
 
   int r = 0;
   index_t k = active ? row_ptr_s[lr0] : 0;
   index_t end = active ? row_ptr_s[lr0 + 1] : 0;
   K2Stage<V, VEC, EPT, ILP> cur, nxt;
-  k2_load(cur, a, bs2, k, end, offset, valid);
+  k2_load(cur, a, bs2, k, end, lane);
   V acc[VEC];
 #pragma unroll
   for (int v = 0; v < VEC; ++v) acc[v] = V(0);
@@ -152,8 +159,8 @@ __global__ void bsr_k2_kernel(const KernelArgs<V> a, const K2Shape s, const V* _
       }
       more = nrr < nr;
       if (row_done && more) nend = row_ptr_s[lr0 + nrr + 1];
-      if (more) k2_load(nxt, a, bs2, nk, nend, offset, valid);  // double buffering
-      k2_multiply(cur, acc, x, a, column, valid);
+      if (more) k2_load(nxt, a, bs2, nk, nend, lane);  // double buffering
+      k2_multiply(cur, acc, x, a, lane, s.n_tg);
     }
     // A row's N_tg groups are adjacent lanes of one warp (arrays start on multiples of N_tg),
     // and they finish the row together: the lanes finishing a row now shuffle among themselves.
@@ -216,10 +223,16 @@ K2Fn<V> k2_by_ept(int ept, int ilp) {
       return k2_by_ilp<V, VEC, 3>(ilp);
     case 4:
       return k2_by_ilp<V, VEC, 4>(ilp);
+    case 5:
+      return k2_by_ilp<V, VEC, 5>(ilp);
     case 6:
       return k2_by_ilp<V, VEC, 6>(ilp);
+    case 7:
+      return k2_by_ilp<V, VEC, 7>(ilp);
     case 8:
       return k2_by_ilp<V, VEC, 8>(ilp);
+    case 9:
+      return k2_by_ilp<V, VEC, 9>(ilp);
     case 12:
       return k2_by_ilp<V, VEC, 12>(ilp);
     case 16:

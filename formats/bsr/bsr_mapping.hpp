@@ -60,22 +60,21 @@ SPMVKIT_BSR_HD constexpr int k2_array_stride(int bs, int vec, int n_tg, int pack
 SPMVKIT_BSR_HD constexpr int k2_block_threads(int bs, int vec, int n_tg, int pack, int n_ta) {
   return (n_ta * k2_array_stride(bs, vec, n_tg, pack) + 31) / 32 * 32;
 }
-// K2 kernels are compiled for EPT in {1,2,3,4,6,8,12,16} (register arrays need a compile-time
-// size); an ept_max runs on the smallest instance >= it, the extra slots predicated off.
+// K2 kernels are compiled for EPT in {1..9, 12, 16} (register arrays need a compile-time size);
+// an ept_max runs on the smallest instance >= it, the extra slots predicated off (but holding
+// registers, which is why the odd sizes up to 9 have their own instances).
 SPMVKIT_BSR_HD constexpr int k2_ept_instance(int ept_max) {
-  return ept_max <= 4    ? (ept_max < 1 ? 1 : ept_max)
-         : ept_max <= 6  ? 6
-         : ept_max <= 8  ? 8
-         : ept_max <= 12 ? 12
-         : ept_max <= 16 ? 16
-                         : 0;
+  return ept_max <= 9 ? (ept_max < 1 ? 1 : ept_max) : ept_max <= 12 ? 12 : ept_max <= 16 ? 16 : 0;
 }
+// The most matrix values a K2 pipeline stage holds (ept * ilp * vec): two stages are live
+// (double buffering), which keeps a thread under ~140 registers in double precision.
+constexpr int kK2StageValues = 18;
 // The compiled (vec, EPT, ilp) combinations: one vector load of at most 16 bytes, and at most
-// 16 matrix values per pipeline stage (two stages are live: double buffering), which keeps a
-// thread under ~100 registers in double precision.
+// kK2StageValues matrix values per pipeline stage.
 SPMVKIT_BSR_HD constexpr bool k2_has_instance(int vec, int ept, int ilp, int value_bytes) {
   return (vec == 1 || vec == 2 || vec == 4) && vec * value_bytes <= 16 &&
-         k2_ept_instance(ept) == ept && (ilp == 1 || ilp == 2 || ilp == 4) && ept * ilp * vec <= 16;
+         k2_ept_instance(ept) == ept && (ilp == 1 || ilp == 2 || ilp == 4) &&
+         ept * ilp * vec <= kK2StageValues;
 }
 
 // --- K3 (paper 5.4): (nb, N_tg) thread blocks, a mini-grid of ceil(bs / nb) per block row -------

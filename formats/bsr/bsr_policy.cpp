@@ -276,7 +276,8 @@ void validate_bsr_policy(const BsrPolicy& p, int bs, int value_bytes) {
       if (ept == 0) fail("ept_max = ceil(bs/n_tg) must be <= 16");
       if (p.ilp != 1 && p.ilp != 2 && p.ilp != 4) fail("ilp must be 1, 2 or 4");
       if (!bsr::k2_has_instance(p.vec, ept, p.ilp, value_bytes))
-        fail("ept_max*ilp*vec over the register budget (16 values a pipeline stage)");
+        fail("ept_max*ilp*vec over the register budget (" + std::to_string(bsr::kK2StageValues) +
+             " values a pipeline stage)");
       if (p.n_brows_ta < 1 || p.n_brows_ta > 31) fail("n_brows_ta must be in 1..31");
       if (p.pack != 0 && p.pack != 1) fail("pack must be 0 or 1");
       const int array_threads = bsr::k2_array_stride(bs, p.vec, p.n_tg, p.pack);
