@@ -22,8 +22,7 @@
 // sequence, `ilp` blocks a stage; the next stage (possibly the first blocks of the next row) is
 // requested before the current one is multiplied (double buffering, paper 4.2), so about
 // 2 * ilp blocks of loads are in flight per thread array (ILP, 4.3) and row changes do not
-// drain the pipeline. TB = N_ta thread arrays, whose N_ta * N_brows_ta + 1 row pointers are
-// staged in shared memory first.
+// drain the pipeline. TB = N_ta thread arrays.
 // Bytes per block: bs^2 values (each read once) + one column index (a broadcast per warp).
 #include <string>
 
@@ -105,23 +104,14 @@ __device__ __forceinline__ void k2_multiply(const K2Stage<V, VEC, EPT, ILP>& st,
 template <class V, int VEC, int EPT, int ILP>
 __global__ void bsr_k2_kernel(const KernelArgs<V> a, const K2Shape s, const V* __restrict__ x,
                               const V* y, V* z, V alpha, V beta) {
-  // The thread block's kernel rows are consecutive: their n_ta * n_brows_ta + 1 row pointers
-  // are staged once in shared memory (an array can straddle two warps when packed, so lanes
-  // cannot hand them round by shuffles).
-  extern __shared__ index_t row_ptr_s[];
   const int tid = static_cast<int>(threadIdx.x);
-  const int rows_tb = s.n_ta * s.n_brows_ta;
-  const std::int64_t tb_row0 = static_cast<std::int64_t>(blockIdx.x) * rows_tb;
-  for (int i = tid; i <= rows_tb; i += static_cast<int>(blockDim.x))
-    row_ptr_s[i] = __ldg(a.row_ptr + min(tb_row0 + i, static_cast<std::int64_t>(a.nrows)));
-  __syncthreads();
-
+  const std::int64_t tb_row0 = static_cast<std::int64_t>(blockIdx.x) * s.n_ta * s.n_brows_ta;
   const int array = tid / s.array_threads;  // thread array in the block
   const int t = tid - array * s.array_threads;
-  const int g = t & (s.n_tg - 1);        // thread group
-  const int slot = t / s.n_tg;           // rows slot*VEC .. slot*VEC + VEC - 1 of every block
-  const int lr0 = array * s.n_brows_ta;  // the array's first row, in row_ptr_s
-  const std::int64_t left = a.nrows - (tb_row0 + lr0);
+  const int g = t & (s.n_tg - 1);  // thread group
+  const int slot = t / s.n_tg;     // rows slot*VEC .. slot*VEC + VEC - 1 of every block
+  const std::int64_t row0 = tb_row0 + static_cast<std::int64_t>(array) * s.n_brows_ta;
+  const std::int64_t left = a.nrows - row0;
   const int nr = left <= 0 ? 0 : left < s.n_brows_ta ? static_cast<int>(left) : s.n_brows_ta;
   // A lane past the last array, in a padded array's idle slots, or of an array without rows
   // loads nothing and stores nothing.
@@ -135,8 +125,13 @@ __global__ void bsr_k2_kernel(const KernelArgs<V> a, const K2Shape s, const V* _
   lane.estride = s.n_tg * bs;
 
   int r = 0;
-  index_t k = active ? row_ptr_s[lr0] : 0;
-  index_t end = active ? row_ptr_s[lr0 + 1] : 0;
+  // Row pointers are read by every lane of the array (one cached line, broadcast), the end of
+  // the row after next one row ahead, so that a row change does not wait for it. (An array can
+  // straddle two warps when packed, so lanes cannot hand them round by shuffles.)
+  const index_t* rp = a.row_ptr + (active ? row0 : 0);
+  index_t k = active ? __ldg(rp) : 0;
+  index_t end = active ? __ldg(rp + 1) : 0;
+  index_t after = active && nr > 1 ? __ldg(rp + 2) : 0;  // end of row r + 1
   K2Stage<V, VEC, EPT, ILP> cur, nxt;
   k2_load(cur, a, bs2, k, end, lane);
   V acc[VEC];
@@ -158,7 +153,10 @@ __global__ void bsr_k2_kernel(const KernelArgs<V> a, const K2Shape s, const V* _
         nk = end;  // rows are consecutive
       }
       more = nrr < nr;
-      if (row_done && more) nend = row_ptr_s[lr0 + nrr + 1];
+      if (row_done && more) {
+        nend = after;
+        if (nrr + 1 < nr) after = __ldg(rp + nrr + 2);
+      }
       if (more) k2_load(nxt, a, bs2, nk, nend, lane);  // double buffering
       k2_multiply(cur, acc, x, a, lane, s.n_tg);
     }
@@ -171,7 +169,7 @@ __global__ void bsr_k2_kernel(const KernelArgs<V> a, const K2Shape s, const V* _
         for (int off = s.n_tg >> 1; off > 0; off >>= 1)
           acc[v] += __shfl_xor_sync(done, acc[v], off);
       if (g == 0) {
-        const index_t out = row_target(a, static_cast<index_t>(tb_row0 + lr0 + r));
+        const index_t out = row_target(a, static_cast<index_t>(row0 + r));
 #pragma unroll
         for (int v = 0; v < VEC; ++v) store_row(a, out, slot * VEC + v, acc[v], y, z, alpha, beta);
       }
@@ -287,8 +285,7 @@ void launch_k2(const KernelArgs<V>& a, const BsrPolicy& p, const V* x, const V* 
       cuda::grid_for(static_cast<std::size_t>(a.nrows), static_cast<std::size_t>(rows_tb));
   const unsigned block =
       static_cast<unsigned>(bsr::k2_block_threads(a.bs, p.vec, p.n_tg, p.pack, p.n_ta));
-  const std::size_t smem = static_cast<std::size_t>(rows_tb + 1) * sizeof(index_t);
-  k2_kernel<V>(p, a.bs)<<<grid, block, smem, stream>>>(a, s, x, y, z, alpha, beta);
+  k2_kernel<V>(p, a.bs)<<<grid, block, 0, stream>>>(a, s, x, y, z, alpha, beta);
   SPMVKIT_LAUNCH_CHECK();
 }
 
