@@ -406,10 +406,10 @@ std::vector<BsrPolicy> bsr_tuning_candidates(BsrKernel kernel, int bs, int value
             if (pack == 0 && k2_utilisation(bs, vec, n_tg, 0, 1) < 0.5) continue;
             for (int ilp : {1, 2, 4})
               for (int n_brows_ta : {1, 2, 4, 8, 16})
-                for (int n_ta : {1, 2, 4, 8, 16}) {
+                for (int n_ta : {1, 2, 4, 8, 16, 32}) {
                   const int threads = bsr::k2_block_threads(bs, vec, n_tg, pack, n_ta);
                   // At least two warps a thread block (paper 4.4), unless one array is bigger;
-                  // packed: 2 to 16 arrays, at most 1/8 of the block's lanes idle.
+                  // packed: 2 to 32 arrays, at most 1/8 of the block's lanes idle.
                   if (pack == 0 && ((threads < 64 && n_ta < 8) || n_ta > 8)) continue;
                   if (pack == 1 &&
                       (n_ta < 2 || threads < 64 || k2_utilisation(bs, vec, n_tg, 1, n_ta) < 0.875))
