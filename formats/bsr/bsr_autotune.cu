@@ -160,7 +160,7 @@ BsrTuning tune_block_size(int bs, const BsrAutotuneOptions& o, const std::string
 
   std::vector<BsrKernel> kernels;
   if (bs <= 5) kernels.push_back(BsrKernel::k1);
-  if (bs >= 4) kernels.push_back(BsrKernel::k2);
+  if (bs >= 2) kernels.push_back(BsrKernel::k2);  // packed arrays make K2 a contender at bs 4
   if (bs >= 32) kernels.push_back(BsrKernel::k3);
   if (bs <= kBsrTmaMaxBlockSize) kernels.push_back(BsrKernel::tma);
   double best_overall = std::numeric_limits<double>::infinity();

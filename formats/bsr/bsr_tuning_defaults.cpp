@@ -10,8 +10,11 @@
 //
 // Status: the H100 f64 entries for bs 2-32 (those with a "GB/s" comment) were measured by
 // `spmvkit tune bsr --block-sizes 2-32` on 2026-11-23 on an NVIDIA H100 80GB HBM3 (commit
-// 40cfe81, reservoir-like matrices of ~1e8 values); the H200 ones with a comment on 2026-11-22 on
-// an NVIDIA H200 (commit f6a84d3), before the tma kernel's whole=1 and K2's L2-only loads.
+// 152aae5, K2 with packed thread arrays; reservoir-like matrices of ~1e8 values); the H200 ones
+// with a comment on 2026-11-22 on an NVIDIA H200 (commit f6a84d3), before the tma kernel's
+// whole=1 and before K2's rewrite (L2-only loads, per-lane control, packing): K2 parameters tuned
+// for the old kernel can be much slower on the new one (H100 bs 7: 88.7% -> 75.6% of the read
+// ceiling), so the H200 K2 entries need `spmvkit tune bsr` on an H200.
 // Every other entry (f32, other block sizes) is a first guess equal to bsr_rule_policy's output.
 // `spmvkit tune bsr` prints one line per result in exactly this syntax, and `--emit-defaults
 // COPY_OF_THIS_FILE` merges them into a copy of this file (an entry of the same family and key
@@ -32,37 +35,37 @@ struct ShippedEntry {
 // clang-format off
 const ShippedEntry kShipped[] = {
     {"H100", "bsr.k1.bs1.f64", "n_ta=8,n_brows_ta=16,ilp=4"},
-    {"H100", "bsr.k1.bs2.f64", "n_ta=2,n_brows_ta=16,ilp=4"},  // 1938.9 GB/s
-    {"H100", "bsr.k1.bs3.f64", "n_ta=2,n_brows_ta=16,ilp=4"},  // 1955.1 GB/s
-    {"H100", "bsr.k1.bs4.f64", "n_ta=2,n_brows_ta=12,ilp=4"},  // 2373.5 GB/s
-    {"H100", "bsr.k1.bs5.f64", "n_ta=2,n_brows_ta=4,ilp=4"},  // 2242.7 GB/s
-    {"H100", "bsr.k2.bs6.f64", "n_ta=2,n_brows_ta=4,n_tg=4,ilp=4,vec=1"},  // 2519.0 GB/s
-    {"H100", "bsr.k2.bs7.f64", "n_ta=2,n_brows_ta=2,n_tg=4,ilp=4,vec=1"},  // 2748.0 GB/s
-    {"H100", "bsr.k2.bs8.f64", "n_ta=2,n_brows_ta=2,n_tg=4,ilp=4,vec=1"},  // 2910.9 GB/s
-    {"H100", "bsr.k2.bs9.f64", "n_ta=2,n_brows_ta=2,n_tg=2,ilp=1,vec=1"},  // 2204.2 GB/s
-    {"H100", "bsr.k2.bs10.f64", "n_ta=2,n_brows_ta=2,n_tg=4,ilp=2,vec=2"},  // 2694.2 GB/s
-    {"H100", "bsr.k2.bs11.f64", "n_ta=4,n_brows_ta=2,n_tg=2,ilp=1,vec=1"},  // 2571.0 GB/s
-    {"H100", "bsr.k2.bs12.f64", "n_ta=2,n_brows_ta=1,n_tg=4,ilp=2,vec=2"},  // 2901.3 GB/s
-    {"H100", "bsr.k2.bs13.f64", "n_ta=2,n_brows_ta=2,n_tg=2,ilp=2,vec=1"},  // 2557.9 GB/s
-    {"H100", "bsr.k2.bs14.f64", "n_ta=2,n_brows_ta=1,n_tg=4,ilp=1,vec=2"},  // 2909.6 GB/s
-    {"H100", "bsr.k2.bs15.f64", "n_ta=2,n_brows_ta=1,n_tg=2,ilp=2,vec=1"},  // 2773.4 GB/s
-    {"H100", "bsr.k2.bs16.f64", "n_ta=2,n_brows_ta=1,n_tg=4,ilp=2,vec=2"},  // 2982.2 GB/s
-    {"H100", "bsr.k2.bs17.f64", "n_ta=1,n_brows_ta=2,n_tg=4,ilp=1,vec=1"},  // 2200.4 GB/s
-    {"H100", "bsr.k2.bs18.f64", "n_ta=1,n_brows_ta=2,n_tg=8,ilp=2,vec=2"},  // 2614.9 GB/s
-    {"H100", "bsr.k2.bs19.f64", "n_ta=1,n_brows_ta=2,n_tg=4,ilp=1,vec=1"},  // 2402.9 GB/s
-    {"H100", "bsr.k2.bs20.f64", "n_ta=1,n_brows_ta=2,n_tg=8,ilp=2,vec=2"},  // 2755.5 GB/s
-    {"H100", "bsr.k2.bs21.f64", "n_ta=1,n_brows_ta=2,n_tg=4,ilp=1,vec=1"},  // 2547.4 GB/s
-    {"H100", "bsr.k2.bs22.f64", "n_ta=1,n_brows_ta=1,n_tg=8,ilp=2,vec=2"},  // 2785.8 GB/s
-    {"H100", "bsr.k2.bs23.f64", "n_ta=1,n_brows_ta=1,n_tg=4,ilp=1,vec=1"},  // 2663.6 GB/s
-    {"H100", "bsr.k2.bs24.f64", "n_ta=1,n_brows_ta=1,n_tg=4,ilp=1,vec=2"},  // 2837.9 GB/s
-    {"H100", "bsr.k2.bs25.f64", "n_ta=1,n_brows_ta=2,n_tg=4,ilp=2,vec=1"},  // 2354.0 GB/s
-    {"H100", "bsr.k2.bs26.f64", "n_ta=1,n_brows_ta=1,n_tg=4,ilp=1,vec=2"},  // 2789.7 GB/s
-    {"H100", "bsr.k2.bs27.f64", "n_ta=1,n_brows_ta=2,n_tg=4,ilp=2,vec=1"},  // 2529.4 GB/s
-    {"H100", "bsr.k2.bs28.f64", "n_ta=1,n_brows_ta=1,n_tg=4,ilp=1,vec=2"},  // 2848.5 GB/s
-    {"H100", "bsr.k2.bs29.f64", "n_ta=1,n_brows_ta=2,n_tg=4,ilp=2,vec=1"},  // 2622.9 GB/s
-    {"H100", "bsr.k2.bs30.f64", "n_ta=1,n_brows_ta=1,n_tg=4,ilp=1,vec=2"},  // 2893.6 GB/s
-    {"H100", "bsr.k2.bs31.f64", "n_ta=1,n_brows_ta=1,n_tg=2,ilp=1,vec=1"},  // 2714.3 GB/s
-    {"H100", "bsr.k2.bs32.f64", "n_ta=1,n_brows_ta=1,n_tg=4,ilp=1,vec=2"},  // 2986.9 GB/s
+    {"H100", "bsr.k1.bs2.f64", "n_ta=2,n_brows_ta=16,ilp=4"},  // 1928.1 GB/s
+    {"H100", "bsr.k1.bs3.f64", "n_ta=2,n_brows_ta=16,ilp=4"},  // 1954.2 GB/s
+    {"H100", "bsr.k1.bs4.f64", "n_ta=2,n_brows_ta=12,ilp=4"},  // 2371.5 GB/s
+    {"H100", "bsr.k1.bs5.f64", "n_ta=2,n_brows_ta=4,ilp=4"},  // 2241.6 GB/s
+    {"H100", "bsr.k2.bs6.f64", "n_ta=16,n_brows_ta=1,n_tg=2,ilp=1,vec=2,pack=1"},  // 2758.0 GB/s
+    {"H100", "bsr.k2.bs7.f64", "n_ta=16,n_brows_ta=1,n_tg=2,ilp=1,vec=1,pack=1"},  // 2687.4 GB/s
+    {"H100", "bsr.k2.bs8.f64", "n_ta=8,n_brows_ta=1,n_tg=2,ilp=2,vec=2,pack=1"},  // 2965.7 GB/s
+    {"H100", "bsr.k2.bs9.f64", "n_ta=16,n_brows_ta=1,n_tg=1,ilp=1,vec=1,pack=1"},  // 2657.0 GB/s
+    {"H100", "bsr.k2.bs10.f64", "n_ta=16,n_brows_ta=1,n_tg=2,ilp=1,vec=2,pack=1"},  // 2813.3 GB/s
+    {"H100", "bsr.k2.bs11.f64", "n_ta=4,n_brows_ta=1,n_tg=2,ilp=1,vec=1,pack=1"},  // 2751.5 GB/s
+    {"H100", "bsr.k2.bs12.f64", "n_ta=4,n_brows_ta=1,n_tg=4,ilp=1,vec=2,pack=1"},  // 2886.7 GB/s
+    {"H100", "bsr.k2.bs13.f64", "n_ta=8,n_brows_ta=1,n_tg=2,ilp=1,vec=1,pack=1"},  // 2779.7 GB/s
+    {"H100", "bsr.k2.bs14.f64", "n_ta=4,n_brows_ta=1,n_tg=2,ilp=1,vec=2,pack=1"},  // 2887.6 GB/s
+    {"H100", "bsr.k2.bs15.f64", "n_ta=1,n_brows_ta=1,n_tg=4,ilp=1,vec=1,pack=0"},  // 2786.0 GB/s
+    {"H100", "bsr.k2.bs16.f64", "n_ta=4,n_brows_ta=1,n_tg=2,ilp=1,vec=2,pack=1"},  // 2975.6 GB/s
+    {"H100", "bsr.k2.bs17.f64", "n_ta=8,n_brows_ta=2,n_tg=2,ilp=1,vec=1,pack=1"},  // 2635.2 GB/s
+    {"H100", "bsr.k2.bs18.f64", "n_ta=21,n_brows_ta=1,n_tg=2,ilp=1,vec=2,pack=1"},  // 2849.4 GB/s
+    {"H100", "bsr.k2.bs19.f64", "n_ta=2,n_brows_ta=2,n_tg=4,ilp=1,vec=1,pack=1"},  // 2606.5 GB/s
+    {"H100", "bsr.k2.bs20.f64", "n_ta=4,n_brows_ta=1,n_tg=4,ilp=1,vec=2,pack=1"},  // 2891.8 GB/s
+    {"H100", "bsr.k2.bs21.f64", "n_ta=12,n_brows_ta=2,n_tg=2,ilp=1,vec=1,pack=1"},  // 2661.0 GB/s
+    {"H100", "bsr.k2.bs22.f64", "n_ta=2,n_brows_ta=1,n_tg=4,ilp=1,vec=2,pack=1"},  // 2775.4 GB/s
+    {"H100", "bsr.k2.bs23.f64", "n_ta=2,n_brows_ta=1,n_tg=2,ilp=1,vec=1,pack=1"},  // 2730.0 GB/s
+    {"H100", "bsr.k2.bs24.f64", "n_ta=1,n_brows_ta=1,n_tg=8,ilp=1,vec=2,pack=0"},  // 2811.3 GB/s
+    {"H100", "bsr.k2.bs25.f64", "n_ta=2,n_brows_ta=1,n_tg=4,ilp=1,vec=1,pack=1"},  // 2639.0 GB/s
+    {"H100", "bsr.k2.bs26.f64", "n_ta=1,n_brows_ta=1,n_tg=4,ilp=1,vec=2,pack=0"},  // 2866.1 GB/s
+    {"H100", "bsr.k2.bs27.f64", "n_ta=2,n_brows_ta=1,n_tg=4,ilp=1,vec=1,pack=1"},  // 2726.3 GB/s
+    {"H100", "bsr.k2.bs28.f64", "n_ta=1,n_brows_ta=1,n_tg=4,ilp=1,vec=2,pack=0"},  // 2893.0 GB/s
+    {"H100", "bsr.k2.bs29.f64", "n_ta=1,n_brows_ta=2,n_tg=2,ilp=1,vec=1,pack=0"},  // 2626.6 GB/s
+    {"H100", "bsr.k2.bs30.f64", "n_ta=1,n_brows_ta=1,n_tg=4,ilp=1,vec=2,pack=0"},  // 2902.6 GB/s
+    {"H100", "bsr.k2.bs31.f64", "n_ta=1,n_brows_ta=2,n_tg=2,ilp=1,vec=1,pack=0"},  // 2730.5 GB/s
+    {"H100", "bsr.k2.bs32.f64", "n_ta=1,n_brows_ta=1,n_tg=4,ilp=1,vec=2,pack=0"},  // 2995.7 GB/s
     {"H100", "bsr.k2.bs33.f64", "n_ta=1,n_brows_ta=4,n_tg=4,ilp=1,vec=1"},
     {"H100", "bsr.k2.bs34.f64", "n_ta=1,n_brows_ta=4,n_tg=8,ilp=1,vec=2"},
     {"H100", "bsr.k2.bs35.f64", "n_ta=1,n_brows_ta=4,n_tg=4,ilp=1,vec=1"},
@@ -159,47 +162,47 @@ const ShippedEntry kShipped[] = {
     {"H100", "bsr.k3.bs62.f32", "nb=62,n_tg=4,ept=4"},
     {"H100", "bsr.k3.bs63.f32", "nb=63,n_tg=4,ept=4"},
     {"H100", "bsr.k3.bs64.f32", "nb=64,n_tg=4,ept=4"},
-    {"H100", "bsr.tma.bs2.f64", "stages=2,tile_kb=8,threads=128,whole=1"},  // 2722.1 GB/s
-    {"H100", "bsr.bs2.f64", "kernel=tma"},  // 2722.1 GB/s
-    {"H100", "bsr.tma.bs3.f64", "stages=2,tile_kb=16,threads=128,whole=1"},  // 2755.7 GB/s
-    {"H100", "bsr.bs3.f64", "kernel=tma"},  // 2755.7 GB/s
-    {"H100", "bsr.k2.bs4.f64", "n_ta=2,n_brows_ta=8,n_tg=4,ilp=4,vec=1"},  // 2088.9 GB/s
-    {"H100", "bsr.tma.bs4.f64", "stages=2,tile_kb=32,threads=256,whole=1"},  // 2780.5 GB/s
-    {"H100", "bsr.bs4.f64", "kernel=tma"},  // 2780.5 GB/s
-    {"H100", "bsr.k2.bs5.f64", "n_ta=2,n_brows_ta=8,n_tg=4,ilp=4,vec=1"},  // 2128.5 GB/s
-    {"H100", "bsr.tma.bs5.f64", "stages=2,tile_kb=32,threads=128,whole=1"},  // 2711.8 GB/s
-    {"H100", "bsr.bs5.f64", "kernel=tma"},  // 2711.8 GB/s
-    {"H100", "bsr.tma.bs6.f64", "stages=2,tile_kb=32,threads=128,whole=1"},  // 2735.0 GB/s
-    {"H100", "bsr.bs6.f64", "kernel=tma"},  // 2735.0 GB/s
-    {"H100", "bsr.tma.bs7.f64", "stages=2,tile_kb=32,threads=256,whole=0"},  // 2577.2 GB/s
-    {"H100", "bsr.bs7.f64", "kernel=k2"},  // 2748.0 GB/s
-    {"H100", "bsr.tma.bs8.f64", "stages=2,tile_kb=32,threads=256,whole=0"},  // 2637.7 GB/s
-    {"H100", "bsr.bs8.f64", "kernel=k2"},  // 2910.9 GB/s
-    {"H100", "bsr.bs12.f64", "kernel=k2"},  // 2901.3 GB/s
-    {"H100", "bsr.bs16.f64", "kernel=k2"},  // 2982.2 GB/s
-    {"H100", "bsr.bs24.f64", "kernel=k2"},  // 2837.9 GB/s
-    {"H100", "bsr.k3.bs32.f64", "nb=32,n_tg=8,ept=4"},  // 3055.8 GB/s
-    {"H100", "bsr.bs32.f64", "kernel=k3"},  // 3055.8 GB/s
-    {"H100", "bsr.bs9.f64", "kernel=k2"},  // 2204.2 GB/s
-    {"H100", "bsr.bs10.f64", "kernel=k2"},  // 2694.2 GB/s
-    {"H100", "bsr.bs11.f64", "kernel=k2"},  // 2571.0 GB/s
-    {"H100", "bsr.bs13.f64", "kernel=k2"},  // 2557.9 GB/s
-    {"H100", "bsr.bs14.f64", "kernel=k2"},  // 2909.6 GB/s
-    {"H100", "bsr.bs15.f64", "kernel=k2"},  // 2773.4 GB/s
-    {"H100", "bsr.bs17.f64", "kernel=k2"},  // 2200.4 GB/s
-    {"H100", "bsr.bs18.f64", "kernel=k2"},  // 2614.9 GB/s
-    {"H100", "bsr.bs19.f64", "kernel=k2"},  // 2402.9 GB/s
-    {"H100", "bsr.bs20.f64", "kernel=k2"},  // 2755.5 GB/s
-    {"H100", "bsr.bs21.f64", "kernel=k2"},  // 2547.4 GB/s
-    {"H100", "bsr.bs22.f64", "kernel=k2"},  // 2785.8 GB/s
-    {"H100", "bsr.bs23.f64", "kernel=k2"},  // 2663.6 GB/s
-    {"H100", "bsr.bs25.f64", "kernel=k2"},  // 2354.0 GB/s
-    {"H100", "bsr.bs26.f64", "kernel=k2"},  // 2789.7 GB/s
-    {"H100", "bsr.bs27.f64", "kernel=k2"},  // 2529.4 GB/s
-    {"H100", "bsr.bs28.f64", "kernel=k2"},  // 2848.5 GB/s
-    {"H100", "bsr.bs29.f64", "kernel=k2"},  // 2622.9 GB/s
-    {"H100", "bsr.bs30.f64", "kernel=k2"},  // 2893.6 GB/s
-    {"H100", "bsr.bs31.f64", "kernel=k2"},  // 2714.3 GB/s
+    {"H100", "bsr.tma.bs2.f64", "stages=2,tile_kb=8,threads=128,whole=1"},  // 2722.2 GB/s
+    {"H100", "bsr.bs2.f64", "kernel=tma"},  // 2722.2 GB/s
+    {"H100", "bsr.tma.bs3.f64", "stages=2,tile_kb=16,threads=128,whole=1"},  // 2759.6 GB/s
+    {"H100", "bsr.bs3.f64", "kernel=tma"},  // 2759.6 GB/s
+    {"H100", "bsr.k2.bs4.f64", "n_ta=16,n_brows_ta=1,n_tg=2,ilp=4,vec=2,pack=1"},  // 2867.2 GB/s
+    {"H100", "bsr.tma.bs4.f64", "stages=2,tile_kb=32,threads=256,whole=1"},  // 2784.4 GB/s
+    {"H100", "bsr.bs4.f64", "kernel=k2"},  // 2867.2 GB/s
+    {"H100", "bsr.k2.bs5.f64", "n_ta=16,n_brows_ta=2,n_tg=2,ilp=2,vec=1,pack=1"},  // 2562.7 GB/s
+    {"H100", "bsr.tma.bs5.f64", "stages=2,tile_kb=32,threads=128,whole=1"},  // 2716.7 GB/s
+    {"H100", "bsr.bs5.f64", "kernel=tma"},  // 2716.7 GB/s
+    {"H100", "bsr.tma.bs6.f64", "stages=2,tile_kb=32,threads=128,whole=1"},  // 2725.3 GB/s
+    {"H100", "bsr.bs6.f64", "kernel=k2"},  // 2758.0 GB/s
+    {"H100", "bsr.tma.bs7.f64", "stages=2,tile_kb=32,threads=256,whole=0"},  // 2547.1 GB/s
+    {"H100", "bsr.bs7.f64", "kernel=k2"},  // 2687.4 GB/s
+    {"H100", "bsr.tma.bs8.f64", "stages=2,tile_kb=32,threads=256,whole=0"},  // 2633.6 GB/s
+    {"H100", "bsr.bs8.f64", "kernel=k2"},  // 2965.7 GB/s
+    {"H100", "bsr.bs12.f64", "kernel=k2"},  // 2886.7 GB/s
+    {"H100", "bsr.bs16.f64", "kernel=k2"},  // 2975.6 GB/s
+    {"H100", "bsr.bs24.f64", "kernel=k2"},  // 2811.3 GB/s
+    {"H100", "bsr.k3.bs32.f64", "nb=32,n_tg=8,ept=4"},  // 3069.1 GB/s
+    {"H100", "bsr.bs32.f64", "kernel=k3"},  // 3069.1 GB/s
+    {"H100", "bsr.bs9.f64", "kernel=k2"},  // 2657.0 GB/s
+    {"H100", "bsr.bs10.f64", "kernel=k2"},  // 2813.3 GB/s
+    {"H100", "bsr.bs11.f64", "kernel=k2"},  // 2751.5 GB/s
+    {"H100", "bsr.bs13.f64", "kernel=k2"},  // 2779.7 GB/s
+    {"H100", "bsr.bs14.f64", "kernel=k2"},  // 2887.6 GB/s
+    {"H100", "bsr.bs15.f64", "kernel=k2"},  // 2786.0 GB/s
+    {"H100", "bsr.bs17.f64", "kernel=k2"},  // 2635.2 GB/s
+    {"H100", "bsr.bs18.f64", "kernel=k2"},  // 2849.4 GB/s
+    {"H100", "bsr.bs19.f64", "kernel=k2"},  // 2606.5 GB/s
+    {"H100", "bsr.bs20.f64", "kernel=k2"},  // 2891.8 GB/s
+    {"H100", "bsr.bs21.f64", "kernel=k2"},  // 2661.0 GB/s
+    {"H100", "bsr.bs22.f64", "kernel=k2"},  // 2775.4 GB/s
+    {"H100", "bsr.bs23.f64", "kernel=k2"},  // 2730.0 GB/s
+    {"H100", "bsr.bs25.f64", "kernel=k2"},  // 2639.0 GB/s
+    {"H100", "bsr.bs26.f64", "kernel=k2"},  // 2866.1 GB/s
+    {"H100", "bsr.bs27.f64", "kernel=k2"},  // 2726.3 GB/s
+    {"H100", "bsr.bs28.f64", "kernel=k2"},  // 2893.0 GB/s
+    {"H100", "bsr.bs29.f64", "kernel=k2"},  // 2626.6 GB/s
+    {"H100", "bsr.bs30.f64", "kernel=k2"},  // 2902.6 GB/s
+    {"H100", "bsr.bs31.f64", "kernel=k2"},  // 2730.5 GB/s
     {"H200", "bsr.k1.bs1.f64", "n_ta=8,n_brows_ta=16,ilp=4"},
     {"H200", "bsr.k1.bs2.f64", "n_ta=2,n_brows_ta=16,ilp=4"},  // 2005.6 GB/s
     {"H200", "bsr.k1.bs3.f64", "n_ta=2,n_brows_ta=16,ilp=4"},  // 2147.8 GB/s
