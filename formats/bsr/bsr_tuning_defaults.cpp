@@ -8,13 +8,12 @@
 //   {family, "bsr.bsB.fXX", "kernel=kN"}                   (the kernel, where measured)
 // The family is matched as a substring of the device name ("NVIDIA H100 80GB HBM3").
 //
-// Status: the H100 f64 entries for bs 2-32 (those with a "GB/s" comment) were measured by
-// `spmvkit tune bsr --block-sizes 2-32` on 2026-11-23 on an NVIDIA H100 80GB HBM3 (commit
-// 152aae5, K2 with packed thread arrays; reservoir-like matrices of ~1e8 values); the H200 ones
-// with a comment on 2026-11-22 on an NVIDIA H200 (commit f6a84d3), before the tma kernel's
-// whole=1 and before K2's rewrite (L2-only loads, per-lane control, packing): K2 parameters tuned
-// for the old kernel can be much slower on the new one (H100 bs 7: 88.7% -> 75.6% of the read
-// ceiling), so the H200 K2 entries need `spmvkit tune bsr` on an H200.
+// Status: the f64 entries for bs 2-32 (those with a "GB/s" comment) were measured by
+// `spmvkit tune bsr --block-sizes 2-32` on 2026-11-23, with K2's packed thread arrays, on
+// reservoir-like matrices of ~1e8 values: H100 entries on an NVIDIA H100 80GB HBM3 (commit
+// 152aae5), H200 entries on an NVIDIA H200 (commit b7211ab; bench/results/2026-11-23-*-k2-pack).
+// K2 parameters tuned before K2's rewrite can be much slower on the current kernel (H100 bs 7:
+// 88.7% -> 75.6% of the read ceiling), so retune after changing a kernel.
 // Every other entry (f32, other block sizes) is a first guess equal to bsr_rule_policy's output.
 // `spmvkit tune bsr` prints one line per result in exactly this syntax, and `--emit-defaults
 // COPY_OF_THIS_FILE` merges them into a copy of this file (an entry of the same family and key
@@ -204,37 +203,37 @@ const ShippedEntry kShipped[] = {
     {"H100", "bsr.bs30.f64", "kernel=k2"},  // 2902.6 GB/s
     {"H100", "bsr.bs31.f64", "kernel=k2"},  // 2730.5 GB/s
     {"H200", "bsr.k1.bs1.f64", "n_ta=8,n_brows_ta=16,ilp=4"},
-    {"H200", "bsr.k1.bs2.f64", "n_ta=2,n_brows_ta=16,ilp=4"},  // 2005.6 GB/s
-    {"H200", "bsr.k1.bs3.f64", "n_ta=2,n_brows_ta=16,ilp=4"},  // 2147.8 GB/s
-    {"H200", "bsr.k1.bs4.f64", "n_ta=2,n_brows_ta=12,ilp=4"},  // 2771.5 GB/s
-    {"H200", "bsr.k1.bs5.f64", "n_ta=2,n_brows_ta=12,ilp=4"},  // 2636.0 GB/s
-    {"H200", "bsr.k2.bs6.f64", "n_ta=2,n_brows_ta=16,n_tg=4,ilp=4,vec=1"},  // 2954.1 GB/s
-    {"H200", "bsr.k2.bs7.f64", "n_ta=2,n_brows_ta=8,n_tg=4,ilp=4,vec=1"},  // 3448.8 GB/s
-    {"H200", "bsr.k2.bs8.f64", "n_ta=2,n_brows_ta=2,n_tg=4,ilp=4,vec=1"},  // 3913.7 GB/s
-    {"H200", "bsr.k2.bs9.f64", "n_ta=2,n_brows_ta=4,n_tg=8,ilp=4,vec=1"},
-    {"H200", "bsr.k2.bs10.f64", "n_ta=4,n_brows_ta=4,n_tg=8,ilp=4,vec=2"},
-    {"H200", "bsr.k2.bs11.f64", "n_ta=2,n_brows_ta=4,n_tg=8,ilp=4,vec=1"},
-    {"H200", "bsr.k2.bs12.f64", "n_ta=2,n_brows_ta=2,n_tg=4,ilp=2,vec=2"},  // 4207.2 GB/s
-    {"H200", "bsr.k2.bs13.f64", "n_ta=4,n_brows_ta=4,n_tg=4,ilp=4,vec=1"},
-    {"H200", "bsr.k2.bs14.f64", "n_ta=4,n_brows_ta=4,n_tg=8,ilp=4,vec=2"},
-    {"H200", "bsr.k2.bs15.f64", "n_ta=4,n_brows_ta=4,n_tg=4,ilp=4,vec=1"},
-    {"H200", "bsr.k2.bs16.f64", "n_ta=4,n_brows_ta=1,n_tg=4,ilp=1,vec=2"},  // 4352.2 GB/s
-    {"H200", "bsr.k2.bs17.f64", "n_ta=1,n_brows_ta=4,n_tg=8,ilp=4,vec=1"},
-    {"H200", "bsr.k2.bs18.f64", "n_ta=1,n_brows_ta=4,n_tg=16,ilp=4,vec=2"},
-    {"H200", "bsr.k2.bs19.f64", "n_ta=1,n_brows_ta=4,n_tg=8,ilp=4,vec=1"},
-    {"H200", "bsr.k2.bs20.f64", "n_ta=1,n_brows_ta=4,n_tg=16,ilp=4,vec=2"},
-    {"H200", "bsr.k2.bs21.f64", "n_ta=1,n_brows_ta=4,n_tg=8,ilp=4,vec=1"},
-    {"H200", "bsr.k2.bs22.f64", "n_ta=1,n_brows_ta=4,n_tg=16,ilp=4,vec=2"},
-    {"H200", "bsr.k2.bs23.f64", "n_ta=1,n_brows_ta=4,n_tg=8,ilp=4,vec=1"},
-    {"H200", "bsr.k2.bs24.f64", "n_ta=1,n_brows_ta=1,n_tg=4,ilp=1,vec=2"},  // 4011.4 GB/s
-    {"H200", "bsr.k2.bs25.f64", "n_ta=1,n_brows_ta=4,n_tg=8,ilp=4,vec=1"},
-    {"H200", "bsr.k2.bs26.f64", "n_ta=1,n_brows_ta=4,n_tg=16,ilp=4,vec=2"},
-    {"H200", "bsr.k2.bs27.f64", "n_ta=1,n_brows_ta=4,n_tg=8,ilp=4,vec=1"},
-    {"H200", "bsr.k2.bs28.f64", "n_ta=1,n_brows_ta=4,n_tg=16,ilp=4,vec=2"},
-    {"H200", "bsr.k2.bs29.f64", "n_ta=1,n_brows_ta=4,n_tg=8,ilp=4,vec=1"},
-    {"H200", "bsr.k2.bs30.f64", "n_ta=1,n_brows_ta=4,n_tg=16,ilp=4,vec=2"},
-    {"H200", "bsr.k2.bs31.f64", "n_ta=1,n_brows_ta=4,n_tg=8,ilp=4,vec=1"},
-    {"H200", "bsr.k2.bs32.f64", "n_ta=1,n_brows_ta=1,n_tg=4,ilp=1,vec=2"},  // 4244.9 GB/s
+    {"H200", "bsr.k1.bs2.f64", "n_ta=2,n_brows_ta=16,ilp=4"},  // 1998.3 GB/s
+    {"H200", "bsr.k1.bs3.f64", "n_ta=2,n_brows_ta=16,ilp=4"},  // 2140.3 GB/s
+    {"H200", "bsr.k1.bs4.f64", "n_ta=2,n_brows_ta=16,ilp=4"},  // 2768.6 GB/s
+    {"H200", "bsr.k1.bs5.f64", "n_ta=2,n_brows_ta=12,ilp=4"},  // 2646.5 GB/s
+    {"H200", "bsr.k2.bs6.f64", "n_ta=16,n_brows_ta=1,n_tg=2,ilp=1,vec=2,pack=1"},  // 3834.7 GB/s
+    {"H200", "bsr.k2.bs7.f64", "n_ta=16,n_brows_ta=2,n_tg=2,ilp=1,vec=1,pack=1"},  // 3446.7 GB/s
+    {"H200", "bsr.k2.bs8.f64", "n_ta=8,n_brows_ta=2,n_tg=2,ilp=2,vec=2,pack=1"},  // 4131.9 GB/s
+    {"H200", "bsr.k2.bs9.f64", "n_ta=16,n_brows_ta=1,n_tg=1,ilp=1,vec=1,pack=1"},  // 3315.9 GB/s
+    {"H200", "bsr.k2.bs10.f64", "n_ta=16,n_brows_ta=1,n_tg=2,ilp=1,vec=2,pack=1"},  // 4011.4 GB/s
+    {"H200", "bsr.k2.bs11.f64", "n_ta=4,n_brows_ta=2,n_tg=2,ilp=1,vec=1,pack=1"},  // 3551.9 GB/s
+    {"H200", "bsr.k2.bs12.f64", "n_ta=4,n_brows_ta=2,n_tg=4,ilp=1,vec=2,pack=1"},  // 3973.9 GB/s
+    {"H200", "bsr.k2.bs13.f64", "n_ta=8,n_brows_ta=2,n_tg=2,ilp=1,vec=1,pack=1"},  // 3558.5 GB/s
+    {"H200", "bsr.k2.bs14.f64", "n_ta=4,n_brows_ta=1,n_tg=2,ilp=1,vec=2,pack=1"},  // 3981.0 GB/s
+    {"H200", "bsr.k2.bs15.f64", "n_ta=1,n_brows_ta=2,n_tg=4,ilp=1,vec=1,pack=0"},  // 3601.5 GB/s
+    {"H200", "bsr.k2.bs16.f64", "n_ta=4,n_brows_ta=1,n_tg=2,ilp=1,vec=2,pack=1"},  // 4274.6 GB/s
+    {"H200", "bsr.k2.bs17.f64", "n_ta=8,n_brows_ta=2,n_tg=2,ilp=1,vec=1,pack=1"},  // 3251.3 GB/s
+    {"H200", "bsr.k2.bs18.f64", "n_ta=21,n_brows_ta=8,n_tg=2,ilp=1,vec=2,pack=1"},  // 3829.5 GB/s
+    {"H200", "bsr.k2.bs19.f64", "n_ta=2,n_brows_ta=2,n_tg=4,ilp=1,vec=1,pack=1"},  // 3205.9 GB/s
+    {"H200", "bsr.k2.bs20.f64", "n_ta=4,n_brows_ta=1,n_tg=4,ilp=1,vec=2,pack=1"},  // 4064.0 GB/s
+    {"H200", "bsr.k2.bs21.f64", "n_ta=12,n_brows_ta=2,n_tg=2,ilp=1,vec=1,pack=1"},  // 3319.6 GB/s
+    {"H200", "bsr.k2.bs22.f64", "n_ta=2,n_brows_ta=2,n_tg=4,ilp=1,vec=2,pack=1"},  // 3637.4 GB/s
+    {"H200", "bsr.k2.bs23.f64", "n_ta=1,n_brows_ta=2,n_tg=4,ilp=1,vec=1,pack=0"},  // 3464.8 GB/s
+    {"H200", "bsr.k2.bs24.f64", "n_ta=1,n_brows_ta=2,n_tg=8,ilp=1,vec=2,pack=0"},  // 3778.6 GB/s
+    {"H200", "bsr.k2.bs25.f64", "n_ta=2,n_brows_ta=2,n_tg=4,ilp=1,vec=1,pack=1"},  // 3277.5 GB/s
+    {"H200", "bsr.k2.bs26.f64", "n_ta=1,n_brows_ta=2,n_tg=4,ilp=1,vec=2,pack=0"},  // 3800.7 GB/s
+    {"H200", "bsr.k2.bs27.f64", "n_ta=2,n_brows_ta=2,n_tg=4,ilp=1,vec=1,pack=1"},  // 3486.2 GB/s
+    {"H200", "bsr.k2.bs28.f64", "n_ta=1,n_brows_ta=2,n_tg=4,ilp=1,vec=2,pack=0"},  // 3931.3 GB/s
+    {"H200", "bsr.k2.bs29.f64", "n_ta=1,n_brows_ta=2,n_tg=2,ilp=1,vec=1,pack=0"},  // 3161.1 GB/s
+    {"H200", "bsr.k2.bs30.f64", "n_ta=1,n_brows_ta=1,n_tg=4,ilp=1,vec=2,pack=0"},  // 4017.4 GB/s
+    {"H200", "bsr.k2.bs31.f64", "n_ta=1,n_brows_ta=4,n_tg=2,ilp=1,vec=1,pack=0"},  // 3382.7 GB/s
+    {"H200", "bsr.k2.bs32.f64", "n_ta=1,n_brows_ta=1,n_tg=4,ilp=1,vec=2,pack=0"},  // 4182.2 GB/s
     {"H200", "bsr.k2.bs33.f64", "n_ta=1,n_brows_ta=4,n_tg=4,ilp=1,vec=1"},
     {"H200", "bsr.k2.bs34.f64", "n_ta=1,n_brows_ta=4,n_tg=8,ilp=1,vec=2"},
     {"H200", "bsr.k2.bs35.f64", "n_ta=1,n_brows_ta=4,n_tg=4,ilp=1,vec=1"},
@@ -331,27 +330,49 @@ const ShippedEntry kShipped[] = {
     {"H200", "bsr.k3.bs62.f32", "nb=62,n_tg=4,ept=4"},
     {"H200", "bsr.k3.bs63.f32", "nb=63,n_tg=4,ept=4"},
     {"H200", "bsr.k3.bs64.f32", "nb=64,n_tg=4,ept=4"},
-    {"H200", "bsr.tma.bs2.f64", "stages=2,tile_kb=8,threads=128"},  // 3246.2 GB/s
-    {"H200", "bsr.bs2.f64", "kernel=tma"},  // 3246.2 GB/s
-    {"H200", "bsr.tma.bs3.f64", "stages=2,tile_kb=32,threads=512"},  // 3294.4 GB/s
-    {"H200", "bsr.bs3.f64", "kernel=tma"},  // 3294.4 GB/s
-    {"H200", "bsr.k2.bs4.f64", "n_ta=2,n_brows_ta=16,n_tg=4,ilp=4,vec=1"},  // 2217.3 GB/s
-    {"H200", "bsr.tma.bs4.f64", "stages=2,tile_kb=32,threads=256"},  // 3232.8 GB/s
-    {"H200", "bsr.bs4.f64", "kernel=tma"},  // 3232.8 GB/s
-    {"H200", "bsr.k2.bs5.f64", "n_ta=2,n_brows_ta=8,n_tg=4,ilp=4,vec=1"},  // 2316.6 GB/s
-    {"H200", "bsr.tma.bs5.f64", "stages=2,tile_kb=32,threads=256"},  // 3285.5 GB/s
-    {"H200", "bsr.bs5.f64", "kernel=tma"},  // 3285.5 GB/s
-    {"H200", "bsr.tma.bs6.f64", "stages=2,tile_kb=32,threads=256"},  // 3346.3 GB/s
-    {"H200", "bsr.bs6.f64", "kernel=tma"},  // 3346.3 GB/s
-    {"H200", "bsr.tma.bs7.f64", "stages=2,tile_kb=32,threads=256"},  // 3021.4 GB/s
-    {"H200", "bsr.bs7.f64", "kernel=k2"},  // 3448.8 GB/s
-    {"H200", "bsr.tma.bs8.f64", "stages=2,tile_kb=32,threads=256"},  // 3054.9 GB/s
-    {"H200", "bsr.bs8.f64", "kernel=k2"},  // 3913.7 GB/s
-    {"H200", "bsr.bs12.f64", "kernel=k2"},  // 4207.2 GB/s
-    {"H200", "bsr.bs16.f64", "kernel=k2"},  // 4352.2 GB/s
-    {"H200", "bsr.bs24.f64", "kernel=k2"},  // 4011.4 GB/s
-    {"H200", "bsr.k3.bs32.f64", "nb=32,n_tg=8,ept=4"},  // 4474.7 GB/s
-    {"H200", "bsr.bs32.f64", "kernel=k3"},  // 4474.7 GB/s
+    {"H200", "bsr.tma.bs2.f64", "stages=2,tile_kb=8,threads=128,whole=1"},  // 3344.7 GB/s
+    {"H200", "bsr.bs2.f64", "kernel=tma"},  // 3344.7 GB/s
+    {"H200", "bsr.tma.bs3.f64", "stages=2,tile_kb=16,threads=128,whole=1"},  // 3429.5 GB/s
+    {"H200", "bsr.bs3.f64", "kernel=tma"},  // 3429.5 GB/s
+    {"H200", "bsr.k2.bs4.f64", "n_ta=16,n_brows_ta=2,n_tg=2,ilp=4,vec=2,pack=1"},  // 3907.6 GB/s
+    {"H200", "bsr.tma.bs4.f64", "stages=2,tile_kb=16,threads=128,whole=1"},  // 3423.0 GB/s
+    {"H200", "bsr.bs4.f64", "kernel=k2"},  // 3907.6 GB/s
+    {"H200", "bsr.k2.bs5.f64", "n_ta=16,n_brows_ta=4,n_tg=2,ilp=4,vec=1,pack=1"},  // 3135.5 GB/s
+    {"H200", "bsr.tma.bs5.f64", "stages=2,tile_kb=32,threads=128,whole=1"},  // 3291.9 GB/s
+    {"H200", "bsr.bs5.f64", "kernel=tma"},  // 3291.9 GB/s
+    {"H200", "bsr.tma.bs6.f64", "stages=2,tile_kb=32,threads=256,whole=0"},  // 3350.3 GB/s
+    {"H200", "bsr.bs6.f64", "kernel=k2"},  // 3834.7 GB/s
+    {"H200", "bsr.tma.bs7.f64", "stages=2,tile_kb=32,threads=256,whole=0"},  // 3041.8 GB/s
+    {"H200", "bsr.bs7.f64", "kernel=k2"},  // 3446.7 GB/s
+    {"H200", "bsr.tma.bs8.f64", "stages=2,tile_kb=32,threads=256,whole=0"},  // 3139.8 GB/s
+    {"H200", "bsr.bs8.f64", "kernel=k2"},  // 4131.9 GB/s
+    {"H200", "bsr.bs12.f64", "kernel=k2"},  // 3973.9 GB/s
+    {"H200", "bsr.bs16.f64", "kernel=k2"},  // 4274.6 GB/s
+    {"H200", "bsr.bs24.f64", "kernel=k2"},  // 3778.6 GB/s
+    {"H200", "bsr.k3.bs32.f64", "nb=32,n_tg=8,ept=4"},  // 4499.6 GB/s
+    {"H200", "bsr.bs32.f64", "kernel=k3"},  // 4499.6 GB/s
+    {"H200", "bsr.k2.bs2.f64", "n_ta=32,n_brows_ta=1,n_tg=2,ilp=2,vec=2,pack=1"},  // 3024.1 GB/s
+    {"H200", "bsr.k2.bs3.f64", "n_ta=16,n_brows_ta=2,n_tg=2,ilp=2,vec=1,pack=1"},  // 2798.3 GB/s
+    {"H200", "bsr.bs9.f64", "kernel=k2"},  // 3315.9 GB/s
+    {"H200", "bsr.bs10.f64", "kernel=k2"},  // 4011.4 GB/s
+    {"H200", "bsr.bs11.f64", "kernel=k2"},  // 3551.9 GB/s
+    {"H200", "bsr.bs13.f64", "kernel=k2"},  // 3558.5 GB/s
+    {"H200", "bsr.bs14.f64", "kernel=k2"},  // 3981.0 GB/s
+    {"H200", "bsr.bs15.f64", "kernel=k2"},  // 3601.5 GB/s
+    {"H200", "bsr.bs17.f64", "kernel=k2"},  // 3251.3 GB/s
+    {"H200", "bsr.bs18.f64", "kernel=k2"},  // 3829.5 GB/s
+    {"H200", "bsr.bs19.f64", "kernel=k2"},  // 3205.9 GB/s
+    {"H200", "bsr.bs20.f64", "kernel=k2"},  // 4064.0 GB/s
+    {"H200", "bsr.bs21.f64", "kernel=k2"},  // 3319.6 GB/s
+    {"H200", "bsr.bs22.f64", "kernel=k2"},  // 3637.4 GB/s
+    {"H200", "bsr.bs23.f64", "kernel=k2"},  // 3464.8 GB/s
+    {"H200", "bsr.bs25.f64", "kernel=k2"},  // 3277.5 GB/s
+    {"H200", "bsr.bs26.f64", "kernel=k2"},  // 3800.7 GB/s
+    {"H200", "bsr.bs27.f64", "kernel=k2"},  // 3486.2 GB/s
+    {"H200", "bsr.bs28.f64", "kernel=k2"},  // 3931.3 GB/s
+    {"H200", "bsr.bs29.f64", "kernel=k2"},  // 3161.1 GB/s
+    {"H200", "bsr.bs30.f64", "kernel=k2"},  // 4017.4 GB/s
+    {"H200", "bsr.bs31.f64", "kernel=k2"},  // 3382.7 GB/s
 };
 // clang-format on
 
