@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <random>
 #include <set>
@@ -637,6 +638,25 @@ TEST(BsrTma, TilesHoldWholeRowsWithinCapacity) {
   EXPECT_EQ(bsr_tma_tile_blocks(8, 8, 4), 8);
 }
 
+// Builds `bsr` and `bsr_balanced` with `p` on the GPU and checks each against the float64
+// reference, with `unaligned_x` also on an x that is not 16-byte aligned. Returns how many were
+// built (blocks that would store too many explicit zeros are refused).
+int check_bsr_on_gpu(const Csr<double>& a, const Params& p, std::uint64_t seed, bool unaligned_x) {
+  int built = 0;
+  for (const char* format : {"bsr", "bsr_balanced"}) {
+    std::unique_ptr<Operator<double>> op;
+    try {
+      op = build_operator<double>(format, a, p, Backend::cuda);
+    } catch (const UnsupportedError&) {
+      continue;
+    }
+    testing::expect_operator_matches(*op, a, Backend::cuda, seed);
+    if (unaligned_x) testing::expect_operator_matches(*op, a, Backend::cuda, seed + 7, 1);
+    ++built;
+  }
+  return built;
+}
+
 TEST(BsrCuda, TmaKernelOnTheZoo) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
   int checked = 0;
@@ -648,19 +668,8 @@ TEST(BsrCuda, TmaKernelOnTheZoo) {
         p.set("whole", std::to_string(whole));
         SCOPED_TRACE(name + " " + p.to_string());
         const Csr<double>& a = testing::zoo_matrix(name);
-        for (const char* format : {"bsr", "bsr_balanced"}) {
-          std::unique_ptr<Operator<double>> op;
-          try {
-            op = build_operator<double>(format, a, p, Backend::cuda);
-          } catch (const UnsupportedError&) {
-            continue;  // the blocks would store too many explicit zeros
-          }
-          testing::expect_operator_matches(*op, a, Backend::cuda, testing::test_seed() + bs);
-          // whole=1 takes 16-byte loads of x where x is aligned: an x that is not.
-          if (whole == 1)
-            testing::expect_operator_matches(*op, a, Backend::cuda, testing::test_seed() + 7, 1);
-          ++checked;
-        }
+        // whole=1 takes 16-byte loads of x where x is aligned: also an x that is not.
+        checked += check_bsr_on_gpu(a, p, testing::test_seed() + bs, whole == 1);
         // float: float2 / float4 loads of x and blocks (whole=1), and the scalar paths.
         if (bs == 2 || bs == 3 || bs == 4) {
           const Csr<float> af = a.cast<float>();
@@ -689,17 +698,8 @@ TEST(BsrCuda, K2PackedOnTheZoo) {
       for (const char* layout : {"n_ta=12,n_brows_ta=3", "n_ta=3,n_brows_ta=1"}) {
         Params p = Params::parse(std::string("kernel=k2,pack=1,") + shape + "," + layout);
         SCOPED_TRACE(name + " " + p.to_string());
-        const Csr<double>& a = testing::zoo_matrix(name);
-        for (const char* format : {"bsr", "bsr_balanced"}) {
-          std::unique_ptr<Operator<double>> op;
-          try {
-            op = build_operator<double>(format, a, p, Backend::cuda);
-          } catch (const UnsupportedError&) {
-            continue;  // the blocks would store too many explicit zeros
-          }
-          testing::expect_operator_matches(*op, a, Backend::cuda, testing::test_seed() + checked);
-          ++checked;
-        }
+        checked +=
+            check_bsr_on_gpu(testing::zoo_matrix(name), p, testing::test_seed() + checked, false);
         if (::testing::Test::HasFailure()) return;
       }
   EXPECT_GT(checked, 50);
