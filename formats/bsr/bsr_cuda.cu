@@ -336,17 +336,29 @@ void set_tma_tiles(DeviceBsr<V>& d, const std::vector<index_t>& kernel_rows, ind
   d.tma_rows_per_tile = static_cast<double>(d.nrows) * d.bs / d.tma_n_tiles;
 }
 
+namespace {
+
+// m's values into d.values (already sized), plain or, when `rotated` and bs has a rotation, in
+// tma whole=1's rotated chunk order.
 template <class V>
-void set_tma_rotated(DeviceBsr<V>& d, const Bsr<V>& m, bool rotated) {
-  const int chunks = bsr_tma_rotation_chunks(m.block_size, static_cast<int>(sizeof(V)));
-  if (d.tma_rotated == rotated || chunks == 1) return;
-  if (!rotated) {
-    d.values.upload(m.values.data(), m.values.size());
-  } else {
+void upload_values(DeviceBsr<V>& d, const Bsr<V>& m, bool rotated) {
+  d.tma_rotated = rotated && bsr_tma_rotation_chunks(m.block_size, static_cast<int>(sizeof(V))) > 1;
+  if (d.tma_rotated) {
     const std::vector<V> rot = bsr_tma_rotated_values(m);
     d.values.upload(rot.data(), rot.size());
+  } else {
+    d.values.upload(m.values.data(), m.values.size());
   }
-  d.tma_rotated = rotated;
+}
+
+}  // namespace
+
+template <class V>
+void set_tma_rotated(DeviceBsr<V>& d, const Bsr<V>& m, bool rotated) {
+  if (d.tma_rotated == rotated ||
+      bsr_tma_rotation_chunks(m.block_size, static_cast<int>(sizeof(V))) == 1)
+    return;
+  upload_values(d, m, rotated);
 }
 
 template <class V>
@@ -359,18 +371,17 @@ DeviceBsr<V> upload_bsr(const Bsr<V>& m, const BsrSegments* segments, index_t tm
   d.cols = m.cols;
   d.bs = m.block_size;
   // 16 bytes of slack after each array the tma kernel copies in 16-byte-aligned pieces.
-  const auto padded = [](const auto& host, auto& buffer) {
-    using T = typename std::decay_t<decltype(host)>::value_type;
-    buffer = cuda::DeviceBuffer<T>(host.size() + 16 / sizeof(T));
+  const auto with_slack = [](auto& buffer, std::size_t n) {
+    buffer = std::decay_t<decltype(buffer)>(n + 16 / sizeof(*buffer.data()));
+  };
+  const auto padded = [&](const auto& host, auto& buffer) {
+    with_slack(buffer, host.size());
     buffer.upload(host.data(), host.size());
   };
   padded(m.block_col_idx, d.col_idx);
-  // Values once, in the order the kernel reads them (set_tma_rotated).
-  d.tma_rotated = tma_rotated && bsr_tma_rotation_chunks(m.block_size, sizeof(V)) > 1;
-  if (d.tma_rotated)
-    padded(bsr_tma_rotated_values(m), d.values);
-  else
-    padded(m.values, d.values);
+  // Values once, in the order the kernel reads them.
+  with_slack(d.values, m.values.size());
+  upload_values(d, m, tma_rotated);
   if (segments) {
     d.nrows = segments->segments();
     padded(segments->segment_block_ptr, d.row_ptr);
