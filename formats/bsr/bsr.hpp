@@ -111,7 +111,7 @@ index_t bsr_choose_lambda(int block_size, const BsrRowStats& stats);
 bool bsr_balance_pays(const BsrRowStats& stats, index_t lambda);
 
 // --- Kernels and their tuning parameters (paper Table I) ----------------------------------------
-// k1/k2/k3: the paper's kernels. tma: ours, for Hopper and small blocks (bs <= 8): the paper's
+// k1/k2/k3: the paper's kernels. tma: ours, for Hopper and small blocks (bs <= 9): the paper's
 // kernels read the block stream with thread loads and spend warp instructions on every block
 // (K1 reduces each block row with a shuffle tree), which at bs = 2..4 caps them near 60-75% of
 // the read ceiling on an H100. tma instead streams each tile of whole kernel rows (values, block
@@ -125,9 +125,11 @@ const char* bsr_kernel_name(BsrKernel k);  // "k1", "k2", "k3", "tma"
 // The tma kernel's tiles: at most tile_kb KB of block values (bsr_tma_tile_blocks blocks) and
 // bsr_tma_tile_rows kernel rows (as many as blocks, at least 32: empty rows take a row slot
 // and nothing else; at most 1024).
-inline constexpr int kBsrTmaMaxBlockSize = 8;
+inline constexpr int kBsrTmaMaxBlockSize = 9;
 // tma with whole=1 (a thread item takes all bs rows of a block row): bs <= this.
-inline constexpr int kBsrTmaWholeMaxBlockSize = 6;
+inline constexpr int kBsrTmaWholeMaxBlockSize = 9;
+// K3's widest thread-group slice (compiled instances: ept 1..8).
+inline constexpr int kBsrK3MaxEpt = 8;
 // tma whole=1 reads each block from shared memory in 16-byte chunks. When a block is 2, 4 or 8
 // chunks (bs = 2 or 4 in double, 4 in float), blocks start on the same banks and the threads of
 // a warp, which read the same chunk of different blocks at once, collide (8-way at bs = 4 in
@@ -170,12 +172,13 @@ struct BsrPolicy {
   int pack = 0;        // K2: 1 = thread arrays back to back across warps; 0 = each padded to
                        // whole warps (the paper's layout, idle lanes when bs/vec*n_tg % 32 != 0)
   int nb = 1;          // K3: working-set height (threads along x)
-  int ept = 1;         // K3: elements per thread (width of a thread group's vertical slice)
+  int ept = 1;         // K3: elements per thread (width of a thread group's vertical slice),
+                       // 1..kBsrK3MaxEpt
   int stages = 2;      // tma: tiles in flight per thread block (buffers), 2..4
   int tile_kb = 16;    // tma: KB of block values per tile: 4, 8, 16, 32 or 48
   int threads = 256;   // tma: threads per thread block: 128, 256 or 512
   int whole = 0;       // tma: 1 = a thread item takes whole block rows (all bs output rows,
-                       // x and blocks read as vectors); 0 = one output row (bs <= 6 for 1)
+                       // x and blocks read as vectors); 0 = one output row (bs <= 9 for 1)
   std::string source = "rule";  // where it came from: rule | shipped | store, "+params"
 
   // "n_ta=..,n_brows_ta=.." with the fields of `kernel` only (the tuning store's value format).
@@ -290,7 +293,7 @@ std::unique_ptr<Operator<V>> make_bsr_cuda(const Bsr<V>& m, const BsrSegments* s
 // Brute-force autotuning (paper 5.7) on the current GPU: for each block size and precision, a
 // reservoir-like matrix (3D grid, 7-point connectivity, bs x bs blocks, ~target_values stored
 // values) is multiplied with every candidate of every kernel that covers the block size (K1
-// bs <= 5, K2 bs >= 4, K3 bs >= 32, tma bs <= 8); each candidate is checked against the CPU
+// bs <= 5, K2 bs >= 2, K3 bs >= 12, tma bs <= 9); each candidate is checked against the CPU
 // kernel on a sample of rows. Two stages, to spend little device time on the many poor ones: every
 // candidate is screened with screen_repetitions applies, then the `finalists` fastest (and the
 // first guess) are timed as the best of 3 rounds of `repetitions` applies. The best parameters

@@ -158,13 +158,10 @@ BsrTuning tune_block_size(int bs, const BsrAutotuneOptions& o, const std::string
     if (log) *log << "  first guess unusable: " << e.what() << "\n";
   }
 
-  std::vector<BsrKernel> kernels;
-  if (bs <= 5) kernels.push_back(BsrKernel::k1);
-  if (bs >= 2) kernels.push_back(BsrKernel::k2);  // packed arrays make K2 a contender at bs 4
-  if (bs >= 32) kernels.push_back(BsrKernel::k3);
-  if (bs <= kBsrTmaMaxBlockSize) kernels.push_back(BsrKernel::tma);
   double best_overall = std::numeric_limits<double>::infinity();
-  for (BsrKernel kernel : kernels) {
+  // The block sizes each kernel is tried at are those its candidate list is not empty for.
+  for (BsrKernel kernel : {BsrKernel::k1, BsrKernel::k2, BsrKernel::k3, BsrKernel::tma}) {
+    if (bsr_tuning_candidates(kernel, bs, value_bytes).empty()) continue;
     BsrKernelTuning k;
     k.kernel = kernel;
     std::set<std::string> seen;

@@ -307,7 +307,7 @@ std::vector<std::string> param_names(bool with_balanced) {
 FormatEntry bsr_format() {
   return make_format("bsr",
                      "BSR, dense bs x bs blocks (bs detected or block_size=); K1/K2/K3 (paper) and "
-                     "tma (bs <= 8) kernels, autotuned per bs; "
+                     "tma (bs <= 9) kernels, autotuned per bs; "
                      "balanced when block-row lengths vary widely",
                      param_names(true), [](const auto& a, const Params& p, Backend b) {
                        return build_bsr(a, p, b, "bsr", -1);

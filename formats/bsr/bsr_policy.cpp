@@ -290,8 +290,13 @@ void validate_bsr_policy(const BsrPolicy& p, int bs, int value_bytes) {
     case BsrKernel::k3:
       if (p.nb < 1 || p.nb > bs) fail("nb must be in 1..bs (Table I)");
       if (p.n_tg < 1 || p.n_tg > 32) fail("n_tg must be in 1..32");
-      if (p.ept != 1 && p.ept != 2 && p.ept != 4 && p.ept != 8) fail("ept must be 1, 2, 4 or 8");
-      if (p.n_tg * p.ept > p.nb) fail("n_tg * ept must be <= nb (Table I)");
+      if (p.ept < 1 || p.ept > kBsrK3MaxEpt)
+        fail("ept must be in 1.." + std::to_string(kBsrK3MaxEpt));
+      // Table I asks n_tg * ept <= nb. We also take a working set wider than the block when
+      // every thread group still has a column in it (bs 17 in one pass of 4 x 5 columns
+      // instead of 16 columns, then one).
+      if (p.n_tg * p.ept > p.nb && (p.n_tg - 1) * p.ept >= bs)
+        fail("n_tg * ept must be <= nb (Table I), or leave no thread group without a column");
       if (p.nb * p.n_tg > kMaxThreadsPerBlock) fail("nb * n_tg must be <= 1024 threads");
       break;
     case BsrKernel::tma:
@@ -347,9 +352,10 @@ BsrPolicy choose_bsr_policy(const std::string& device, int bs, int value_bytes,
   if (!kernel_covers(kernel, bs))
     throw InputError("bsr: kernel " + std::string(bsr_kernel_name(kernel)) +
                      " cannot take bs=" + std::to_string(bs) +
-                     (kernel == BsrKernel::k1   ? " (K1: bs <= 5)"
-                      : kernel == BsrKernel::k2 ? " (K2: bs <= 128)"
-                                                : " (tma: bs <= 8)"));
+                     (kernel == BsrKernel::k1 ? " (K1: bs <= 5)"
+                      : kernel == BsrKernel::k2
+                          ? " (K2: bs <= 128)"
+                          : " (tma: bs <= " + std::to_string(kBsrTmaMaxBlockSize) + ")"));
 
   BsrPolicy policy = bsr_rule_policy(kernel, bs, value_bytes);
   for (const auto& [value, source] :
@@ -370,6 +376,12 @@ BsrPolicy choose_bsr_policy(const std::string& device, int bs, int value_bytes,
   return policy;
 }
 
+// Smallest bs each kernel is tuned at (k1, k2, k3, tma). K2 from 2: packed arrays beat tma at
+// bs 4 (bench/results/2026-11-23-h100-k2-pack). K3 from 12: tried from bs 6 on an H100, it
+// reached 36-84% of K2's speed up to bs 12 (one thread block a block row is too little work
+// there); from bs 13 on it wins (bench/results/2026-11-23-h100-k3-mid).
+constexpr int kBsrTunedFrom[] = {1, 2, 12, 1};
+
 std::vector<BsrPolicy> bsr_tuning_candidates(BsrKernel kernel, int bs, int value_bytes) {
   std::vector<BsrPolicy> out;
   const auto keep = [&](BsrPolicy p) {
@@ -382,7 +394,7 @@ std::vector<BsrPolicy> bsr_tuning_candidates(BsrKernel kernel, int bs, int value
     }
     out.push_back(p);
   };
-  if (!kernel_covers(kernel, bs)) return out;
+  if (!kernel_covers(kernel, bs) || bs < kBsrTunedFrom[static_cast<int>(kernel)]) return out;
   switch (kernel) {
     case BsrKernel::k1:
       for (int n_ta : {2, 4, 8, 16})
@@ -431,23 +443,36 @@ std::vector<BsrPolicy> bsr_tuning_candidates(BsrKernel kernel, int bs, int value
       if (bs <= 256) heights.insert(bs);  // the whole block height in one thread block
       for (int nb : heights) {
         if (nb > bs) continue;
+        std::set<std::pair<int, int>> added;
+        const auto add = [&](int n_tg, int ept) {
+          if (nb * n_tg < 64 && nb * n_tg < bs) return;  // at least two warps, if bs allows
+          if (!added.emplace(n_tg, ept).second) return;
+          BsrPolicy p;
+          p.nb = nb;
+          p.n_tg = n_tg;
+          p.ept = ept;
+          keep(p);
+        };
+        // The paper's space: powers of two, n_tg * ept <= nb.
         for (int n_tg : {1, 2, 4, 8, 16})
-          for (int ept : {1, 2, 4, 8}) {
-            if (nb * n_tg < 64 && nb * n_tg < bs) continue;  // at least two warps, if bs allows
-            BsrPolicy p;
-            p.nb = nb;
-            p.n_tg = n_tg;
-            p.ept = ept;
-            keep(p);
-          }
+          for (int ept : {1, 2, 4, 8})
+            if (n_tg * ept <= nb) add(n_tg, ept);
+        // Ours: the whole block width in one working set, n_tg groups of ceil(bs / n_tg)
+        // columns (bs not a multiple of a power of two otherwise ends on a pass of a few columns).
+        for (int n_tg = 1; n_tg <= 16; ++n_tg) {
+          const int ept = (bs + n_tg - 1) / n_tg;
+          if (ept <= kBsrK3MaxEpt && (n_tg - 1) * ept < bs) add(n_tg, ept);
+        }
       }
       break;
     }
     case BsrKernel::tma:
       for (int whole = 0; whole <= (bs <= kBsrTmaWholeMaxBlockSize ? 1 : 0); ++whole)
         for (int stages : {2, 3})
-          for (int tile_kb : {8, 16, 32})
+          for (int tile_kb : {8, 16, 32, 48})
             for (int threads : {128, 256, 512}) {
+              // 48 KB tiles only for bs >= 7, whose 32 KB tiles hold few block rows.
+              if (tile_kb == 48 && bs < 7) continue;
               BsrPolicy p;
               p.stages = stages;
               p.tile_kb = tile_kb;

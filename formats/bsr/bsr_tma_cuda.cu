@@ -1,5 +1,5 @@
 // The tma BSR kernel (ours, not the paper's; see BsrKernel in bsr.hpp): small blocks
-// (bs <= 8) streamed tile by tile into shared memory by the Tensor Memory Accelerator.
+// (bs <= 9) streamed tile by tile into shared memory by the Tensor Memory Accelerator.
 //
 // Setup (upload_bsr) cuts the kernel rows (block rows, or balanced-BSR segments) into tiles of
 // whole rows holding at most tile_kb KB of block values. The grid is persistent: thread
@@ -9,7 +9,7 @@
 // is multiplied (`stages` buffers, 2 to 4). Output rows (kernel row, row i of the block) are then
 // taken by `lanes` adjacent threads each, which stride over the row's blocks in shared memory,
 // multiply block column c by x[col * bs + c] (read-only path) and add with a shuffle.
-// With whole=1 (bs <= 6) an item is a whole kernel row instead: a thread reads each block's bs x
+// With whole=1 (bs <= 9) an item is a whole kernel row instead: a thread reads each block's bs x
 // values and the block itself with 16-byte loads where they fit, and keeps bs sums. The device
 // copy of the values then has each block's 16-byte chunks rotated (bsr_tma_rotation_chunks),
 // so that neighbouring threads reading "chunk j" of their blocks hit different banks.
@@ -273,7 +273,7 @@ using TmaFn = void (*)(KernelArgs<V>, const index_t*, index_t, TmaSmem<V>, int, 
 
 template <class V, int THREADS>
 TmaFn<V> tma_kernel_for(int bs, bool whole) {
-  static_assert(kBsrTmaWholeMaxBlockSize == 6, "whole=1 instances below: bs 1..6");
+  static_assert(kBsrTmaWholeMaxBlockSize == 9, "whole=1 instances below: bs 1..9");
   switch (bs) {
     case 1:
       return whole ? bsr_tma_kernel<V, 1, THREADS, true> : bsr_tma_kernel<V, 1, THREADS, false>;
@@ -288,9 +288,11 @@ TmaFn<V> tma_kernel_for(int bs, bool whole) {
     case 6:
       return whole ? bsr_tma_kernel<V, 6, THREADS, true> : bsr_tma_kernel<V, 6, THREADS, false>;
     case 7:
-      return bsr_tma_kernel<V, 7, THREADS, false>;
+      return whole ? bsr_tma_kernel<V, 7, THREADS, true> : bsr_tma_kernel<V, 7, THREADS, false>;
     case 8:
-      return bsr_tma_kernel<V, 8, THREADS, false>;
+      return whole ? bsr_tma_kernel<V, 8, THREADS, true> : bsr_tma_kernel<V, 8, THREADS, false>;
+    case 9:
+      return whole ? bsr_tma_kernel<V, 9, THREADS, true> : bsr_tma_kernel<V, 9, THREADS, false>;
     default:
       throw UnsupportedError("bsr: the tma kernel takes bs <= " +
                              std::to_string(kBsrTmaMaxBlockSize) + ", got " + std::to_string(bs));

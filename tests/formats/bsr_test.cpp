@@ -182,9 +182,9 @@ void check_all_candidates(int bs) {
 
 TEST(BsrCuda, EveryTuningCandidateIsCorrect) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
-  // Every kernel's boundary block sizes (K1 up to 5, K2 from 4, K3 from 32), in double; float
-  // on two of them (the whole list in both took 211 s on an H100).
-  for (int bs : {1, 2, 3, 5, 6, 7, 12, 17, 32, 45, 64}) {
+  // Every kernel's boundary block sizes (K1 up to 5, K2 from 2, K3 from 12, tma up to 9), in
+  // double; float on two of them (the whole list in both took 211 s on an H100).
+  for (int bs : {1, 2, 3, 5, 6, 7, 9, 12, 17, 32, 45, 64}) {
     SCOPED_TRACE("bs " + std::to_string(bs));
     check_all_candidates<double>(bs);
     if (bs == 3 || bs == 12) check_all_candidates<float>(bs);
@@ -307,9 +307,12 @@ TEST(BsrBuild, RejectsBadParameters) {
   EXPECT_THROW(build("block_size=7,n_tg=8"), InputError);     // Table I: N_tg <= bs
   EXPECT_THROW(build("block_size=7,vec=2"), InputError);      // 2 does not divide 7
   EXPECT_THROW(build("block_size=7,ilp=3"), InputError);
-  EXPECT_THROW(build("block_size=7,nb=4"), InputError);                         // K3's, not K2's
-  EXPECT_THROW(build("block_size=7,kernel=k3,nb=8"), InputError);               // Table I: nb <= bs
-  EXPECT_THROW(build("block_size=7,kernel=k3,nb=4,n_tg=2,ept=4"), InputError);  // N_tg*ept <= nb
+  EXPECT_THROW(build("block_size=7,nb=4"), InputError);            // K3's, not K2's
+  EXPECT_THROW(build("block_size=7,kernel=k3,nb=8"), InputError);  // Table I: nb <= bs
+  // N_tg*ept <= nb, or every group has a column: 3 groups of 4 leave the third without one.
+  EXPECT_THROW(build("block_size=7,kernel=k3,nb=4,n_tg=3,ept=4"), InputError);
+  EXPECT_NO_THROW(build("block_size=7,kernel=k3,nb=4,n_tg=2,ept=4"));
+  EXPECT_THROW(build("block_size=7,kernel=k3,nb=7,n_tg=1,ept=9"), InputError);  // ept <= 8
   EXPECT_THROW(build("block_size=7,n_ta=0"), InputError);
   EXPECT_THROW(build("lambda=0"), InputError);
   EXPECT_THROW(build("balanced=maybe"), InputError);
@@ -317,8 +320,8 @@ TEST(BsrBuild, RejectsBadParameters) {
                InputError);  // not a parameter of bsr_balanced
   EXPECT_NO_THROW(build("block_size=7,kernel=k3,nb=7,n_tg=1,ept=4"));
   EXPECT_NO_THROW(build("block_size=7,n_tg=2,ilp=1,vec=1,n_ta=3,n_brows_ta=5"));
-  // tma's whole: a flag, for bs <= 6 when set, and a tma parameter only.
-  EXPECT_THROW(build("block_size=7,kernel=tma,whole=1"), InputError);
+  // tma's whole: a flag, for bs <= 9 when set (tma itself: bs <= 9), and a tma parameter only.
+  EXPECT_THROW(build("block_size=10,kernel=tma,whole=1"), InputError);
   EXPECT_THROW(build("block_size=7,kernel=tma,whole=2"), InputError);
   EXPECT_THROW(build("block_size=7,kernel=k2,whole=0"), InputError);
   // K2's pack: a flag, a K2 parameter only, and the packed thread block within 1024 threads.
@@ -479,7 +482,7 @@ TEST(BsrMapping, K1TruncatedWarpCoversItsBlocks) {
 }
 
 TEST(BsrMapping, K3WorkingSetsCoverEveryColumn) {
-  for (int bs : {1, 3, 45, 64, 100, 333})
+  for (int bs : {12, 17, 31, 45, 64, 100, 333})
     for (int value_bytes : {4, 8})
       for (const BsrPolicy& p : bsr_tuning_candidates(BsrKernel::k3, bs, value_bytes)) {
         std::vector<int> seen(static_cast<std::size_t>(bs), 0);
@@ -555,7 +558,7 @@ TEST(BsrPolicy, CandidatesRespectTableI) {
         const auto candidates = bsr_tuning_candidates(kernel, bs, value_bytes);
         const bool expected = kernel == BsrKernel::k1   ? bs <= 5
                               : kernel == BsrKernel::k2 ? bs >= 4
-                              : kernel == BsrKernel::k3 ? bs >= 32
+                              : kernel == BsrKernel::k3 ? bs >= 12
                                                         : bs <= kBsrTmaMaxBlockSize;
         if (expected) {
           EXPECT_FALSE(candidates.empty()) << bsr_kernel_name(kernel);
@@ -575,7 +578,11 @@ TEST(BsrPolicy, CandidatesRespectTableI) {
             }
           }
           if (kernel == BsrKernel::k3) {
-            EXPECT_LE(p.n_tg * p.ept, p.nb);
+            // Table I, or one working set as wide as the block with a column in every group.
+            if (p.n_tg * p.ept > p.nb) {
+              EXPECT_GE(p.n_tg * p.ept, bs) << p.to_params();
+              EXPECT_LT((p.n_tg - 1) * p.ept, bs) << p.to_params();
+            }
             EXPECT_LE(p.nb, bs);
           }
         }
