@@ -9,9 +9,11 @@
 // The family is matched as a substring of the device name ("NVIDIA H100 80GB HBM3").
 //
 // Status: the f64 entries for bs 2-32 (those with a "GB/s" comment) were measured by
-// `spmvkit tune bsr --block-sizes 2-32` on 2026-11-23, with K2's packed thread arrays, on
-// reservoir-like matrices of ~1e8 values: H100 entries on an NVIDIA H100 80GB HBM3 (commit
-// 152aae5), H200 entries on an NVIDIA H200 (commit b7211ab; bench/results/2026-11-23-*-k2-pack).
+// `spmvkit tune bsr --block-sizes 2-32` on 2026-11-23 on reservoir-like matrices of ~1e8
+// values: H100 entries on an NVIDIA H100 80GB HBM3 with K3 tried from bs 12 and tma up to bs 9
+// (the code of commit c7c28dc; bench/results/2026-11-23-h100-k3-mid), H200 entries on an
+// NVIDIA H200 (commit b7211ab, before those two changes: K3 only at bs 32, tma up to bs 8;
+// bench/results/2026-11-23-h200-k2-pack).
 // K2 parameters tuned before K2's rewrite can be much slower on the current kernel (H100 bs 7:
 // 88.7% -> 75.6% of the read ceiling), so retune after changing a kernel.
 // Every other entry (f32, other block sizes) is a first guess equal to bsr_rule_policy's output.
@@ -34,37 +36,37 @@ struct ShippedEntry {
 // clang-format off
 const ShippedEntry kShipped[] = {
     {"H100", "bsr.k1.bs1.f64", "n_ta=8,n_brows_ta=16,ilp=4"},
-    {"H100", "bsr.k1.bs2.f64", "n_ta=2,n_brows_ta=16,ilp=4"},  // 1928.1 GB/s
-    {"H100", "bsr.k1.bs3.f64", "n_ta=2,n_brows_ta=16,ilp=4"},  // 1954.2 GB/s
-    {"H100", "bsr.k1.bs4.f64", "n_ta=2,n_brows_ta=12,ilp=4"},  // 2371.5 GB/s
-    {"H100", "bsr.k1.bs5.f64", "n_ta=2,n_brows_ta=4,ilp=4"},  // 2241.6 GB/s
-    {"H100", "bsr.k2.bs6.f64", "n_ta=16,n_brows_ta=1,n_tg=2,ilp=1,vec=2,pack=1"},  // 2758.0 GB/s
-    {"H100", "bsr.k2.bs7.f64", "n_ta=16,n_brows_ta=1,n_tg=2,ilp=1,vec=1,pack=1"},  // 2687.4 GB/s
-    {"H100", "bsr.k2.bs8.f64", "n_ta=8,n_brows_ta=1,n_tg=2,ilp=2,vec=2,pack=1"},  // 2965.7 GB/s
-    {"H100", "bsr.k2.bs9.f64", "n_ta=16,n_brows_ta=1,n_tg=1,ilp=1,vec=1,pack=1"},  // 2657.0 GB/s
-    {"H100", "bsr.k2.bs10.f64", "n_ta=16,n_brows_ta=1,n_tg=2,ilp=1,vec=2,pack=1"},  // 2813.3 GB/s
-    {"H100", "bsr.k2.bs11.f64", "n_ta=4,n_brows_ta=1,n_tg=2,ilp=1,vec=1,pack=1"},  // 2751.5 GB/s
-    {"H100", "bsr.k2.bs12.f64", "n_ta=4,n_brows_ta=1,n_tg=4,ilp=1,vec=2,pack=1"},  // 2886.7 GB/s
-    {"H100", "bsr.k2.bs13.f64", "n_ta=8,n_brows_ta=1,n_tg=2,ilp=1,vec=1,pack=1"},  // 2779.7 GB/s
-    {"H100", "bsr.k2.bs14.f64", "n_ta=4,n_brows_ta=1,n_tg=2,ilp=1,vec=2,pack=1"},  // 2887.6 GB/s
-    {"H100", "bsr.k2.bs15.f64", "n_ta=1,n_brows_ta=1,n_tg=4,ilp=1,vec=1,pack=0"},  // 2786.0 GB/s
-    {"H100", "bsr.k2.bs16.f64", "n_ta=4,n_brows_ta=1,n_tg=2,ilp=1,vec=2,pack=1"},  // 2975.6 GB/s
+    {"H100", "bsr.k1.bs2.f64", "n_ta=2,n_brows_ta=16,ilp=4"},  // 1929.6 GB/s
+    {"H100", "bsr.k1.bs3.f64", "n_ta=2,n_brows_ta=16,ilp=4"},  // 1953.6 GB/s
+    {"H100", "bsr.k1.bs4.f64", "n_ta=2,n_brows_ta=12,ilp=4"},  // 2374.6 GB/s
+    {"H100", "bsr.k1.bs5.f64", "n_ta=2,n_brows_ta=4,ilp=4"},  // 2240.8 GB/s
+    {"H100", "bsr.k2.bs6.f64", "n_ta=16,n_brows_ta=1,n_tg=2,ilp=1,vec=2,pack=1"},  // 2759.3 GB/s
+    {"H100", "bsr.k2.bs7.f64", "n_ta=16,n_brows_ta=1,n_tg=2,ilp=1,vec=1,pack=1"},  // 2688.8 GB/s
+    {"H100", "bsr.k2.bs8.f64", "n_ta=8,n_brows_ta=1,n_tg=2,ilp=2,vec=2,pack=1"},  // 2966.2 GB/s
+    {"H100", "bsr.k2.bs9.f64", "n_ta=16,n_brows_ta=1,n_tg=1,ilp=1,vec=1,pack=1"},  // 2659.8 GB/s
+    {"H100", "bsr.k2.bs10.f64", "n_ta=16,n_brows_ta=1,n_tg=2,ilp=1,vec=2,pack=1"},  // 2814.3 GB/s
+    {"H100", "bsr.k2.bs11.f64", "n_ta=4,n_brows_ta=1,n_tg=2,ilp=1,vec=1,pack=1"},  // 2753.5 GB/s
+    {"H100", "bsr.k2.bs12.f64", "n_ta=4,n_brows_ta=1,n_tg=4,ilp=1,vec=2,pack=1"},  // 2885.5 GB/s
+    {"H100", "bsr.k2.bs13.f64", "n_ta=8,n_brows_ta=1,n_tg=2,ilp=1,vec=1,pack=1"},  // 2782.0 GB/s
+    {"H100", "bsr.k2.bs14.f64", "n_ta=4,n_brows_ta=1,n_tg=2,ilp=1,vec=2,pack=1"},  // 2888.1 GB/s
+    {"H100", "bsr.k2.bs15.f64", "n_ta=1,n_brows_ta=1,n_tg=4,ilp=1,vec=1,pack=0"},  // 2788.3 GB/s
+    {"H100", "bsr.k2.bs16.f64", "n_ta=4,n_brows_ta=1,n_tg=2,ilp=1,vec=2,pack=1"},  // 2975.7 GB/s
     {"H100", "bsr.k2.bs17.f64", "n_ta=8,n_brows_ta=2,n_tg=2,ilp=1,vec=1,pack=1"},  // 2635.2 GB/s
-    {"H100", "bsr.k2.bs18.f64", "n_ta=21,n_brows_ta=1,n_tg=2,ilp=1,vec=2,pack=1"},  // 2849.4 GB/s
-    {"H100", "bsr.k2.bs19.f64", "n_ta=2,n_brows_ta=2,n_tg=4,ilp=1,vec=1,pack=1"},  // 2606.5 GB/s
-    {"H100", "bsr.k2.bs20.f64", "n_ta=4,n_brows_ta=1,n_tg=4,ilp=1,vec=2,pack=1"},  // 2891.8 GB/s
-    {"H100", "bsr.k2.bs21.f64", "n_ta=12,n_brows_ta=2,n_tg=2,ilp=1,vec=1,pack=1"},  // 2661.0 GB/s
-    {"H100", "bsr.k2.bs22.f64", "n_ta=2,n_brows_ta=1,n_tg=4,ilp=1,vec=2,pack=1"},  // 2775.4 GB/s
-    {"H100", "bsr.k2.bs23.f64", "n_ta=2,n_brows_ta=1,n_tg=2,ilp=1,vec=1,pack=1"},  // 2730.0 GB/s
-    {"H100", "bsr.k2.bs24.f64", "n_ta=1,n_brows_ta=1,n_tg=8,ilp=1,vec=2,pack=0"},  // 2811.3 GB/s
-    {"H100", "bsr.k2.bs25.f64", "n_ta=2,n_brows_ta=1,n_tg=4,ilp=1,vec=1,pack=1"},  // 2639.0 GB/s
-    {"H100", "bsr.k2.bs26.f64", "n_ta=1,n_brows_ta=1,n_tg=4,ilp=1,vec=2,pack=0"},  // 2866.1 GB/s
-    {"H100", "bsr.k2.bs27.f64", "n_ta=2,n_brows_ta=1,n_tg=4,ilp=1,vec=1,pack=1"},  // 2726.3 GB/s
-    {"H100", "bsr.k2.bs28.f64", "n_ta=1,n_brows_ta=1,n_tg=4,ilp=1,vec=2,pack=0"},  // 2893.0 GB/s
-    {"H100", "bsr.k2.bs29.f64", "n_ta=1,n_brows_ta=2,n_tg=2,ilp=1,vec=1,pack=0"},  // 2626.6 GB/s
+    {"H100", "bsr.k2.bs18.f64", "n_ta=21,n_brows_ta=1,n_tg=2,ilp=1,vec=2,pack=1"},  // 2847.8 GB/s
+    {"H100", "bsr.k2.bs19.f64", "n_ta=2,n_brows_ta=2,n_tg=4,ilp=1,vec=1,pack=1"},  // 2607.7 GB/s
+    {"H100", "bsr.k2.bs20.f64", "n_ta=4,n_brows_ta=1,n_tg=4,ilp=1,vec=2,pack=1"},  // 2892.7 GB/s
+    {"H100", "bsr.k2.bs21.f64", "n_ta=12,n_brows_ta=2,n_tg=2,ilp=1,vec=1,pack=1"},  // 2663.5 GB/s
+    {"H100", "bsr.k2.bs22.f64", "n_ta=2,n_brows_ta=1,n_tg=4,ilp=1,vec=2,pack=1"},  // 2775.9 GB/s
+    {"H100", "bsr.k2.bs23.f64", "n_ta=2,n_brows_ta=1,n_tg=2,ilp=1,vec=1,pack=1"},  // 2733.7 GB/s
+    {"H100", "bsr.k2.bs24.f64", "n_ta=1,n_brows_ta=1,n_tg=8,ilp=1,vec=2,pack=0"},  // 2811.0 GB/s
+    {"H100", "bsr.k2.bs25.f64", "n_ta=2,n_brows_ta=1,n_tg=4,ilp=1,vec=1,pack=1"},  // 2639.9 GB/s
+    {"H100", "bsr.k2.bs26.f64", "n_ta=1,n_brows_ta=1,n_tg=4,ilp=1,vec=2,pack=0"},  // 2866.7 GB/s
+    {"H100", "bsr.k2.bs27.f64", "n_ta=2,n_brows_ta=1,n_tg=4,ilp=1,vec=1,pack=1"},  // 2727.9 GB/s
+    {"H100", "bsr.k2.bs28.f64", "n_ta=1,n_brows_ta=1,n_tg=4,ilp=1,vec=2,pack=0"},  // 2896.6 GB/s
+    {"H100", "bsr.k2.bs29.f64", "n_ta=1,n_brows_ta=2,n_tg=2,ilp=1,vec=1,pack=0"},  // 2628.8 GB/s
     {"H100", "bsr.k2.bs30.f64", "n_ta=1,n_brows_ta=1,n_tg=4,ilp=1,vec=2,pack=0"},  // 2902.6 GB/s
-    {"H100", "bsr.k2.bs31.f64", "n_ta=1,n_brows_ta=2,n_tg=2,ilp=1,vec=1,pack=0"},  // 2730.5 GB/s
-    {"H100", "bsr.k2.bs32.f64", "n_ta=1,n_brows_ta=1,n_tg=4,ilp=1,vec=2,pack=0"},  // 2995.7 GB/s
+    {"H100", "bsr.k2.bs31.f64", "n_ta=1,n_brows_ta=2,n_tg=2,ilp=1,vec=1,pack=0"},  // 2730.4 GB/s
+    {"H100", "bsr.k2.bs32.f64", "n_ta=1,n_brows_ta=1,n_tg=4,ilp=1,vec=2,pack=0"},  // 2994.6 GB/s
     {"H100", "bsr.k2.bs33.f64", "n_ta=1,n_brows_ta=4,n_tg=4,ilp=1,vec=1"},
     {"H100", "bsr.k2.bs34.f64", "n_ta=1,n_brows_ta=4,n_tg=8,ilp=1,vec=2"},
     {"H100", "bsr.k2.bs35.f64", "n_ta=1,n_brows_ta=4,n_tg=4,ilp=1,vec=1"},
@@ -161,47 +163,70 @@ const ShippedEntry kShipped[] = {
     {"H100", "bsr.k3.bs62.f32", "nb=62,n_tg=4,ept=4"},
     {"H100", "bsr.k3.bs63.f32", "nb=63,n_tg=4,ept=4"},
     {"H100", "bsr.k3.bs64.f32", "nb=64,n_tg=4,ept=4"},
-    {"H100", "bsr.tma.bs2.f64", "stages=2,tile_kb=8,threads=128,whole=1"},  // 2722.2 GB/s
-    {"H100", "bsr.bs2.f64", "kernel=tma"},  // 2722.2 GB/s
-    {"H100", "bsr.tma.bs3.f64", "stages=2,tile_kb=16,threads=128,whole=1"},  // 2759.6 GB/s
-    {"H100", "bsr.bs3.f64", "kernel=tma"},  // 2759.6 GB/s
-    {"H100", "bsr.k2.bs4.f64", "n_ta=16,n_brows_ta=1,n_tg=2,ilp=4,vec=2,pack=1"},  // 2867.2 GB/s
-    {"H100", "bsr.tma.bs4.f64", "stages=2,tile_kb=32,threads=256,whole=1"},  // 2784.4 GB/s
-    {"H100", "bsr.bs4.f64", "kernel=k2"},  // 2867.2 GB/s
-    {"H100", "bsr.k2.bs5.f64", "n_ta=16,n_brows_ta=2,n_tg=2,ilp=2,vec=1,pack=1"},  // 2562.7 GB/s
-    {"H100", "bsr.tma.bs5.f64", "stages=2,tile_kb=32,threads=128,whole=1"},  // 2716.7 GB/s
-    {"H100", "bsr.bs5.f64", "kernel=tma"},  // 2716.7 GB/s
-    {"H100", "bsr.tma.bs6.f64", "stages=2,tile_kb=32,threads=128,whole=1"},  // 2725.3 GB/s
-    {"H100", "bsr.bs6.f64", "kernel=k2"},  // 2758.0 GB/s
-    {"H100", "bsr.tma.bs7.f64", "stages=2,tile_kb=32,threads=256,whole=0"},  // 2547.1 GB/s
-    {"H100", "bsr.bs7.f64", "kernel=k2"},  // 2687.4 GB/s
-    {"H100", "bsr.tma.bs8.f64", "stages=2,tile_kb=32,threads=256,whole=0"},  // 2633.6 GB/s
-    {"H100", "bsr.bs8.f64", "kernel=k2"},  // 2965.7 GB/s
-    {"H100", "bsr.bs12.f64", "kernel=k2"},  // 2886.7 GB/s
-    {"H100", "bsr.bs16.f64", "kernel=k2"},  // 2975.6 GB/s
-    {"H100", "bsr.bs24.f64", "kernel=k2"},  // 2811.3 GB/s
-    {"H100", "bsr.k3.bs32.f64", "nb=32,n_tg=8,ept=4"},  // 3069.1 GB/s
-    {"H100", "bsr.bs32.f64", "kernel=k3"},  // 3069.1 GB/s
-    {"H100", "bsr.bs9.f64", "kernel=k2"},  // 2657.0 GB/s
-    {"H100", "bsr.bs10.f64", "kernel=k2"},  // 2813.3 GB/s
-    {"H100", "bsr.bs11.f64", "kernel=k2"},  // 2751.5 GB/s
-    {"H100", "bsr.bs13.f64", "kernel=k2"},  // 2779.7 GB/s
-    {"H100", "bsr.bs14.f64", "kernel=k2"},  // 2887.6 GB/s
-    {"H100", "bsr.bs15.f64", "kernel=k2"},  // 2786.0 GB/s
-    {"H100", "bsr.bs17.f64", "kernel=k2"},  // 2635.2 GB/s
-    {"H100", "bsr.bs18.f64", "kernel=k2"},  // 2849.4 GB/s
-    {"H100", "bsr.bs19.f64", "kernel=k2"},  // 2606.5 GB/s
-    {"H100", "bsr.bs20.f64", "kernel=k2"},  // 2891.8 GB/s
-    {"H100", "bsr.bs21.f64", "kernel=k2"},  // 2661.0 GB/s
-    {"H100", "bsr.bs22.f64", "kernel=k2"},  // 2775.4 GB/s
-    {"H100", "bsr.bs23.f64", "kernel=k2"},  // 2730.0 GB/s
-    {"H100", "bsr.bs25.f64", "kernel=k2"},  // 2639.0 GB/s
-    {"H100", "bsr.bs26.f64", "kernel=k2"},  // 2866.1 GB/s
-    {"H100", "bsr.bs27.f64", "kernel=k2"},  // 2726.3 GB/s
-    {"H100", "bsr.bs28.f64", "kernel=k2"},  // 2893.0 GB/s
-    {"H100", "bsr.bs29.f64", "kernel=k2"},  // 2626.6 GB/s
-    {"H100", "bsr.bs30.f64", "kernel=k2"},  // 2902.6 GB/s
-    {"H100", "bsr.bs31.f64", "kernel=k2"},  // 2730.5 GB/s
+    {"H100", "bsr.tma.bs2.f64", "stages=2,tile_kb=8,threads=128,whole=1"},  // 2722.3 GB/s
+    {"H100", "bsr.bs2.f64", "kernel=tma"},  // 2722.3 GB/s
+    {"H100", "bsr.tma.bs3.f64", "stages=2,tile_kb=16,threads=128,whole=1"},  // 2759.2 GB/s
+    {"H100", "bsr.bs3.f64", "kernel=tma"},  // 2759.2 GB/s
+    {"H100", "bsr.k2.bs4.f64", "n_ta=16,n_brows_ta=1,n_tg=2,ilp=4,vec=2,pack=1"},  // 2863.2 GB/s
+    {"H100", "bsr.tma.bs4.f64", "stages=2,tile_kb=32,threads=256,whole=1"},  // 2783.2 GB/s
+    {"H100", "bsr.bs4.f64", "kernel=k2"},  // 2863.2 GB/s
+    {"H100", "bsr.k2.bs5.f64", "n_ta=16,n_brows_ta=2,n_tg=2,ilp=2,vec=1,pack=1"},  // 2564.2 GB/s
+    {"H100", "bsr.tma.bs5.f64", "stages=2,tile_kb=32,threads=128,whole=1"},  // 2713.3 GB/s
+    {"H100", "bsr.bs5.f64", "kernel=tma"},  // 2713.3 GB/s
+    {"H100", "bsr.tma.bs6.f64", "stages=2,tile_kb=32,threads=128,whole=1"},  // 2730.7 GB/s
+    {"H100", "bsr.bs6.f64", "kernel=k2"},  // 2759.3 GB/s
+    {"H100", "bsr.tma.bs7.f64", "stages=2,tile_kb=48,threads=256,whole=1"},  // 2817.9 GB/s
+    {"H100", "bsr.bs7.f64", "kernel=tma"},  // 2817.9 GB/s
+    {"H100", "bsr.tma.bs8.f64", "stages=2,tile_kb=48,threads=512,whole=0"},  // 2704.9 GB/s
+    {"H100", "bsr.bs8.f64", "kernel=k2"},  // 2966.2 GB/s
+    {"H100", "bsr.bs12.f64", "kernel=k2"},  // 2885.5 GB/s
+    {"H100", "bsr.bs16.f64", "kernel=k3"},  // 3052.9 GB/s
+    {"H100", "bsr.bs24.f64", "kernel=k3"},  // 3030.6 GB/s
+    {"H100", "bsr.k3.bs32.f64", "nb=32,n_tg=5,ept=7"},  // 3081.0 GB/s
+    {"H100", "bsr.bs32.f64", "kernel=k3"},  // 3081.0 GB/s
+    {"H100", "bsr.bs9.f64", "kernel=tma"},  // 2729.3 GB/s
+    {"H100", "bsr.bs10.f64", "kernel=k2"},  // 2814.3 GB/s
+    {"H100", "bsr.bs11.f64", "kernel=k2"},  // 2753.5 GB/s
+    {"H100", "bsr.bs13.f64", "kernel=k3"},  // 2885.4 GB/s
+    {"H100", "bsr.bs14.f64", "kernel=k3"},  // 2915.2 GB/s
+    {"H100", "bsr.bs15.f64", "kernel=k3"},  // 2937.6 GB/s
+    {"H100", "bsr.bs17.f64", "kernel=k3"},  // 2973.9 GB/s
+    {"H100", "bsr.bs18.f64", "kernel=k3"},  // 3041.7 GB/s
+    {"H100", "bsr.bs19.f64", "kernel=k3"},  // 2975.7 GB/s
+    {"H100", "bsr.bs20.f64", "kernel=k3"},  // 3034.8 GB/s
+    {"H100", "bsr.bs21.f64", "kernel=k3"},  // 3041.8 GB/s
+    {"H100", "bsr.bs22.f64", "kernel=k3"},  // 3028.9 GB/s
+    {"H100", "bsr.bs23.f64", "kernel=k3"},  // 3055.4 GB/s
+    {"H100", "bsr.bs25.f64", "kernel=k3"},  // 3013.9 GB/s
+    {"H100", "bsr.bs26.f64", "kernel=k3"},  // 3040.9 GB/s
+    {"H100", "bsr.bs27.f64", "kernel=k3"},  // 3044.9 GB/s
+    {"H100", "bsr.bs28.f64", "kernel=k3"},  // 3043.3 GB/s
+    {"H100", "bsr.bs29.f64", "kernel=k3"},  // 3050.0 GB/s
+    {"H100", "bsr.bs30.f64", "kernel=k3"},  // 3043.5 GB/s
+    {"H100", "bsr.bs31.f64", "kernel=k3"},  // 3050.2 GB/s
+    {"H100", "bsr.k2.bs2.f64", "n_ta=32,n_brows_ta=1,n_tg=2,ilp=2,vec=2,pack=1"},  // 2579.0 GB/s
+    {"H100", "bsr.k2.bs3.f64", "n_ta=16,n_brows_ta=1,n_tg=2,ilp=2,vec=1,pack=1"},  // 2349.7 GB/s
+    {"H100", "bsr.tma.bs9.f64", "stages=2,tile_kb=32,threads=256,whole=0"},  // 2729.3 GB/s
+    {"H100", "bsr.k3.bs12.f64", "nb=12,n_tg=4,ept=3"},  // 2879.3 GB/s
+    {"H100", "bsr.k3.bs13.f64", "nb=13,n_tg=4,ept=4"},  // 2885.4 GB/s
+    {"H100", "bsr.k3.bs14.f64", "nb=14,n_tg=4,ept=4"},  // 2915.2 GB/s
+    {"H100", "bsr.k3.bs15.f64", "nb=15,n_tg=5,ept=3"},  // 2937.6 GB/s
+    {"H100", "bsr.k3.bs16.f64", "nb=16,n_tg=6,ept=3"},  // 3052.9 GB/s
+    {"H100", "bsr.k3.bs17.f64", "nb=17,n_tg=6,ept=3"},  // 2973.9 GB/s
+    {"H100", "bsr.k3.bs18.f64", "nb=18,n_tg=6,ept=3"},  // 3041.7 GB/s
+    {"H100", "bsr.k3.bs19.f64", "nb=19,n_tg=7,ept=3"},  // 2975.7 GB/s
+    {"H100", "bsr.k3.bs20.f64", "nb=20,n_tg=7,ept=3"},  // 3034.8 GB/s
+    {"H100", "bsr.k3.bs21.f64", "nb=21,n_tg=7,ept=3"},  // 3041.8 GB/s
+    {"H100", "bsr.k3.bs22.f64", "nb=22,n_tg=8,ept=3"},  // 3028.9 GB/s
+    {"H100", "bsr.k3.bs23.f64", "nb=23,n_tg=8,ept=3"},  // 3055.4 GB/s
+    {"H100", "bsr.k3.bs24.f64", "nb=24,n_tg=8,ept=3"},  // 3030.6 GB/s
+    {"H100", "bsr.k3.bs25.f64", "nb=25,n_tg=7,ept=4"},  // 3013.9 GB/s
+    {"H100", "bsr.k3.bs26.f64", "nb=26,n_tg=9,ept=3"},  // 3040.9 GB/s
+    {"H100", "bsr.k3.bs27.f64", "nb=27,n_tg=9,ept=3"},  // 3044.9 GB/s
+    {"H100", "bsr.k3.bs28.f64", "nb=28,n_tg=10,ept=3"},  // 3043.3 GB/s
+    {"H100", "bsr.k3.bs29.f64", "nb=29,n_tg=4,ept=8"},  // 3050.0 GB/s
+    {"H100", "bsr.k3.bs30.f64", "nb=30,n_tg=4,ept=8"},  // 3043.5 GB/s
+    {"H100", "bsr.k3.bs31.f64", "nb=31,n_tg=6,ept=6"},  // 3050.2 GB/s
     {"H200", "bsr.k1.bs1.f64", "n_ta=8,n_brows_ta=16,ilp=4"},
     {"H200", "bsr.k1.bs2.f64", "n_ta=2,n_brows_ta=16,ilp=4"},  // 1998.3 GB/s
     {"H200", "bsr.k1.bs3.f64", "n_ta=2,n_brows_ta=16,ilp=4"},  // 2140.3 GB/s
