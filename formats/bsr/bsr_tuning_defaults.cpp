@@ -12,8 +12,7 @@
 // `spmvkit tune bsr --block-sizes 2-32` on 2026-11-23 on reservoir-like matrices of ~1e8
 // values: H100 entries on an NVIDIA H100 80GB HBM3 with K3 tried from bs 12 and tma up to bs 9
 // (the code of commit c7c28dc; bench/results/2026-11-23-h100-k3-mid), H200 entries on an
-// NVIDIA H200 (commit b7211ab, before those two changes: K3 only at bs 32, tma up to bs 8;
-// bench/results/2026-11-23-h200-k2-pack).
+// NVIDIA H200 at commit 83b1e34 (bench/results/2026-11-23-h200-k3-mid).
 // K2 parameters tuned before K2's rewrite can be much slower on the current kernel (H100 bs 7:
 // 88.7% -> 75.6% of the read ceiling), so retune after changing a kernel.
 // Every other entry (f32, other block sizes) is a first guess equal to bsr_rule_policy's output.
@@ -228,37 +227,37 @@ const ShippedEntry kShipped[] = {
     {"H100", "bsr.k3.bs30.f64", "nb=30,n_tg=4,ept=8"},  // 3043.5 GB/s
     {"H100", "bsr.k3.bs31.f64", "nb=31,n_tg=6,ept=6"},  // 3050.2 GB/s
     {"H200", "bsr.k1.bs1.f64", "n_ta=8,n_brows_ta=16,ilp=4"},
-    {"H200", "bsr.k1.bs2.f64", "n_ta=2,n_brows_ta=16,ilp=4"},  // 1998.3 GB/s
-    {"H200", "bsr.k1.bs3.f64", "n_ta=2,n_brows_ta=16,ilp=4"},  // 2140.3 GB/s
-    {"H200", "bsr.k1.bs4.f64", "n_ta=2,n_brows_ta=16,ilp=4"},  // 2768.6 GB/s
-    {"H200", "bsr.k1.bs5.f64", "n_ta=2,n_brows_ta=12,ilp=4"},  // 2646.5 GB/s
-    {"H200", "bsr.k2.bs6.f64", "n_ta=16,n_brows_ta=1,n_tg=2,ilp=1,vec=2,pack=1"},  // 3834.7 GB/s
-    {"H200", "bsr.k2.bs7.f64", "n_ta=16,n_brows_ta=2,n_tg=2,ilp=1,vec=1,pack=1"},  // 3446.7 GB/s
-    {"H200", "bsr.k2.bs8.f64", "n_ta=8,n_brows_ta=2,n_tg=2,ilp=2,vec=2,pack=1"},  // 4131.9 GB/s
-    {"H200", "bsr.k2.bs9.f64", "n_ta=16,n_brows_ta=1,n_tg=1,ilp=1,vec=1,pack=1"},  // 3315.9 GB/s
-    {"H200", "bsr.k2.bs10.f64", "n_ta=16,n_brows_ta=1,n_tg=2,ilp=1,vec=2,pack=1"},  // 4011.4 GB/s
-    {"H200", "bsr.k2.bs11.f64", "n_ta=4,n_brows_ta=2,n_tg=2,ilp=1,vec=1,pack=1"},  // 3551.9 GB/s
-    {"H200", "bsr.k2.bs12.f64", "n_ta=4,n_brows_ta=2,n_tg=4,ilp=1,vec=2,pack=1"},  // 3973.9 GB/s
-    {"H200", "bsr.k2.bs13.f64", "n_ta=8,n_brows_ta=2,n_tg=2,ilp=1,vec=1,pack=1"},  // 3558.5 GB/s
-    {"H200", "bsr.k2.bs14.f64", "n_ta=4,n_brows_ta=1,n_tg=2,ilp=1,vec=2,pack=1"},  // 3981.0 GB/s
-    {"H200", "bsr.k2.bs15.f64", "n_ta=1,n_brows_ta=2,n_tg=4,ilp=1,vec=1,pack=0"},  // 3601.5 GB/s
-    {"H200", "bsr.k2.bs16.f64", "n_ta=4,n_brows_ta=1,n_tg=2,ilp=1,vec=2,pack=1"},  // 4274.6 GB/s
-    {"H200", "bsr.k2.bs17.f64", "n_ta=8,n_brows_ta=2,n_tg=2,ilp=1,vec=1,pack=1"},  // 3251.3 GB/s
-    {"H200", "bsr.k2.bs18.f64", "n_ta=21,n_brows_ta=8,n_tg=2,ilp=1,vec=2,pack=1"},  // 3829.5 GB/s
-    {"H200", "bsr.k2.bs19.f64", "n_ta=2,n_brows_ta=2,n_tg=4,ilp=1,vec=1,pack=1"},  // 3205.9 GB/s
-    {"H200", "bsr.k2.bs20.f64", "n_ta=4,n_brows_ta=1,n_tg=4,ilp=1,vec=2,pack=1"},  // 4064.0 GB/s
-    {"H200", "bsr.k2.bs21.f64", "n_ta=12,n_brows_ta=2,n_tg=2,ilp=1,vec=1,pack=1"},  // 3319.6 GB/s
-    {"H200", "bsr.k2.bs22.f64", "n_ta=2,n_brows_ta=2,n_tg=4,ilp=1,vec=2,pack=1"},  // 3637.4 GB/s
-    {"H200", "bsr.k2.bs23.f64", "n_ta=1,n_brows_ta=2,n_tg=4,ilp=1,vec=1,pack=0"},  // 3464.8 GB/s
-    {"H200", "bsr.k2.bs24.f64", "n_ta=1,n_brows_ta=2,n_tg=8,ilp=1,vec=2,pack=0"},  // 3778.6 GB/s
-    {"H200", "bsr.k2.bs25.f64", "n_ta=2,n_brows_ta=2,n_tg=4,ilp=1,vec=1,pack=1"},  // 3277.5 GB/s
-    {"H200", "bsr.k2.bs26.f64", "n_ta=1,n_brows_ta=2,n_tg=4,ilp=1,vec=2,pack=0"},  // 3800.7 GB/s
-    {"H200", "bsr.k2.bs27.f64", "n_ta=2,n_brows_ta=2,n_tg=4,ilp=1,vec=1,pack=1"},  // 3486.2 GB/s
-    {"H200", "bsr.k2.bs28.f64", "n_ta=1,n_brows_ta=2,n_tg=4,ilp=1,vec=2,pack=0"},  // 3931.3 GB/s
-    {"H200", "bsr.k2.bs29.f64", "n_ta=1,n_brows_ta=2,n_tg=2,ilp=1,vec=1,pack=0"},  // 3161.1 GB/s
-    {"H200", "bsr.k2.bs30.f64", "n_ta=1,n_brows_ta=1,n_tg=4,ilp=1,vec=2,pack=0"},  // 4017.4 GB/s
-    {"H200", "bsr.k2.bs31.f64", "n_ta=1,n_brows_ta=4,n_tg=2,ilp=1,vec=1,pack=0"},  // 3382.7 GB/s
-    {"H200", "bsr.k2.bs32.f64", "n_ta=1,n_brows_ta=1,n_tg=4,ilp=1,vec=2,pack=0"},  // 4182.2 GB/s
+    {"H200", "bsr.k1.bs2.f64", "n_ta=2,n_brows_ta=16,ilp=4"},  // 2006.5 GB/s
+    {"H200", "bsr.k1.bs3.f64", "n_ta=2,n_brows_ta=16,ilp=4"},  // 2149.4 GB/s
+    {"H200", "bsr.k1.bs4.f64", "n_ta=2,n_brows_ta=12,ilp=4"},  // 2772.2 GB/s
+    {"H200", "bsr.k1.bs5.f64", "n_ta=2,n_brows_ta=12,ilp=4"},  // 2637.1 GB/s
+    {"H200", "bsr.k2.bs6.f64", "n_ta=16,n_brows_ta=1,n_tg=2,ilp=1,vec=2,pack=1"},  // 3786.0 GB/s
+    {"H200", "bsr.k2.bs7.f64", "n_ta=16,n_brows_ta=2,n_tg=2,ilp=1,vec=1,pack=1"},  // 3422.4 GB/s
+    {"H200", "bsr.k2.bs8.f64", "n_ta=8,n_brows_ta=2,n_tg=2,ilp=2,vec=2,pack=1"},  // 4079.4 GB/s
+    {"H200", "bsr.k2.bs9.f64", "n_ta=16,n_brows_ta=1,n_tg=1,ilp=1,vec=1,pack=1"},  // 3294.7 GB/s
+    {"H200", "bsr.k2.bs10.f64", "n_ta=16,n_brows_ta=1,n_tg=2,ilp=1,vec=2,pack=1"},  // 3959.4 GB/s
+    {"H200", "bsr.k2.bs11.f64", "n_ta=4,n_brows_ta=2,n_tg=2,ilp=1,vec=1,pack=1"},  // 3521.6 GB/s
+    {"H200", "bsr.k2.bs12.f64", "n_ta=4,n_brows_ta=2,n_tg=4,ilp=1,vec=2,pack=1"},  // 3916.2 GB/s
+    {"H200", "bsr.k2.bs13.f64", "n_ta=8,n_brows_ta=2,n_tg=2,ilp=1,vec=1,pack=1"},  // 3530.7 GB/s
+    {"H200", "bsr.k2.bs14.f64", "n_ta=4,n_brows_ta=1,n_tg=2,ilp=1,vec=2,pack=1"},  // 3935.8 GB/s
+    {"H200", "bsr.k2.bs15.f64", "n_ta=2,n_brows_ta=2,n_tg=4,ilp=1,vec=1,pack=0"},  // 3580.2 GB/s
+    {"H200", "bsr.k2.bs16.f64", "n_ta=4,n_brows_ta=1,n_tg=2,ilp=1,vec=2,pack=1"},  // 4213.5 GB/s
+    {"H200", "bsr.k2.bs17.f64", "n_ta=8,n_brows_ta=2,n_tg=2,ilp=1,vec=1,pack=1"},  // 3242.8 GB/s
+    {"H200", "bsr.k2.bs18.f64", "n_ta=21,n_brows_ta=2,n_tg=2,ilp=1,vec=2,pack=1"},  // 3761.8 GB/s
+    {"H200", "bsr.k2.bs19.f64", "n_ta=2,n_brows_ta=2,n_tg=4,ilp=1,vec=1,pack=1"},  // 3196.9 GB/s
+    {"H200", "bsr.k2.bs20.f64", "n_ta=4,n_brows_ta=1,n_tg=4,ilp=1,vec=2,pack=1"},  // 4002.2 GB/s
+    {"H200", "bsr.k2.bs21.f64", "n_ta=12,n_brows_ta=2,n_tg=2,ilp=1,vec=1,pack=1"},  // 3302.4 GB/s
+    {"H200", "bsr.k2.bs22.f64", "n_ta=2,n_brows_ta=2,n_tg=4,ilp=1,vec=2,pack=1"},  // 3604.5 GB/s
+    {"H200", "bsr.k2.bs23.f64", "n_ta=1,n_brows_ta=2,n_tg=4,ilp=1,vec=1,pack=0"},  // 3442.8 GB/s
+    {"H200", "bsr.k2.bs24.f64", "n_ta=1,n_brows_ta=2,n_tg=8,ilp=1,vec=2,pack=0"},  // 3719.7 GB/s
+    {"H200", "bsr.k2.bs25.f64", "n_ta=2,n_brows_ta=2,n_tg=4,ilp=1,vec=1,pack=1"},  // 3267.7 GB/s
+    {"H200", "bsr.k2.bs26.f64", "n_ta=1,n_brows_ta=2,n_tg=4,ilp=1,vec=2,pack=0"},  // 3753.9 GB/s
+    {"H200", "bsr.k2.bs27.f64", "n_ta=2,n_brows_ta=2,n_tg=4,ilp=1,vec=1,pack=1"},  // 3467.6 GB/s
+    {"H200", "bsr.k2.bs28.f64", "n_ta=1,n_brows_ta=1,n_tg=4,ilp=1,vec=2,pack=0"},  // 3875.9 GB/s
+    {"H200", "bsr.k2.bs29.f64", "n_ta=1,n_brows_ta=2,n_tg=2,ilp=1,vec=1,pack=0"},  // 3153.3 GB/s
+    {"H200", "bsr.k2.bs30.f64", "n_ta=1,n_brows_ta=1,n_tg=4,ilp=1,vec=2,pack=0"},  // 3969.8 GB/s
+    {"H200", "bsr.k2.bs31.f64", "n_ta=1,n_brows_ta=4,n_tg=2,ilp=1,vec=1,pack=0"},  // 3368.2 GB/s
+    {"H200", "bsr.k2.bs32.f64", "n_ta=1,n_brows_ta=1,n_tg=4,ilp=1,vec=2,pack=0"},  // 4120.0 GB/s
     {"H200", "bsr.k2.bs33.f64", "n_ta=1,n_brows_ta=4,n_tg=4,ilp=1,vec=1"},
     {"H200", "bsr.k2.bs34.f64", "n_ta=1,n_brows_ta=4,n_tg=8,ilp=1,vec=2"},
     {"H200", "bsr.k2.bs35.f64", "n_ta=1,n_brows_ta=4,n_tg=4,ilp=1,vec=1"},
@@ -355,49 +354,70 @@ const ShippedEntry kShipped[] = {
     {"H200", "bsr.k3.bs62.f32", "nb=62,n_tg=4,ept=4"},
     {"H200", "bsr.k3.bs63.f32", "nb=63,n_tg=4,ept=4"},
     {"H200", "bsr.k3.bs64.f32", "nb=64,n_tg=4,ept=4"},
-    {"H200", "bsr.tma.bs2.f64", "stages=2,tile_kb=8,threads=128,whole=1"},  // 3344.7 GB/s
-    {"H200", "bsr.bs2.f64", "kernel=tma"},  // 3344.7 GB/s
-    {"H200", "bsr.tma.bs3.f64", "stages=2,tile_kb=16,threads=128,whole=1"},  // 3429.5 GB/s
-    {"H200", "bsr.bs3.f64", "kernel=tma"},  // 3429.5 GB/s
-    {"H200", "bsr.k2.bs4.f64", "n_ta=16,n_brows_ta=2,n_tg=2,ilp=4,vec=2,pack=1"},  // 3907.6 GB/s
-    {"H200", "bsr.tma.bs4.f64", "stages=2,tile_kb=16,threads=128,whole=1"},  // 3423.0 GB/s
-    {"H200", "bsr.bs4.f64", "kernel=k2"},  // 3907.6 GB/s
-    {"H200", "bsr.k2.bs5.f64", "n_ta=16,n_brows_ta=4,n_tg=2,ilp=4,vec=1,pack=1"},  // 3135.5 GB/s
-    {"H200", "bsr.tma.bs5.f64", "stages=2,tile_kb=32,threads=128,whole=1"},  // 3291.9 GB/s
-    {"H200", "bsr.bs5.f64", "kernel=tma"},  // 3291.9 GB/s
-    {"H200", "bsr.tma.bs6.f64", "stages=2,tile_kb=32,threads=256,whole=0"},  // 3350.3 GB/s
-    {"H200", "bsr.bs6.f64", "kernel=k2"},  // 3834.7 GB/s
-    {"H200", "bsr.tma.bs7.f64", "stages=2,tile_kb=32,threads=256,whole=0"},  // 3041.8 GB/s
-    {"H200", "bsr.bs7.f64", "kernel=k2"},  // 3446.7 GB/s
-    {"H200", "bsr.tma.bs8.f64", "stages=2,tile_kb=32,threads=256,whole=0"},  // 3139.8 GB/s
-    {"H200", "bsr.bs8.f64", "kernel=k2"},  // 4131.9 GB/s
-    {"H200", "bsr.bs12.f64", "kernel=k2"},  // 3973.9 GB/s
-    {"H200", "bsr.bs16.f64", "kernel=k2"},  // 4274.6 GB/s
-    {"H200", "bsr.bs24.f64", "kernel=k2"},  // 3778.6 GB/s
-    {"H200", "bsr.k3.bs32.f64", "nb=32,n_tg=8,ept=4"},  // 4499.6 GB/s
-    {"H200", "bsr.bs32.f64", "kernel=k3"},  // 4499.6 GB/s
-    {"H200", "bsr.k2.bs2.f64", "n_ta=32,n_brows_ta=1,n_tg=2,ilp=2,vec=2,pack=1"},  // 3024.1 GB/s
-    {"H200", "bsr.k2.bs3.f64", "n_ta=16,n_brows_ta=2,n_tg=2,ilp=2,vec=1,pack=1"},  // 2798.3 GB/s
-    {"H200", "bsr.bs9.f64", "kernel=k2"},  // 3315.9 GB/s
-    {"H200", "bsr.bs10.f64", "kernel=k2"},  // 4011.4 GB/s
-    {"H200", "bsr.bs11.f64", "kernel=k2"},  // 3551.9 GB/s
-    {"H200", "bsr.bs13.f64", "kernel=k2"},  // 3558.5 GB/s
-    {"H200", "bsr.bs14.f64", "kernel=k2"},  // 3981.0 GB/s
-    {"H200", "bsr.bs15.f64", "kernel=k2"},  // 3601.5 GB/s
-    {"H200", "bsr.bs17.f64", "kernel=k2"},  // 3251.3 GB/s
-    {"H200", "bsr.bs18.f64", "kernel=k2"},  // 3829.5 GB/s
-    {"H200", "bsr.bs19.f64", "kernel=k2"},  // 3205.9 GB/s
-    {"H200", "bsr.bs20.f64", "kernel=k2"},  // 4064.0 GB/s
-    {"H200", "bsr.bs21.f64", "kernel=k2"},  // 3319.6 GB/s
-    {"H200", "bsr.bs22.f64", "kernel=k2"},  // 3637.4 GB/s
-    {"H200", "bsr.bs23.f64", "kernel=k2"},  // 3464.8 GB/s
-    {"H200", "bsr.bs25.f64", "kernel=k2"},  // 3277.5 GB/s
-    {"H200", "bsr.bs26.f64", "kernel=k2"},  // 3800.7 GB/s
-    {"H200", "bsr.bs27.f64", "kernel=k2"},  // 3486.2 GB/s
-    {"H200", "bsr.bs28.f64", "kernel=k2"},  // 3931.3 GB/s
-    {"H200", "bsr.bs29.f64", "kernel=k2"},  // 3161.1 GB/s
-    {"H200", "bsr.bs30.f64", "kernel=k2"},  // 4017.4 GB/s
-    {"H200", "bsr.bs31.f64", "kernel=k2"},  // 3382.7 GB/s
+    {"H200", "bsr.tma.bs2.f64", "stages=2,tile_kb=8,threads=128,whole=1"},  // 3359.3 GB/s
+    {"H200", "bsr.bs2.f64", "kernel=tma"},  // 3359.3 GB/s
+    {"H200", "bsr.tma.bs3.f64", "stages=2,tile_kb=16,threads=128,whole=1"},  // 3432.0 GB/s
+    {"H200", "bsr.bs3.f64", "kernel=tma"},  // 3432.0 GB/s
+    {"H200", "bsr.k2.bs4.f64", "n_ta=16,n_brows_ta=2,n_tg=2,ilp=4,vec=2,pack=1"},  // 3877.4 GB/s
+    {"H200", "bsr.tma.bs4.f64", "stages=2,tile_kb=16,threads=128,whole=1"},  // 3438.4 GB/s
+    {"H200", "bsr.bs4.f64", "kernel=k2"},  // 3877.4 GB/s
+    {"H200", "bsr.k2.bs5.f64", "n_ta=16,n_brows_ta=4,n_tg=2,ilp=4,vec=1,pack=1"},  // 3123.7 GB/s
+    {"H200", "bsr.tma.bs5.f64", "stages=2,tile_kb=32,threads=128,whole=1"},  // 3293.9 GB/s
+    {"H200", "bsr.bs5.f64", "kernel=tma"},  // 3293.9 GB/s
+    {"H200", "bsr.tma.bs6.f64", "stages=2,tile_kb=32,threads=256,whole=0"},  // 3348.0 GB/s
+    {"H200", "bsr.bs6.f64", "kernel=k2"},  // 3786.0 GB/s
+    {"H200", "bsr.tma.bs7.f64", "stages=2,tile_kb=48,threads=256,whole=1"},  // 3363.1 GB/s
+    {"H200", "bsr.bs7.f64", "kernel=k2"},  // 3422.4 GB/s
+    {"H200", "bsr.tma.bs8.f64", "stages=2,tile_kb=32,threads=256,whole=0"},  // 3161.9 GB/s
+    {"H200", "bsr.bs8.f64", "kernel=k2"},  // 4079.4 GB/s
+    {"H200", "bsr.bs12.f64", "kernel=k2"},  // 3916.2 GB/s
+    {"H200", "bsr.bs16.f64", "kernel=k3"},  // 4361.2 GB/s
+    {"H200", "bsr.bs24.f64", "kernel=k3"},  // 4311.6 GB/s
+    {"H200", "bsr.k3.bs32.f64", "nb=32,n_tg=8,ept=4"},  // 4425.2 GB/s
+    {"H200", "bsr.bs32.f64", "kernel=k3"},  // 4425.2 GB/s
+    {"H200", "bsr.k2.bs2.f64", "n_ta=32,n_brows_ta=1,n_tg=2,ilp=2,vec=2,pack=1"},  // 3023.4 GB/s
+    {"H200", "bsr.k2.bs3.f64", "n_ta=16,n_brows_ta=2,n_tg=2,ilp=2,vec=1,pack=1"},  // 2795.9 GB/s
+    {"H200", "bsr.bs9.f64", "kernel=k2"},  // 3294.7 GB/s
+    {"H200", "bsr.bs10.f64", "kernel=k2"},  // 3959.4 GB/s
+    {"H200", "bsr.bs11.f64", "kernel=k2"},  // 3521.6 GB/s
+    {"H200", "bsr.bs13.f64", "kernel=k3"},  // 3831.7 GB/s
+    {"H200", "bsr.bs14.f64", "kernel=k3"},  // 4079.9 GB/s
+    {"H200", "bsr.bs15.f64", "kernel=k3"},  // 4183.6 GB/s
+    {"H200", "bsr.bs17.f64", "kernel=k3"},  // 4057.1 GB/s
+    {"H200", "bsr.bs18.f64", "kernel=k3"},  // 4289.3 GB/s
+    {"H200", "bsr.bs19.f64", "kernel=k3"},  // 4345.2 GB/s
+    {"H200", "bsr.bs20.f64", "kernel=k3"},  // 4318.0 GB/s
+    {"H200", "bsr.bs21.f64", "kernel=k3"},  // 4262.3 GB/s
+    {"H200", "bsr.bs22.f64", "kernel=k3"},  // 4166.3 GB/s
+    {"H200", "bsr.bs23.f64", "kernel=k3"},  // 4258.2 GB/s
+    {"H200", "bsr.bs25.f64", "kernel=k3"},  // 4163.4 GB/s
+    {"H200", "bsr.bs26.f64", "kernel=k3"},  // 4195.9 GB/s
+    {"H200", "bsr.bs27.f64", "kernel=k3"},  // 4277.3 GB/s
+    {"H200", "bsr.bs28.f64", "kernel=k3"},  // 4142.6 GB/s
+    {"H200", "bsr.bs29.f64", "kernel=k3"},  // 4207.4 GB/s
+    {"H200", "bsr.bs30.f64", "kernel=k3"},  // 4245.1 GB/s
+    {"H200", "bsr.bs31.f64", "kernel=k3"},  // 4317.7 GB/s
+    {"H200", "bsr.tma.bs9.f64", "stages=2,tile_kb=32,threads=256,whole=0"},  // 3230.6 GB/s
+    {"H200", "bsr.k3.bs12.f64", "nb=12,n_tg=4,ept=3"},  // 3875.1 GB/s
+    {"H200", "bsr.k3.bs13.f64", "nb=13,n_tg=4,ept=4"},  // 3831.7 GB/s
+    {"H200", "bsr.k3.bs14.f64", "nb=14,n_tg=4,ept=4"},  // 4079.9 GB/s
+    {"H200", "bsr.k3.bs15.f64", "nb=15,n_tg=4,ept=4"},  // 4183.6 GB/s
+    {"H200", "bsr.k3.bs16.f64", "nb=16,n_tg=4,ept=4"},  // 4361.2 GB/s
+    {"H200", "bsr.k3.bs17.f64", "nb=17,n_tg=5,ept=4"},  // 4057.1 GB/s
+    {"H200", "bsr.k3.bs18.f64", "nb=18,n_tg=5,ept=4"},  // 4289.3 GB/s
+    {"H200", "bsr.k3.bs19.f64", "nb=19,n_tg=5,ept=4"},  // 4345.2 GB/s
+    {"H200", "bsr.k3.bs20.f64", "nb=20,n_tg=3,ept=7"},  // 4318.0 GB/s
+    {"H200", "bsr.k3.bs21.f64", "nb=21,n_tg=3,ept=7"},  // 4262.3 GB/s
+    {"H200", "bsr.k3.bs22.f64", "nb=22,n_tg=4,ept=6"},  // 4166.3 GB/s
+    {"H200", "bsr.k3.bs23.f64", "nb=23,n_tg=4,ept=6"},  // 4258.2 GB/s
+    {"H200", "bsr.k3.bs24.f64", "nb=24,n_tg=4,ept=6"},  // 4311.6 GB/s
+    {"H200", "bsr.k3.bs25.f64", "nb=25,n_tg=7,ept=4"},  // 4163.4 GB/s
+    {"H200", "bsr.k3.bs26.f64", "nb=26,n_tg=7,ept=4"},  // 4195.9 GB/s
+    {"H200", "bsr.k3.bs27.f64", "nb=27,n_tg=7,ept=4"},  // 4277.3 GB/s
+    {"H200", "bsr.k3.bs28.f64", "nb=28,n_tg=7,ept=4"},  // 4142.6 GB/s
+    {"H200", "bsr.k3.bs29.f64", "nb=29,n_tg=4,ept=4"},  // 4207.4 GB/s
+    {"H200", "bsr.k3.bs30.f64", "nb=30,n_tg=8,ept=4"},  // 4245.1 GB/s
+    {"H200", "bsr.k3.bs31.f64", "nb=31,n_tg=8,ept=4"},  // 4317.7 GB/s
 };
 // clang-format on
 
