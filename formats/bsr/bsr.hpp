@@ -164,8 +164,7 @@ std::vector<index_t> bsr_tma_tiles(const std::vector<index_t>& row_ptr, index_t 
 struct BsrPolicy {
   BsrKernel kernel = BsrKernel::k2;
   int n_ta = 1;        // K1, K2: thread arrays per thread block (N_ta)
-  int n_brows_ta = 1;  // K1, K2: consecutive block rows per thread array (N_brows_ta, <= 31);
-                       // K3 (ours): kernel rows per thread block (the paper: 1)
+  int n_brows_ta = 1;  // K1, K2: consecutive block rows per thread array (N_brows_ta, <= 31)
   int n_tg = 1;        // K2, K3: thread groups (N_tg)
   int ilp = 1;         // K1: block rows in flight at once (independent load streams);
                        // K2: blocks per pipeline stage. Both double-buffered.

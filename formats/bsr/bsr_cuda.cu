@@ -154,10 +154,10 @@ __global__ void bsr_k1_kernel(const KernelArgs<V> a, const int n_brows_ta, const
 }
 
 // --- K3: large blocks, bs >= 45 (paper 5.4) -------------------------------------------------
-// A 2D grid (B_x, B_y) = (kernel rows / rows_tb, ceil(bs / nb)): the B_y thread blocks with the
-// same blockIdx.x form a mini-grid over every block of a block row, like a dense GEMV, each
-// taking block rows [blockIdx.y * nb, +nb) of the blocks. TB = (T_x, T_y) = (nb, N_tg), one
-// thread array (N_ta = 1). The working set is nb x w, w = N_tg * ept: thread (tx, ty) takes row
+// A 2D grid (B_x, B_y) = (kernel rows, ceil(bs / nb)): the B_y thread blocks with the same
+// blockIdx.x form a mini-grid over every block of that block row, like a dense GEMV, each taking
+// block rows [blockIdx.y * nb, +nb) of the blocks. TB = (T_x, T_y) = (nb, N_tg), one thread
+// array (N_ta = 1). The working set is nb x w, w = N_tg * ept: thread (tx, ty) takes row
 // blockIdx.y * nb + tx and the ept columns [c0 + ty * ept, +ept) of thread group ty's vertical
 // slice; consecutive tx read consecutive values of a block column (coalesced). Working sets run
 // over the block's column chunks, then the next block, the next one prefetched while the
@@ -165,29 +165,25 @@ __global__ void bsr_k1_kernel(const KernelArgs<V> a, const int n_brows_ta, const
 // the final reduction over the N_tg groups goes through shared memory (paper 4.2), then
 // thread group 0 writes. Bytes per block: bs^2 values + one column index (read by every
 // thread, a broadcast).
-// Ours: the tuner also tries K3 from bs 9, and working sets wider than nb (Table I) that cover
+// Ours: the tuner also tries K3 from bs 12, and working sets wider than nb (Table I) that cover
 // the block's width in one pass, ept = ceil(bs / n_tg) columns a group (bs 17: 6 groups of 3,
-// not 16 columns then 1). And a thread block may take rows_tb = n_brows_ta consecutive kernel
-// rows (the paper: one), the next row's first working set requested before the current row is
-// reduced: at small bs a block row is a few KB, and one thread block each is more thread blocks
-// than the SMs launch in the time their bytes take to read. Shared sums are double-buffered by
-// row, so one barrier a row suffices.
+// not 16 columns then 1). On an H100 that made K3 the fastest kernel at bs 13 to 32.
 template <class V, int EPT>
-__global__ void bsr_k3_kernel(const KernelArgs<V> a, const int nb, const int rows_tb,
-                              const V* __restrict__ x, const V* y, V* z, V alpha, V beta) {
+__global__ void bsr_k3_kernel(const KernelArgs<V> a, const int nb, const V* __restrict__ x,
+                              const V* y, V* z, V alpha, V beta) {
   extern __shared__ __align__(16) unsigned char k3_shared[];
-  V* group_sums = reinterpret_cast<V*>(k3_shared);  // [2][N_tg][nb]
+  V* group_sums = reinterpret_cast<V*>(k3_shared);  // [N_tg][nb]
   const int tx = static_cast<int>(threadIdx.x);
   const int ty = static_cast<int>(threadIdx.y);
   const int n_tg = static_cast<int>(blockDim.y);
   const int bs = a.bs;
+  const index_t row = static_cast<index_t>(blockIdx.x);
   const int i = static_cast<int>(blockIdx.y) * nb + tx;
   const bool active = i < bs;
   const int w = n_tg * EPT;
   const std::int64_t bs2 = static_cast<std::int64_t>(bs) * bs;
-  const std::int64_t first = static_cast<std::int64_t>(blockIdx.x) * rows_tb;
-  const std::int64_t last = first + rows_tb < a.nrows ? first + rows_tb : a.nrows;
-  if (first >= last) return;  // the whole thread block
+  const index_t begin = __ldg(a.row_ptr + row);
+  const index_t end = __ldg(a.row_ptr + row + 1);
 
   const auto load = [&](index_t k, int c0, V(&v)[EPT], index_t& c) {
     c = load_block_col(a.col_idx + k);
@@ -199,63 +195,42 @@ __global__ void bsr_k3_kernel(const KernelArgs<V> a, const int nb, const int row
     }
   };
 
-  // Rows first .. last - 1, the same for the whole thread block (uniform branches, barriers).
-  std::int64_t row = first;
-  index_t begin = __ldg(a.row_ptr + row);
-  index_t end = __ldg(a.row_ptr + row + 1);
-  V v_cur[EPT], v_nxt[EPT];
-  index_t c_cur = 0, c_nxt = 0;
-  if (begin < end) load(begin, 0, v_cur, c_cur);
-  for (int buf = 0;; buf ^= 1) {
-    const bool next_row = row + 1 < last;
-    const index_t next_end = next_row ? __ldg(a.row_ptr + row + 2) : end;  // next begin: end
-    V acc = V(0);
-    if (begin < end) {
-      index_t k = begin;
-      int c0 = 0;
-      while (true) {
-        index_t nk = k;
-        int nc0 = c0 + w;
-        if (nc0 >= bs) {
-          nc0 = 0;
-          ++nk;
-        }
-        const bool more = nk < end;
-        if (more)
-          load(nk, nc0, v_nxt, c_nxt);
-        else if (next_row && end < next_end)
-          load(end, 0, v_nxt, c_nxt);  // the next row's first working set
-        const index_t xbase = c_cur * bs;
-#pragma unroll
-        for (int e = 0; e < EPT; ++e) {
-          const int col = k3_column(c0, EPT, ty, e);
-          acc += v_cur[e] * load_x(x, xbase + col, a.cols, active && col < bs);
-        }
-        if (!more) break;
-#pragma unroll
-        for (int e = 0; e < EPT; ++e) v_cur[e] = v_nxt[e];
-        c_cur = c_nxt;
-        k = nk;
-        c0 = nc0;
+  V acc = V(0);
+  if (begin < end) {  // the same for the whole thread block
+    V v_cur[EPT], v_nxt[EPT];
+    index_t c_cur, c_nxt = 0;
+    index_t k = begin;
+    int c0 = 0;
+    load(k, c0, v_cur, c_cur);
+    while (true) {
+      index_t nk = k;
+      int nc0 = c0 + w;
+      if (nc0 >= bs) {
+        nc0 = 0;
+        ++nk;
       }
-    } else if (next_row && end < next_end) {
-      load(end, 0, v_nxt, c_nxt);
-    }
-    V* sums = group_sums + buf * n_tg * nb;
-    sums[ty * nb + tx] = acc;
-    __syncthreads();  // (sums[buf] is written again two rows on, after the next barrier)
-    if (ty == 0 && active) {
-      V sum = V(0);
-      for (int g = 0; g < n_tg; ++g) sum += sums[g * nb + tx];
-      store_row(a, row_target(a, static_cast<index_t>(row)), i, sum, y, z, alpha, beta);
-    }
-    if (!next_row) break;
-    ++row;
-    begin = end;
-    end = next_end;
+      const bool more = nk < end;
+      if (more) load(nk, nc0, v_nxt, c_nxt);
+      const index_t xbase = c_cur * bs;
 #pragma unroll
-    for (int e = 0; e < EPT; ++e) v_cur[e] = v_nxt[e];
-    c_cur = c_nxt;
+      for (int e = 0; e < EPT; ++e) {
+        const int col = k3_column(c0, EPT, ty, e);
+        acc += v_cur[e] * load_x(x, xbase + col, a.cols, active && col < bs);
+      }
+      if (!more) break;
+#pragma unroll
+      for (int e = 0; e < EPT; ++e) v_cur[e] = v_nxt[e];
+      c_cur = c_nxt;
+      k = nk;
+      c0 = nc0;
+    }
+  }
+  group_sums[ty * nb + tx] = acc;
+  __syncthreads();
+  if (ty == 0 && active) {
+    V sum = V(0);
+    for (int g = 0; g < n_tg; ++g) sum += group_sums[g * nb + tx];
+    store_row(a, row_target(a, row), i, sum, y, z, alpha, beta);
   }
 }
 
@@ -294,7 +269,7 @@ __global__ void bsr_segment_reduce_kernel(index_t n_split, int bs, index_t rows,
 template <class V>
 using K1Fn = void (*)(KernelArgs<V>, int, const V*, const V*, V*, V, V);
 template <class V>
-using K3Fn = void (*)(KernelArgs<V>, int, int, const V*, const V*, V*, V, V);
+using K3Fn = void (*)(KernelArgs<V>, int, const V*, const V*, V*, V, V);
 
 template <class V, int BS>
 K1Fn<V> k1_for_ilp(int ilp) {
@@ -511,13 +486,11 @@ void launch_bsr(const DeviceBsr<V>& d, const BsrPolicy& p, const V* x, const V* 
       launch_tma(d, p, x, y, z, alpha, beta, stream);
       break;
     case BsrKernel::k3: {
-      const dim3 grid(
-          cuda::grid_for(static_cast<std::size_t>(d.nrows), static_cast<std::size_t>(p.n_brows_ta)),
-          static_cast<unsigned>((d.bs + p.nb - 1) / p.nb));
+      const dim3 grid(static_cast<unsigned>(d.nrows),
+                      static_cast<unsigned>((d.bs + p.nb - 1) / p.nb));
       const dim3 block(static_cast<unsigned>(p.nb), static_cast<unsigned>(p.n_tg));
-      const std::size_t shared = 2 * static_cast<std::size_t>(p.nb) * p.n_tg * sizeof(V);
-      k3_kernel<V>(p.ept)<<<grid, block, shared, stream>>>(a, p.nb, p.n_brows_ta, x, y, z, alpha,
-                                                           beta);
+      const std::size_t shared = static_cast<std::size_t>(p.nb) * p.n_tg * sizeof(V);
+      k3_kernel<V>(p.ept)<<<grid, block, shared, stream>>>(a, p.nb, x, y, z, alpha, beta);
       SPMVKIT_LAUNCH_CHECK();
       break;
     }

@@ -44,7 +44,7 @@ bool uses(BsrKernel k, const std::string& field) {
       return field == "n_ta" || field == "n_brows_ta" || field == "n_tg" || field == "ilp" ||
              field == "vec" || field == "pack";
     case BsrKernel::k3:
-      return field == "nb" || field == "n_tg" || field == "ept" || field == "n_brows_ta";
+      return field == "nb" || field == "n_tg" || field == "ept";
     case BsrKernel::tma:
       return field == "stages" || field == "tile_kb" || field == "threads" || field == "whole";
   }
@@ -165,8 +165,7 @@ std::string BsrPolicy::to_params() const {
       return kv("n_ta", n_ta) + "," + kv("n_brows_ta", n_brows_ta) + "," + kv("n_tg", n_tg) + "," +
              kv("ilp", ilp) + "," + kv("vec", vec) + "," + kv("pack", pack);
     case BsrKernel::k3:
-      return kv("nb", nb) + "," + kv("n_tg", n_tg) + "," + kv("ept", ept) + "," +
-             kv("n_brows_ta", n_brows_ta);
+      return kv("nb", nb) + "," + kv("n_tg", n_tg) + "," + kv("ept", ept);
     case BsrKernel::tma:
       return kv("stages", stages) + "," + kv("tile_kb", tile_kb) + "," + kv("threads", threads) +
              "," + kv("whole", whole);
@@ -299,7 +298,6 @@ void validate_bsr_policy(const BsrPolicy& p, int bs, int value_bytes) {
       if (p.n_tg * p.ept > p.nb && (p.n_tg - 1) * p.ept >= bs)
         fail("n_tg * ept must be <= nb (Table I), or leave no thread group without a column");
       if (p.nb * p.n_tg > kMaxThreadsPerBlock) fail("nb * n_tg must be <= 1024 threads");
-      if (p.n_brows_ta < 1 || p.n_brows_ta > 31) fail("n_brows_ta must be in 1..31");
       break;
     case BsrKernel::tma:
       if (bs > kBsrTmaMaxBlockSize) fail("tma needs bs <= " + std::to_string(kBsrTmaMaxBlockSize));
@@ -379,10 +377,10 @@ BsrPolicy choose_bsr_policy(const std::string& device, int bs, int value_bytes,
 }
 
 // Smallest bs each kernel is tuned at (k1, k2, k3, tma). K2 from 2: packed arrays beat tma at
-// bs 4 (bench/results/2026-11-23-h100-k2-pack). K3 from 9: with one block row a thread block it
-// reached 36-84% of K2's speed at bs 6-12 on an H100, and won from bs 13
-// (bench/results/2026-11-23-h100-k3-mid); several rows a thread block are for those sizes.
-constexpr int kBsrTunedFrom[] = {1, 2, 9, 1};
+// bs 4 (bench/results/2026-11-23-h100-k2-pack). K3 from 12: tried from bs 6 on an H100, it
+// reached 36-84% of K2's speed up to bs 12 (one thread block a block row is too little work
+// there); from bs 13 on it wins (bench/results/2026-11-23-h100-k3-mid).
+constexpr int kBsrTunedFrom[] = {1, 2, 12, 1};
 
 std::vector<BsrPolicy> bsr_tuning_candidates(BsrKernel kernel, int bs, int value_bytes) {
   std::vector<BsrPolicy> out;
@@ -449,14 +447,11 @@ std::vector<BsrPolicy> bsr_tuning_candidates(BsrKernel kernel, int bs, int value
         const auto add = [&](int n_tg, int ept) {
           if (nb * n_tg < 64 && nb * n_tg < bs) return;  // at least two warps, if bs allows
           if (!added.emplace(n_tg, ept).second) return;
-          for (int rows : {1, 2, 4, 8}) {  // kernel rows a thread block
-            BsrPolicy p;
-            p.nb = nb;
-            p.n_tg = n_tg;
-            p.ept = ept;
-            p.n_brows_ta = rows;
-            keep(p);
-          }
+          BsrPolicy p;
+          p.nb = nb;
+          p.n_tg = n_tg;
+          p.ept = ept;
+          keep(p);
         };
         // The paper's space: powers of two, n_tg * ept <= nb.
         for (int n_tg : {1, 2, 4, 8, 16})
