@@ -179,6 +179,8 @@ struct BsrPolicy {
   int threads = 256;   // tma: threads per thread block: 128, 256 or 512
   int whole = 0;       // tma: 1 = a thread item takes whole block rows (all bs output rows,
                        // x and blocks read as vectors); 0 = one output row (bs <= 9 for 1)
+  int lanes = 0;       // tma: threads that share an item (output row, or block row with whole=1),
+                       // a power of two <= 32; 0 = chosen from the tile's rows
   std::string source = "rule";  // where it came from: rule | shipped | store, "+params"
 
   // "n_ta=..,n_brows_ta=.." with the fields of `kernel` only (the tuning store's value format).

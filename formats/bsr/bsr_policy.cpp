@@ -46,7 +46,8 @@ bool uses(BsrKernel k, const std::string& field) {
     case BsrKernel::k3:
       return field == "nb" || field == "n_tg" || field == "ept";
     case BsrKernel::tma:
-      return field == "stages" || field == "tile_kb" || field == "threads" || field == "whole";
+      return field == "stages" || field == "tile_kb" || field == "threads" || field == "whole" ||
+             field == "lanes";
   }
   return false;
 }
@@ -64,15 +65,16 @@ int* field_of(BsrPolicy& p, const std::string& name) {
   if (name == "tile_kb") return &p.tile_kb;
   if (name == "threads") return &p.threads;
   if (name == "whole") return &p.whole;
+  if (name == "lanes") return &p.lanes;
   return nullptr;
 }
 
 }  // namespace
 
 const std::vector<std::string>& bsr_policy_fields() {
-  static const std::vector<std::string> fields = {"n_ta",   "n_brows_ta", "n_tg",    "ilp",
-                                                  "vec",    "pack",       "nb",      "ept",
-                                                  "stages", "tile_kb",    "threads", "whole"};
+  static const std::vector<std::string> fields = {
+      "n_ta", "n_brows_ta", "n_tg",    "ilp",     "vec",   "pack", "nb",
+      "ept",  "stages",     "tile_kb", "threads", "whole", "lanes"};
   return fields;
 }
 
@@ -168,7 +170,7 @@ std::string BsrPolicy::to_params() const {
       return kv("nb", nb) + "," + kv("n_tg", n_tg) + "," + kv("ept", ept);
     case BsrKernel::tma:
       return kv("stages", stages) + "," + kv("tile_kb", tile_kb) + "," + kv("threads", threads) +
-             "," + kv("whole", whole);
+             "," + kv("whole", whole) + "," + kv("lanes", lanes);
   }
   return "";
 }
@@ -307,6 +309,8 @@ void validate_bsr_policy(const BsrPolicy& p, int bs, int value_bytes) {
       if (p.threads != 128 && p.threads != 256 && p.threads != 512)
         fail("threads must be 128, 256 or 512");
       if (p.whole != 0 && p.whole != 1) fail("whole must be 0 or 1");
+      if (p.lanes < 0 || p.lanes > 32 || (p.lanes > 0 && !bsr::is_pow2(p.lanes)))
+        fail("lanes must be 0 (chosen from the tile) or a power of two <= 32");
       if (p.whole == 1 && bs > kBsrTmaWholeMaxBlockSize)
         fail("whole=1 needs bs <= " + std::to_string(kBsrTmaWholeMaxBlockSize));
       break;
@@ -478,7 +482,10 @@ std::vector<BsrPolicy> bsr_tuning_candidates(BsrKernel kernel, int bs, int value
               p.tile_kb = tile_kb;
               p.threads = threads;
               p.whole = whole;
-              keep(p);
+              for (int lanes : {0, 1, 2, 4, 8, 16}) {
+                p.lanes = lanes;
+                keep(p);
+              }
             }
       break;
   }

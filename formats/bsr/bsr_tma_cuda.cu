@@ -363,11 +363,14 @@ void launch_tma(const DeviceBsr<V>& d, const BsrPolicy& p, const V* x, const V* 
   const std::int64_t resident =
       static_cast<std::int64_t>(std::max(1, blocks_per_sm)) * cuda::Context::get().sm_count();
   const auto grid = static_cast<unsigned>(std::min<std::int64_t>(d.tma_n_tiles, resident));
-  // Lanes per item (output row, or block row with whole=1): enough that a tile's items keep
-  // the threads busy.
+  // Lanes per item (output row, or block row with whole=1): the policy's, or by default enough
+  // that a tile's items keep the threads busy.
   const double items_per_tile = whole ? d.tma_rows_per_tile / d.bs : d.tma_rows_per_tile;
-  int lanes = 1;
-  while (lanes < 8 && items_per_tile * lanes * 2 <= p.threads) lanes *= 2;
+  int lanes = p.lanes;
+  if (lanes == 0) {
+    lanes = 1;
+    while (lanes < 8 && items_per_tile * lanes * 2 <= p.threads) lanes *= 2;
+  }
   kernel<<<grid, static_cast<unsigned>(p.threads), static_cast<std::size_t>(smem), stream>>>(
       d.args(), d.tma_tiles.data(), d.tma_n_tiles, s, lanes, x, y, z, alpha, beta);
   SPMVKIT_LAUNCH_CHECK();

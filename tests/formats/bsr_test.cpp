@@ -330,6 +330,9 @@ TEST(BsrBuild, RejectsBadParameters) {
   // tma's whole: a flag, for bs <= 9 when set (tma itself: bs <= 9), and a tma parameter only.
   EXPECT_THROW(build("block_size=10,kernel=tma,whole=1"), InputError);
   EXPECT_THROW(build("block_size=7,kernel=tma,whole=2"), InputError);
+  EXPECT_THROW(build("block_size=7,kernel=tma,lanes=3"), InputError);
+  EXPECT_THROW(build("block_size=7,kernel=tma,lanes=64"), InputError);
+  EXPECT_THROW(build("block_size=7,kernel=k2,lanes=2"), InputError);
   EXPECT_THROW(build("block_size=7,kernel=k2,whole=0"), InputError);
   // K2's pack: a flag, a K2 parameter only, and the packed thread block within 1024 threads.
   EXPECT_THROW(build("block_size=7,kernel=k2,pack=2"), InputError);
@@ -706,13 +709,15 @@ TEST(BsrCuda, TmaSeveralTilesABlock) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
   const Csr<double> a = generate_reservoir(50, 2, testing::test_seed());
   for (int whole : {0, 1})
-    for (int stages : {2, 3}) {
-      Params p = Params::parse("kernel=tma,block_size=2,tile_kb=4,threads=128");
-      p.set("whole", std::to_string(whole));
-      p.set("stages", std::to_string(stages));
-      SCOPED_TRACE(p.to_string());
-      EXPECT_EQ(check_bsr_on_gpu(a, p, testing::test_seed() + stages, false), 2);
-    }
+    for (int stages : {2, 3})
+      for (int lanes : {0, 1, 32}) {  // 32: a warp an item, most lanes idle at bs 2
+        Params p = Params::parse("kernel=tma,block_size=2,tile_kb=4,threads=128");
+        p.set("whole", std::to_string(whole));
+        p.set("stages", std::to_string(stages));
+        p.set("lanes", std::to_string(lanes));
+        SCOPED_TRACE(p.to_string());
+        EXPECT_EQ(check_bsr_on_gpu(a, p, testing::test_seed() + stages, false), 2);
+      }
 }
 
 // K2 with packed thread arrays (pack=1): arrays straddle warps and reach their row ends at
