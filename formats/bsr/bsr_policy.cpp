@@ -95,7 +95,8 @@ int apply_fields(BsrPolicy& p, const Params& params, bool strict, int bs) {
       continue;
     }
     const long long v = params.get_int(name, 0);
-    const long long least = field == "whole" || field == "pack" ? 0 : 1;  // flags; the rest counts
+    // Flags, and lanes=0 (chosen by the kernel); the rest are counts.
+    const long long least = field == "whole" || field == "pack" || field == "lanes" ? 0 : 1;
     if (v < least || v > (1 << 20))
       throw InputError(std::string("bsr: ") + name + " must be an integer >= " +
                        std::to_string(least) + ", got " + std::to_string(v));

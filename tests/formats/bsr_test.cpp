@@ -331,6 +331,8 @@ TEST(BsrBuild, RejectsBadParameters) {
   EXPECT_THROW(build("block_size=10,kernel=tma,whole=1"), InputError);
   EXPECT_THROW(build("block_size=7,kernel=tma,whole=2"), InputError);
   EXPECT_THROW(build("block_size=7,kernel=tma,lanes=3"), InputError);
+  EXPECT_NO_THROW(build("block_size=7,kernel=tma,lanes=0"));
+  EXPECT_NO_THROW(build("block_size=7,kernel=tma,lanes=16"));
   EXPECT_THROW(build("block_size=7,kernel=tma,lanes=64"), InputError);
   EXPECT_THROW(build("block_size=7,kernel=k2,lanes=2"), InputError);
   EXPECT_THROW(build("block_size=7,kernel=k2,whole=0"), InputError);
@@ -601,6 +603,27 @@ TEST(BsrPolicy, CandidatesRespectTableI) {
 }
 
 using testing::ScopedTuningFile;
+
+// A shipped entry that does not parse or validate is skipped at run time (the next source
+// wins), so a bad line would go unnoticed: every one must be taken.
+TEST(BsrPolicy, EveryShippedEntryIsTaken) {
+  ScopedTuningFile file;  // an empty store
+  int entries = 0;
+  for (const char* device : {"NVIDIA H100 80GB HBM3", "NVIDIA H200"})
+    for (int bs = 1; bs <= 64; ++bs)
+      for (int value_bytes : {4, 8})
+        for (BsrKernel kernel : {BsrKernel::k1, BsrKernel::k2, BsrKernel::k3, BsrKernel::tma}) {
+          const auto value = bsr_shipped_default(device, bsr_tuning_key(kernel, bs, value_bytes));
+          if (!value) continue;
+          ++entries;
+          SCOPED_TRACE(std::string(device) + " bs " + std::to_string(bs) + " " + *value);
+          const BsrPolicy p =
+              choose_bsr_policy(device, bs, value_bytes,
+                                Params::parse(std::string("kernel=") + bsr_kernel_name(kernel)));
+          EXPECT_EQ(p.source, "shipped+params");
+        }
+  EXPECT_GT(entries, 200);
+}
 
 TEST(BsrPolicy, StoreThenShippedThenRule) {
   ScopedTuningFile file;
