@@ -118,9 +118,6 @@ __device__ __forceinline__ void load_x_block(const V* __restrict__ x, index_t xb
 #pragma unroll
       for (int j = 0; j < kX; ++j) xv[c + j] = e[j];
     }
-  } else if (xb + BS <= cols) {  // one bounds check for the block column, not one a value
-#pragma unroll
-    for (int c = 0; c < BS; ++c) xv[c] = __ldg(x + xb + c);
   } else {
 #pragma unroll
     for (int c = 0; c < BS; ++c) xv[c] = load_x(x, xb + c, cols, true);
@@ -251,13 +248,8 @@ __global__ void __launch_bounds__(THREADS)
           for (index_t k = b0 + lane; k < b1; k += lanes) {
             const index_t xb = cols[k] * BS;
             const V* block = values + k * BS2 + i;  // column-major: column c at c * bs
-            if (xb + BS <= a.cols) {                // one bounds check for the block column
 #pragma unroll
-              for (int c = 0; c < BS; ++c) sum += block[c * BS] * __ldg(x + xb + c);
-            } else {
-#pragma unroll
-              for (int c = 0; c < BS; ++c) sum += block[c * BS] * load_x(x, xb + c, a.cols, true);
-            }
+            for (int c = 0; c < BS; ++c) sum += block[c * BS] * load_x(x, xb + c, a.cols, true);
           }
         }
         for (int off = lanes / 2; off > 0; off /= 2)
