@@ -361,16 +361,17 @@ Csr<double> generate_stencil_3d(index_t n, int points) {
   return stencil(what, n, 3, points);
 }
 
-// The BSR paper's SPE5 reservoir case (section 6.4: a 3D grid, 7-point connectivity, dense
-// 7 x 7 blocks because every component at a cell couples to every component at its
-// neighbours, section 2). Off-diagonal entries are uniform in [-1, 1); each diagonal entry is
-// 1 + the sum of |off-diagonals| in its row, so the matrix is strictly diagonally dominant and
-// Jacobi / BiCGSTAB converge. Not symmetric (as spe5Ref_dpdp).
+// 7 n^3 blocks of bs^2 values: n for about `values` of them.
 index_t reservoir_grid_for(int block_size, double values) {
   const double cells = values / (7.0 * block_size * block_size);
   return std::max<index_t>(2, static_cast<index_t>(std::lround(std::cbrt(cells))));
 }
 
+// The BSR paper's SPE5 reservoir case (section 6.4: a 3D grid, 7-point connectivity, dense
+// 7 x 7 blocks because every component at a cell couples to every component at its
+// neighbours, section 2). Off-diagonal entries are uniform in [-1, 1); each diagonal entry is
+// 1 + the sum of |off-diagonals| in its row, so the matrix is strictly diagonally dominant and
+// Jacobi / BiCGSTAB converge. Not symmetric (as spe5Ref_dpdp).
 Csr<double> generate_reservoir(index_t n, int block_size, std::uint64_t seed) {
   const std::string what = "reservoir_bs" + std::to_string(block_size) + "_" + str(n);
   if (n < 1) fail(what, "grid size n must be >= 1 (got ", n, ")");
