@@ -125,9 +125,8 @@ const char* bsr_kernel_name(BsrKernel k);  // "k1", "k2", "k3", "tma"
 // The tma kernel's tiles: at most tile_kb KB of block values (bsr_tma_tile_blocks blocks) and
 // bsr_tma_tile_rows kernel rows (as many as blocks, at least 32: empty rows take a row slot
 // and nothing else; at most 1024).
+// whole=1 and whole=0 both take every bs up to this.
 inline constexpr int kBsrTmaMaxBlockSize = 9;
-// tma with whole=1 (a thread item takes all bs rows of a block row): bs <= this.
-inline constexpr int kBsrTmaWholeMaxBlockSize = 9;
 // K3's widest thread-group slice (compiled instances: ept 1..8).
 inline constexpr int kBsrK3MaxEpt = 8;
 // tma whole=1 reads each block from shared memory in 16-byte chunks. When a block is 2, 4 or 8
@@ -178,7 +177,7 @@ struct BsrPolicy {
   int tile_kb = 16;    // tma: KB of block values per tile: 4, 8, 16, 32 or 48
   int threads = 256;   // tma: threads per thread block: 128, 256 or 512
   int whole = 0;       // tma: 1 = a thread item takes whole block rows (all bs output rows,
-                       // x and blocks read as vectors); 0 = one output row (bs <= 9 for 1)
+                       // x and blocks read as vectors); 0 = one output row
   int lanes = 0;       // tma: threads that share an item (output row, or block row with whole=1),
                        // a power of two <= 32; 0 = chosen from the tile's rows
   std::string source = "rule";  // where it came from: rule | shipped | store, "+params"

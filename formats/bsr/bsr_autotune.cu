@@ -161,12 +161,13 @@ BsrTuning tune_block_size(int bs, const BsrAutotuneOptions& o, const std::string
   double best_overall = std::numeric_limits<double>::infinity();
   // The block sizes each kernel is tried at are those its candidate list is not empty for.
   for (BsrKernel kernel : {BsrKernel::k1, BsrKernel::k2, BsrKernel::k3, BsrKernel::tma}) {
-    if (bsr_tuning_candidates(kernel, bs, value_bytes).empty()) continue;
+    const std::vector<BsrPolicy> candidates = bsr_tuning_candidates(kernel, bs, value_bytes);
+    if (candidates.empty()) continue;
     BsrKernelTuning k;
     k.kernel = kernel;
     std::set<std::string> seen;
     std::vector<Measured> screened;
-    for (const BsrPolicy& candidate : bsr_tuning_candidates(kernel, bs, value_bytes)) {
+    for (const BsrPolicy& candidate : candidates) {
       BsrPolicy p;
       try {
         p = fit_bsr_policy<V>(candidate, bs);

@@ -312,8 +312,6 @@ void validate_bsr_policy(const BsrPolicy& p, int bs, int value_bytes) {
       if (p.whole != 0 && p.whole != 1) fail("whole must be 0 or 1");
       if (p.lanes < 0 || p.lanes > 32 || (p.lanes > 0 && !bsr::is_pow2(p.lanes)))
         fail("lanes must be 0 (chosen from the tile) or a power of two <= 32");
-      if (p.whole == 1 && bs > kBsrTmaWholeMaxBlockSize)
-        fail("whole=1 needs bs <= " + std::to_string(kBsrTmaWholeMaxBlockSize));
       break;
   }
 }
@@ -472,7 +470,7 @@ std::vector<BsrPolicy> bsr_tuning_candidates(BsrKernel kernel, int bs, int value
       break;
     }
     case BsrKernel::tma:
-      for (int whole = 0; whole <= (bs <= kBsrTmaWholeMaxBlockSize ? 1 : 0); ++whole)
+      for (int whole : {0, 1})
         for (int stages : {2, 3})
           for (int tile_kb : {8, 16, 32, 48})
             for (int threads : {128, 256, 512}) {

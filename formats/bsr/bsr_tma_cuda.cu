@@ -9,7 +9,7 @@
 // is multiplied (`stages` buffers, 2 to 4). Output rows (kernel row, row i of the block) are then
 // taken by `lanes` adjacent threads each, which stride over the row's blocks in shared memory,
 // multiply block column c by x[col * bs + c] (read-only path) and add with a shuffle.
-// With whole=1 (bs <= 9) an item is a whole kernel row instead: a thread reads each block's bs x
+// With whole=1 an item is a whole kernel row instead: a thread reads each block's bs x
 // values and the block itself with 16-byte loads where they fit, and keeps bs sums. The device
 // copy of the values then has each block's 16-byte chunks rotated (bsr_tma_rotation_chunks),
 // so that neighbouring threads reading "chunk j" of their blocks hit different banks.
@@ -273,7 +273,7 @@ using TmaFn = void (*)(KernelArgs<V>, const index_t*, index_t, TmaSmem<V>, int, 
 
 template <class V, int THREADS>
 TmaFn<V> tma_kernel_for(int bs, bool whole) {
-  static_assert(kBsrTmaWholeMaxBlockSize == 9, "whole=1 instances below: bs 1..9");
+  static_assert(kBsrTmaMaxBlockSize == 9, "instances below: bs 1..9");
   switch (bs) {
     case 1:
       return whole ? bsr_tma_kernel<V, 1, THREADS, true> : bsr_tma_kernel<V, 1, THREADS, false>;
@@ -329,9 +329,6 @@ void launch_tma(const DeviceBsr<V>& d, const BsrPolicy& p, const V* x, const V* 
     throw UnsupportedError("bsr: no tma tiles of " + std::to_string(p.tile_kb) +
                            " KB for this matrix (a kernel row longer than a tile?)");
   const bool whole = p.whole == 1;
-  if (whole && d.bs > kBsrTmaWholeMaxBlockSize)
-    throw UnsupportedError("bsr: tma whole=1 takes bs <= " +
-                           std::to_string(kBsrTmaWholeMaxBlockSize));
   if (whole != d.tma_rotated && bsr_tma_rotation_chunks(d.bs, static_cast<int>(sizeof(V))) > 1)
     throw UnsupportedError("bsr: tma whole=" + std::to_string(p.whole) +
                            " needs the values uploaded in its chunk order");

@@ -327,7 +327,7 @@ TEST(BsrBuild, RejectsBadParameters) {
                InputError);  // not a parameter of bsr_balanced
   EXPECT_NO_THROW(build("block_size=7,kernel=k3,nb=7,n_tg=1,ept=4"));
   EXPECT_NO_THROW(build("block_size=7,n_tg=2,ilp=1,vec=1,n_ta=3,n_brows_ta=5"));
-  // tma's whole: a flag, for bs <= 9 when set (tma itself: bs <= 9), and a tma parameter only.
+  // tma's whole: a flag (tma itself: bs <= 9), and a tma parameter only.
   EXPECT_THROW(build("block_size=10,kernel=tma,whole=1"), InputError);
   EXPECT_THROW(build("block_size=7,kernel=tma,whole=2"), InputError);
   EXPECT_THROW(build("block_size=7,kernel=tma,lanes=3"), InputError);
@@ -702,7 +702,7 @@ TEST(BsrCuda, TmaKernelOnTheZoo) {
   int checked = 0;
   for (const std::string& name : testing::zoo_names())
     for (int bs : {1, 2, 3, 4, 6, 7, 8})
-      for (int whole = 0; whole <= (bs <= kBsrTmaWholeMaxBlockSize ? 1 : 0); ++whole) {
+      for (int whole : {0, 1}) {
         Params p = Params::parse("kernel=tma");
         p.set("block_size", std::to_string(bs));
         p.set("whole", std::to_string(whole));
