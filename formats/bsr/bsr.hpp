@@ -180,8 +180,6 @@ struct BsrPolicy {
                        // x and blocks read as vectors); 0 = one output row
   int lanes = 0;       // tma: threads that share an item (output row, or block row with whole=1),
                        // a power of two <= 32; 0 = chosen from the tile's rows
-  int dyn = 0;         // tma: 1 = after its first `stages` tiles, a thread block claims the next
-                       // tile from a global counter (balances the tail); 0 = round robin
   std::string source = "rule";  // where it came from: rule | shipped | store, "+params"
 
   // "n_ta=..,n_brows_ta=.." with the fields of `kernel` only (the tuning store's value format).

@@ -343,7 +343,6 @@ void set_tma_tiles(DeviceBsr<V>& d, const std::vector<index_t>& kernel_rows, ind
       bsr_tma_tiles(kernel_rows, tile_blocks, bsr_tma_tile_rows(tile_blocks));
   if (tiles.size() < 2) return;
   d.tma_tiles = cuda::DeviceBuffer<index_t>(tiles);
-  d.tma_sched = cuda::DeviceBuffer<unsigned>(std::vector<unsigned>{0, 0});
   d.tma_n_tiles = static_cast<index_t>(tiles.size()) - 1;
   d.tma_tile_blocks = tile_blocks;
   d.tma_rows_per_tile = static_cast<double>(d.nrows) * d.bs / d.tma_n_tiles;

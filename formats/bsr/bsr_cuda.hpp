@@ -47,9 +47,6 @@ struct DeviceBsr {
   index_t tma_tile_blocks = 0;   // the capacity the tiles were cut for (0: none)
   double tma_rows_per_tile = 1;  // output rows (kernel rows x bs) per tile, on average
   bool tma_rotated = false;      // values in tma whole=1's rotated chunk order (bsr.hpp)
-  // tma dyn=1: {next tile claimed, thread blocks done}, zero between applies (the last thread
-  // block resets them), so applies of one DeviceBsr must not overlap (one stream).
-  cuda::DeviceBuffer<unsigned> tma_sched;
 
   KernelArgs<V> args() const {
     return KernelArgs<V>{nrows,

@@ -40,15 +40,9 @@ namespace {
 
 using Barrier = ::cuda::barrier<::cuda::thread_scope_block>;
 
-// Tile t's kernel rows [kr0, kr1) and first block kb0, as thread 0 issued it into a buffer;
-// t = n_tiles marks a buffer with no tile.
-struct TileSlot {
-  index_t t, kr0, kr1, kb0;
-};
-
-// Shared-memory layout: kMaxStages barriers and tile slots, then `stages` buffers of [values |
-// block columns | row pointers], every region starting on 16 bytes. Sizes are in elements, with
-// room for the 16-byte widening at both ends of each copy.
+// Shared-memory layout: kMaxStages barriers, then `stages` buffers of [values | block columns |
+// row pointers], every region starting on 16 bytes. Sizes are in elements, with room for the
+// 16-byte widening at both ends of each copy.
 template <class V>
 struct TmaSmem {
   int values;   // tile values + 2 * (16 / sizeof(V))
@@ -86,7 +80,7 @@ TmaSmem<V> tma_smem(int bs, int tile_kb, int stages) {
   s.cols = tile_blocks + 8;
   s.row_ptr = (static_cast<int>(bsr_tma_tile_rows(tile_blocks)) + 1 + 8 + 3) / 4 * 4;
   s.stages = stages;
-  s.header = TmaSmem<V>::round16(kMaxStages * static_cast<int>(sizeof(Barrier) + sizeof(TileSlot)));
+  s.header = TmaSmem<V>::round16(kMaxStages * static_cast<int>(sizeof(Barrier)));
   return s;
 }
 
@@ -151,14 +145,14 @@ __device__ __forceinline__ void load_block_shared(const V* block, std::int64_t k
 template <class V, int BS, int THREADS, bool WHOLE>
 __global__ void __launch_bounds__(THREADS)
     bsr_tma_kernel(const KernelArgs<V> a, const index_t* __restrict__ tiles, index_t n_tiles,
-                   const TmaSmem<V> s, int lanes, bool dyn, unsigned* sched,
-                   const V* __restrict__ x, const V* y, V* z, V alpha, V beta) {
+                   const TmaSmem<V> s, int lanes, const V* __restrict__ x, const V* y, V* z,
+                   V alpha, V beta) {
   constexpr int BS2 = BS * BS;
   constexpr int AV = 16 / static_cast<int>(sizeof(V));  // values per 16 bytes
   extern __shared__ __align__(16) unsigned char smem[];
   Barrier* bar = reinterpret_cast<Barrier*>(smem);
-  TileSlot* slot = reinterpret_cast<TileSlot*>(smem + kMaxStages * sizeof(Barrier));
   const int tid = static_cast<int>(threadIdx.x);
+  if (static_cast<index_t>(blockIdx.x) >= n_tiles) return;  // the whole block
 
   if (tid == 0) {
     for (int b = 0; b < s.stages; ++b) init(&bar[b], static_cast<std::ptrdiff_t>(blockDim.x));
@@ -167,19 +161,12 @@ __global__ void __launch_bounds__(THREADS)
   }
   __syncthreads();
 
-  // Thread 0: queue tile t (none when t >= n_tiles) into buffer b, and note it in slot b for
-  // the other threads (they read it after the barrier's phase completes). The barrier's
-  // transaction count is raised by the bytes first; the phase completes when every thread has
-  // arrived and every byte landed.
-  const auto issue = [&](std::int64_t t, int b) {
-    if (t >= n_tiles) {
-      slot[b] = TileSlot{n_tiles, 0, 0, 0};
-      return;
-    }
+  // Thread 0: queue tile t into buffer b. The barrier's transaction count is raised by the
+  // bytes first; the phase completes when every thread has arrived and every byte landed.
+  const auto issue = [&](index_t t, int b) {
     const index_t kr0 = tiles[t], kr1 = tiles[t + 1];
-    const index_t kb0 = a.row_ptr[kr0], kb1 = a.row_ptr[kr1];
-    slot[b] = TileSlot{static_cast<index_t>(t), kr0, kr1, kb0};
-    const Span v = widen<AV>(std::int64_t{kb0} * BS2, std::int64_t{kb1} * BS2);
+    const std::int64_t kb0 = a.row_ptr[kr0], kb1 = a.row_ptr[kr1];
+    const Span v = widen<AV>(kb0 * BS2, kb1 * BS2);
     const Span c = widen<4>(kb0, kb1);
     const Span r = widen<4>(kr0, std::int64_t{kr1} + 1);
     const auto vbytes = static_cast<std::uint32_t>((v.end - v.begin) * sizeof(V));
@@ -196,26 +183,20 @@ __global__ void __launch_bounds__(THREADS)
                                     ::cuda::aligned_size_t<16>(rbytes), bar[b]);
   };
 
-  // Buffer b's first tile is blockIdx.x + b * grid. After that, round robin (tile + stages *
-  // grid) or, with dyn, the next unclaimed tile past the first stages * grid. Either way a
-  // thread block's buffers, taken in turn, hold increasing tiles, so the first empty one ends it.
-  const std::int64_t grid = gridDim.x;
-  const std::int64_t first_round = s.stages * grid;
+  index_t t = blockIdx.x;
+  const auto stride = static_cast<index_t>(gridDim.x);
   const bool x_aligned = reinterpret_cast<std::uintptr_t>(x) % 16 == 0;  // for whole=1
   if (tid == 0)
-    for (int b = 0; b < s.stages; ++b) issue(blockIdx.x + b * grid, b);
-  for (int b = 0;; b = b + 1 == s.stages ? 0 : b + 1) {
-    // With dyn, thread 0 claims buffer b's next tile now, to use the answer after this tile.
-    unsigned claimed = 0;
-    if (dyn && tid == 0) claimed = atomicAdd(sched, 1u);
-    bar[b].arrive_and_wait();  // tile slot[b].t is in buffer b
-    const TileSlot tile = slot[b];
-    if (tile.t >= n_tiles) break;  // the same for every thread
-    const index_t kr0 = tile.kr0, kr1 = tile.kr1, kb0 = tile.kb0;
+    for (int b = 0; b < s.stages && t + b * stride < n_tiles; ++b) issue(t + b * stride, b);
+  for (int b = 0; t < n_tiles; t += stride, b = b + 1 == s.stages ? 0 : b + 1) {
+    // Tile geometry, recomputed by every thread (cached loads) instead of shared.
+    const index_t kr0 = tiles[t], kr1 = tiles[t + 1];
+    const index_t kb0 = a.row_ptr[kr0];
     const V* values = s.values_of(smem, b) + (static_cast<std::int64_t>(kb0) * BS2) % AV;
     const index_t* cols = s.cols_of(smem, b) + (kb0 & 3);
     const index_t* row_ptr = s.row_ptr_of(smem, b) + (kr0 & 3);
 
+    bar[b].arrive_and_wait();  // tile t is in buffer b
     if constexpr (WHOLE) {
       // Items are (kernel row, lane): all BS rows of the block row at once, so that each
       // block's x values and its values come in vector loads.
@@ -276,26 +257,19 @@ __global__ void __launch_bounds__(THREADS)
         if (active && lane == 0) store_row(a, row_target(a, kr0 + lr), i, sum, y, z, alpha, beta);
       }
     }
-    __syncthreads();  // everyone is done with buffer b (and slot b)
-    if (tid == 0) {
+    __syncthreads();  // everyone is done with buffer b
+    const index_t next = t + s.stages * stride;
+    if (tid == 0 && next < n_tiles) {
       // Order this block's reads of buffer b (generic proxy) before the copy engine's writes.
       ::cuda::ptx::fence_proxy_async(::cuda::ptx::space_shared);
-      issue(dyn ? first_round + claimed : tile.t + first_round, b);
-    }
-  }
-  if (dyn && tid == 0) {
-    // The last thread block out resets the counters for the next apply (stream order).
-    __threadfence();
-    if (atomicAdd(sched + 1, 1u) == gridDim.x - 1) {
-      sched[0] = 0;
-      sched[1] = 0;
+      issue(next, b);
     }
   }
 }
 
 template <class V>
-using TmaFn = void (*)(KernelArgs<V>, const index_t*, index_t, TmaSmem<V>, int, bool, unsigned*,
-                       const V*, const V*, V*, V, V);
+using TmaFn = void (*)(KernelArgs<V>, const index_t*, index_t, TmaSmem<V>, int, const V*, const V*,
+                       V*, V, V);
 
 template <class V, int THREADS>
 TmaFn<V> tma_kernel_for(int bs, bool whole) {
@@ -395,8 +369,7 @@ void launch_tma(const DeviceBsr<V>& d, const BsrPolicy& p, const V* x, const V* 
     while (lanes < 8 && items_per_tile * lanes * 2 <= p.threads) lanes *= 2;
   }
   kernel<<<grid, static_cast<unsigned>(p.threads), static_cast<std::size_t>(smem), stream>>>(
-      d.args(), d.tma_tiles.data(), d.tma_n_tiles, s, lanes, p.dyn == 1,
-      const_cast<unsigned*>(d.tma_sched.data()), x, y, z, alpha, beta);
+      d.args(), d.tma_tiles.data(), d.tma_n_tiles, s, lanes, x, y, z, alpha, beta);
   SPMVKIT_LAUNCH_CHECK();
 }
 

@@ -335,9 +335,6 @@ TEST(BsrBuild, RejectsBadParameters) {
   EXPECT_NO_THROW(build("block_size=7,kernel=tma,lanes=16"));
   EXPECT_THROW(build("block_size=7,kernel=tma,lanes=64"), InputError);
   EXPECT_THROW(build("block_size=7,kernel=k2,lanes=2"), InputError);
-  EXPECT_NO_THROW(build("block_size=7,kernel=tma,dyn=1"));
-  EXPECT_THROW(build("block_size=7,kernel=tma,dyn=2"), InputError);
-  EXPECT_THROW(build("block_size=7,kernel=k3,dyn=1"), InputError);
   EXPECT_THROW(build("block_size=7,kernel=k2,whole=0"), InputError);
   // K2's pack: a flag, a K2 parameter only, and the packed thread block within 1024 threads.
   EXPECT_THROW(build("block_size=7,kernel=k2,pack=2"), InputError);
@@ -709,7 +706,6 @@ TEST(BsrCuda, TmaKernelOnTheZoo) {
         Params p = Params::parse("kernel=tma");
         p.set("block_size", std::to_string(bs));
         p.set("whole", std::to_string(whole));
-        p.set("dyn", std::to_string(bs % 2));  // both schedules, without doubling the test
         SCOPED_TRACE(name + " " + p.to_string());
         const Csr<double>& a = testing::zoo_matrix(name);
         // whole=1 takes 16-byte loads of x where x is aligned: also an x that is not.
@@ -729,26 +725,22 @@ TEST(BsrCuda, TmaKernelOnTheZoo) {
   EXPECT_GT(checked, 50);
 }
 
-// tma where a thread block takes several tiles (round robin, or claimed from the counter with
-// dyn=1): the zoo's matrices are small (one tile or none for most thread blocks), a 50^3
-// reservoir grid at bs 2 in 4 KB tiles has about three times as many tiles as an H100 has
-// resident thread blocks. Each check applies the operator 3 times (6 with the unaligned x), so
-// a dyn counter left unreset by one apply skips tiles in the next.
+// tma where a thread block takes several tiles (tiles t, t + grid, ...): the zoo's matrices are
+// small (one tile or none for most thread blocks), a 50^3 reservoir grid at bs 2 in 4 KB tiles
+// has about three times as many tiles as an H100 has resident thread blocks.
 TEST(BsrCuda, TmaSeveralTilesABlock) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
   const Csr<double> a = generate_reservoir(50, 2, testing::test_seed());
-  for (int dyn : {0, 1})
-    for (int whole : {0, 1})
-      for (int stages : {2, 3})
-        for (int lanes : {0, 1, 32}) {  // 32: a warp an item, most lanes idle at bs 2
-          Params p = Params::parse("kernel=tma,block_size=2,tile_kb=4,threads=128");
-          p.set("dyn", std::to_string(dyn));
-          p.set("whole", std::to_string(whole));
-          p.set("stages", std::to_string(stages));
-          p.set("lanes", std::to_string(lanes));
-          SCOPED_TRACE(p.to_string());
-          EXPECT_EQ(check_bsr_on_gpu(a, p, testing::test_seed() + stages, dyn == 1), 2);
-        }
+  for (int whole : {0, 1})
+    for (int stages : {2, 3})
+      for (int lanes : {0, 1, 32}) {  // 32: a warp an item, most lanes idle at bs 2
+        Params p = Params::parse("kernel=tma,block_size=2,tile_kb=4,threads=128");
+        p.set("whole", std::to_string(whole));
+        p.set("stages", std::to_string(stages));
+        p.set("lanes", std::to_string(lanes));
+        SCOPED_TRACE(p.to_string());
+        EXPECT_EQ(check_bsr_on_gpu(a, p, testing::test_seed() + stages, false), 2);
+      }
 }
 
 // K2 with packed thread arrays (pack=1): arrays straddle warps and reach their row ends at
