@@ -342,6 +342,7 @@ void launch_tma(const DeviceBsr<V>& d, const BsrPolicy& p, const V* x, const V* 
     int device = -1;
     int smem = 0;
     int blocks_per_sm = 0;
+    int carveout = -1;  // the preferred shared-memory carveout set (percent; -1: the default)
   };
   static thread_local Launch cache[2][3][kBsrTmaMaxBlockSize + 1];
   Launch& c = cache[whole ? 1 : 0][p.threads == 128 ? 0 : p.threads == 256 ? 1 : 2][d.bs];
@@ -356,7 +357,23 @@ void launch_tma(const DeviceBsr<V>& d, const BsrPolicy& p, const V* x, const V* 
     c.device = device;
     c.smem = smem;
   }
-  const int blocks_per_sm = c.blocks_per_sm;
+  // occ > 0: at most occ thread blocks an SM, and a carveout of just their shared memory (plus
+  // the 1 KB an SM reserves per block), so that the rest of the SM's 256 KB serves L1 and x.
+  const int blocks_per_sm = p.occ > 0 ? std::min(p.occ, c.blocks_per_sm) : c.blocks_per_sm;
+  const cudaDeviceProp& props = cuda::Context::get().props();
+  const int carveout =
+      p.occ > 0 ? std::min<int>(
+                      100, static_cast<int>((std::int64_t{blocks_per_sm} *
+                                                 (smem + props.reservedSharedMemPerBlock) * 100 +
+                                             props.sharedMemPerMultiprocessor - 1) /
+                                            props.sharedMemPerMultiprocessor))
+                : -1;
+  if (c.carveout != carveout) {
+    SPMVKIT_CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),
+                                            cudaFuncAttributePreferredSharedMemoryCarveout,
+                                            carveout));
+    c.carveout = carveout;
+  }
   const std::int64_t resident =
       static_cast<std::int64_t>(std::max(1, blocks_per_sm)) * cuda::Context::get().sm_count();
   const auto grid = static_cast<unsigned>(std::min<std::int64_t>(d.tma_n_tiles, resident));
