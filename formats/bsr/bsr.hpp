@@ -180,8 +180,6 @@ struct BsrPolicy {
                        // x and blocks read as vectors); 0 = one output row
   int lanes = 0;       // tma: threads that share an item (output row, or block row with whole=1),
                        // a power of two <= 32; 0 = chosen from the tile's rows
-  int occ = 0;         // tma: thread blocks per SM at most (0: as many as fit); the SM's
-                       // shared-memory carveout is sized to them, the rest left to L1 (x)
   std::string source = "rule";  // where it came from: rule | shipped | store, "+params"
 
   // "n_ta=..,n_brows_ta=.." with the fields of `kernel` only (the tuning store's value format).

@@ -47,7 +47,7 @@ bool uses(BsrKernel k, const std::string& field) {
       return field == "nb" || field == "n_tg" || field == "ept";
     case BsrKernel::tma:
       return field == "stages" || field == "tile_kb" || field == "threads" || field == "whole" ||
-             field == "lanes" || field == "occ";
+             field == "lanes";
   }
   return false;
 }
@@ -66,7 +66,6 @@ int* field_of(BsrPolicy& p, const std::string& name) {
   if (name == "threads") return &p.threads;
   if (name == "whole") return &p.whole;
   if (name == "lanes") return &p.lanes;
-  if (name == "occ") return &p.occ;
   return nullptr;
 }
 
@@ -74,8 +73,8 @@ int* field_of(BsrPolicy& p, const std::string& name) {
 
 const std::vector<std::string>& bsr_policy_fields() {
   static const std::vector<std::string> fields = {
-      "n_ta", "n_brows_ta", "n_tg",    "ilp",     "vec",   "pack",  "nb",
-      "ept",  "stages",     "tile_kb", "threads", "whole", "lanes", "occ"};
+      "n_ta", "n_brows_ta", "n_tg",    "ilp",     "vec",   "pack", "nb",
+      "ept",  "stages",     "tile_kb", "threads", "whole", "lanes"};
   return fields;
 }
 
@@ -96,9 +95,8 @@ int apply_fields(BsrPolicy& p, const Params& params, bool strict, int bs) {
       continue;
     }
     const long long v = params.get_int(name, 0);
-    // Flags, and lanes=0 / occ=0 (chosen by the kernel); the rest are counts.
-    const long long least =
-        field == "whole" || field == "pack" || field == "lanes" || field == "occ" ? 0 : 1;
+    // Flags, and lanes=0 (chosen by the kernel); the rest are counts.
+    const long long least = field == "whole" || field == "pack" || field == "lanes" ? 0 : 1;
     if (v < least || v > (1 << 20))
       throw InputError(std::string("bsr: ") + name + " must be an integer >= " +
                        std::to_string(least) + ", got " + std::to_string(v));
@@ -173,7 +171,7 @@ std::string BsrPolicy::to_params() const {
       return kv("nb", nb) + "," + kv("n_tg", n_tg) + "," + kv("ept", ept);
     case BsrKernel::tma:
       return kv("stages", stages) + "," + kv("tile_kb", tile_kb) + "," + kv("threads", threads) +
-             "," + kv("whole", whole) + "," + kv("lanes", lanes) + "," + kv("occ", occ);
+             "," + kv("whole", whole) + "," + kv("lanes", lanes);
   }
   return "";
 }
@@ -314,7 +312,6 @@ void validate_bsr_policy(const BsrPolicy& p, int bs, int value_bytes) {
       if (p.whole != 0 && p.whole != 1) fail("whole must be 0 or 1");
       if (p.lanes < 0 || p.lanes > 32 || (p.lanes > 0 && !bsr::is_pow2(p.lanes)))
         fail("lanes must be 0 (chosen from the tile) or a power of two <= 32");
-      if (p.occ < 0 || p.occ > 32) fail("occ must be in 0..32 (0: as many as fit)");
       break;
   }
 }
@@ -477,17 +474,17 @@ std::vector<BsrPolicy> bsr_tuning_candidates(BsrKernel kernel, int bs, int value
         for (int stages : {2, 3})
           for (int tile_kb : {8, 16, 32, 48})
             for (int threads : {128, 256, 512}) {
+              // 48 KB tiles only for bs >= 7, whose 32 KB tiles hold few block rows.
+              if (tile_kb == 48 && bs < 7) continue;
               BsrPolicy p;
               p.stages = stages;
               p.tile_kb = tile_kb;
               p.threads = threads;
               p.whole = whole;
-              for (int occ : {0, 2, 4})
-                for (int lanes : {0, 1, 2, 4, 8, 16}) {
-                  p.occ = occ;
-                  p.lanes = lanes;
-                  keep(p);
-                }
+              for (int lanes : {0, 1, 2, 4, 8, 16}) {
+                p.lanes = lanes;
+                keep(p);
+              }
             }
       break;
   }

@@ -342,7 +342,6 @@ void launch_tma(const DeviceBsr<V>& d, const BsrPolicy& p, const V* x, const V* 
     int device = -1;
     int smem = 0;
     int blocks_per_sm = 0;
-    int carveout = -1;  // the preferred shared-memory carveout set (percent), -1: none yet
   };
   static thread_local Launch cache[2][3][kBsrTmaMaxBlockSize + 1];
   Launch& c = cache[whole ? 1 : 0][p.threads == 128 ? 0 : p.threads == 256 ? 1 : 2][d.bs];
@@ -352,34 +351,12 @@ void launch_tma(const DeviceBsr<V>& d, const BsrPolicy& p, const V* x, const V* 
     SPMVKIT_CUDA_CHECK(cudaFuncSetAttribute(
         reinterpret_cast<const void*>(kernel), cudaFuncAttributeMaxDynamicSharedMemorySize,
         static_cast<int>(cuda::Context::get().props().sharedMemPerBlockOptin)));
-    // The occupancy calculator honours the carveout set below for an earlier size: count at
-    // the largest one.
-    SPMVKIT_CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),
-                                            cudaFuncAttributePreferredSharedMemoryCarveout,
-                                            cudaSharedmemCarveoutMaxShared));
     SPMVKIT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
         &c.blocks_per_sm, kernel, p.threads, static_cast<std::size_t>(smem)));
     c.device = device;
     c.smem = smem;
-    c.carveout = cudaSharedmemCarveoutMaxShared;
   }
-  // At most occ thread blocks an SM (occ > 0), and the shared-memory carveout that just holds
-  // the thread blocks an SM runs (plus the 1 KB it reserves for each): the rest of the SM's
-  // 256 KB serves L1, which caches x.
-  const int blocks_per_sm = p.occ > 0 ? std::min(p.occ, c.blocks_per_sm) : c.blocks_per_sm;
-  const cudaDeviceProp& props = cuda::Context::get().props();
-  const std::int64_t smem_per_sm = props.sharedMemPerMultiprocessor;
-  const int carveout = static_cast<int>(std::min<std::int64_t>(
-      100,
-      (std::int64_t{std::max(1, blocks_per_sm)} * (smem + props.reservedSharedMemPerBlock) * 100 +
-       smem_per_sm - 1) /
-          smem_per_sm));
-  if (c.carveout != carveout) {
-    SPMVKIT_CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),
-                                            cudaFuncAttributePreferredSharedMemoryCarveout,
-                                            carveout));
-    c.carveout = carveout;
-  }
+  const int blocks_per_sm = c.blocks_per_sm;
   const std::int64_t resident =
       static_cast<std::int64_t>(std::max(1, blocks_per_sm)) * cuda::Context::get().sm_count();
   const auto grid = static_cast<unsigned>(std::min<std::int64_t>(d.tma_n_tiles, resident));

@@ -335,9 +335,6 @@ TEST(BsrBuild, RejectsBadParameters) {
   EXPECT_NO_THROW(build("block_size=7,kernel=tma,lanes=16"));
   EXPECT_THROW(build("block_size=7,kernel=tma,lanes=64"), InputError);
   EXPECT_THROW(build("block_size=7,kernel=k2,lanes=2"), InputError);
-  EXPECT_NO_THROW(build("block_size=7,kernel=tma,occ=2"));
-  EXPECT_THROW(build("block_size=7,kernel=tma,occ=33"), InputError);
-  EXPECT_THROW(build("block_size=7,kernel=k2,occ=1"), InputError);
   EXPECT_THROW(build("block_size=7,kernel=k2,whole=0"), InputError);
   // K2's pack: a flag, a K2 parameter only, and the packed thread block within 1024 threads.
   EXPECT_THROW(build("block_size=7,kernel=k2,pack=2"), InputError);
@@ -744,15 +741,6 @@ TEST(BsrCuda, TmaSeveralTilesABlock) {
         SCOPED_TRACE(p.to_string());
         EXPECT_EQ(check_bsr_on_gpu(a, p, testing::test_seed() + stages, false), 2);
       }
-  // occ: one or two thread blocks an SM (more tiles each), and back to the default carveout.
-  for (int occ : {1, 2, 0})
-    for (int whole : {0, 1}) {
-      Params p = Params::parse("kernel=tma,block_size=2,tile_kb=4,threads=128");
-      p.set("occ", std::to_string(occ));
-      p.set("whole", std::to_string(whole));
-      SCOPED_TRACE(p.to_string());
-      EXPECT_EQ(check_bsr_on_gpu(a, p, testing::test_seed() + occ, false), 2);
-    }
 }
 
 // K2 with packed thread arrays (pack=1): arrays straddle warps and reach their row ends at
