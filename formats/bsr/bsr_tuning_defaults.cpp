@@ -14,7 +14,8 @@
 // (the code of commit c7c28dc; bench/results/2026-11-23-h100-k3-mid), bs 2-9 again with tma's
 // `lanes` at commit 351b888 (same folder), H200 entries on an
 // NVIDIA H200 at commit 83b1e34 (bench/results/2026-11-23-h200-k3-mid). H100 f64 bs 1 and
-// 33-64 and H100 f32 bs 1-64 at commit 42dcafe (bench/results/2026-11-23-h100-f32-tune).
+// 33-64 and H100 f32 bs 1-64 at commit 42dcafe (bench/results/2026-11-23-h100-f32-tune), the
+// same for the H200 at 5ce9d72 (bench/results/2026-11-23-h200-f32-tune).
 // K2 parameters tuned before K2's rewrite can be much slower on the current kernel (H100 bs 7:
 // 88.7% -> 75.6% of the read ceiling), so retune after changing a kernel.
 // Every other entry (no GB/s comment) is a first guess equal to bsr_rule_policy's output.
@@ -424,7 +425,7 @@ const ShippedEntry kShipped[] = {
     {"H100", "bsr.bs63.f32", "kernel=k3"},  // 2827.8 GB/s
     {"H100", "bsr.k2.bs64.f32", "n_ta=1,n_brows_ta=1,n_tg=16,ilp=1,vec=4,pack=0"},  // 2395.4 GB/s
     {"H100", "bsr.bs64.f32", "kernel=k3"},  // 2924.5 GB/s
-    {"H200", "bsr.k1.bs1.f64", "n_ta=8,n_brows_ta=16,ilp=4"},
+    {"H200", "bsr.k1.bs1.f64", "n_ta=2,n_brows_ta=16,ilp=4"},  // 743.0 GB/s
     {"H200", "bsr.k1.bs2.f64", "n_ta=2,n_brows_ta=16,ilp=4"},  // 2006.5 GB/s
     {"H200", "bsr.k1.bs3.f64", "n_ta=2,n_brows_ta=16,ilp=4"},  // 2149.4 GB/s
     {"H200", "bsr.k1.bs4.f64", "n_ta=2,n_brows_ta=12,ilp=4"},  // 2772.2 GB/s
@@ -456,102 +457,102 @@ const ShippedEntry kShipped[] = {
     {"H200", "bsr.k2.bs30.f64", "n_ta=1,n_brows_ta=1,n_tg=4,ilp=1,vec=2,pack=0"},  // 3969.8 GB/s
     {"H200", "bsr.k2.bs31.f64", "n_ta=1,n_brows_ta=4,n_tg=2,ilp=1,vec=1,pack=0"},  // 3368.2 GB/s
     {"H200", "bsr.k2.bs32.f64", "n_ta=1,n_brows_ta=1,n_tg=4,ilp=1,vec=2,pack=0"},  // 4120.0 GB/s
-    {"H200", "bsr.k2.bs33.f64", "n_ta=1,n_brows_ta=4,n_tg=4,ilp=1,vec=1"},
-    {"H200", "bsr.k2.bs34.f64", "n_ta=1,n_brows_ta=4,n_tg=8,ilp=1,vec=2"},
-    {"H200", "bsr.k2.bs35.f64", "n_ta=1,n_brows_ta=4,n_tg=4,ilp=1,vec=1"},
-    {"H200", "bsr.k2.bs36.f64", "n_ta=1,n_brows_ta=4,n_tg=8,ilp=1,vec=2"},
-    {"H200", "bsr.k2.bs37.f64", "n_ta=1,n_brows_ta=4,n_tg=4,ilp=1,vec=1"},
-    {"H200", "bsr.k2.bs38.f64", "n_ta=1,n_brows_ta=4,n_tg=8,ilp=1,vec=2"},
-    {"H200", "bsr.k2.bs39.f64", "n_ta=1,n_brows_ta=4,n_tg=4,ilp=1,vec=1"},
-    {"H200", "bsr.k2.bs40.f64", "n_ta=1,n_brows_ta=4,n_tg=8,ilp=1,vec=2"},
-    {"H200", "bsr.k2.bs41.f64", "n_ta=1,n_brows_ta=4,n_tg=4,ilp=1,vec=1"},
-    {"H200", "bsr.k2.bs42.f64", "n_ta=1,n_brows_ta=4,n_tg=8,ilp=1,vec=2"},
-    {"H200", "bsr.k2.bs43.f64", "n_ta=1,n_brows_ta=4,n_tg=4,ilp=1,vec=1"},
-    {"H200", "bsr.k2.bs44.f64", "n_ta=1,n_brows_ta=4,n_tg=8,ilp=1,vec=2"},
-    {"H200", "bsr.k3.bs45.f64", "nb=45,n_tg=4,ept=4"},
-    {"H200", "bsr.k3.bs46.f64", "nb=46,n_tg=4,ept=4"},
-    {"H200", "bsr.k3.bs47.f64", "nb=47,n_tg=4,ept=4"},
-    {"H200", "bsr.k3.bs48.f64", "nb=48,n_tg=4,ept=4"},
-    {"H200", "bsr.k3.bs49.f64", "nb=49,n_tg=4,ept=4"},
-    {"H200", "bsr.k3.bs50.f64", "nb=50,n_tg=4,ept=4"},
-    {"H200", "bsr.k3.bs51.f64", "nb=51,n_tg=4,ept=4"},
-    {"H200", "bsr.k3.bs52.f64", "nb=52,n_tg=4,ept=4"},
-    {"H200", "bsr.k3.bs53.f64", "nb=53,n_tg=4,ept=4"},
-    {"H200", "bsr.k3.bs54.f64", "nb=54,n_tg=4,ept=4"},
-    {"H200", "bsr.k3.bs55.f64", "nb=55,n_tg=4,ept=4"},
-    {"H200", "bsr.k3.bs56.f64", "nb=56,n_tg=4,ept=4"},
-    {"H200", "bsr.k3.bs57.f64", "nb=57,n_tg=4,ept=4"},
-    {"H200", "bsr.k3.bs58.f64", "nb=58,n_tg=4,ept=4"},
-    {"H200", "bsr.k3.bs59.f64", "nb=59,n_tg=4,ept=4"},
-    {"H200", "bsr.k3.bs60.f64", "nb=60,n_tg=4,ept=4"},
-    {"H200", "bsr.k3.bs61.f64", "nb=61,n_tg=4,ept=4"},
-    {"H200", "bsr.k3.bs62.f64", "nb=62,n_tg=4,ept=4"},
-    {"H200", "bsr.k3.bs63.f64", "nb=63,n_tg=4,ept=4"},
-    {"H200", "bsr.k3.bs64.f64", "nb=64,n_tg=4,ept=4"},
-    {"H200", "bsr.k1.bs1.f32", "n_ta=8,n_brows_ta=16,ilp=4"},
-    {"H200", "bsr.k1.bs2.f32", "n_ta=8,n_brows_ta=16,ilp=4"},
-    {"H200", "bsr.k1.bs3.f32", "n_ta=8,n_brows_ta=16,ilp=4"},
-    {"H200", "bsr.k1.bs4.f32", "n_ta=8,n_brows_ta=16,ilp=4"},
-    {"H200", "bsr.k1.bs5.f32", "n_ta=8,n_brows_ta=16,ilp=4"},
-    {"H200", "bsr.k2.bs6.f32", "n_ta=8,n_brows_ta=8,n_tg=4,ilp=4,vec=1"},
-    {"H200", "bsr.k2.bs7.f32", "n_ta=8,n_brows_ta=8,n_tg=4,ilp=4,vec=1"},
-    {"H200", "bsr.k2.bs8.f32", "n_ta=8,n_brows_ta=8,n_tg=8,ilp=4,vec=2"},
-    {"H200", "bsr.k2.bs9.f32", "n_ta=2,n_brows_ta=4,n_tg=8,ilp=4,vec=1"},
-    {"H200", "bsr.k2.bs10.f32", "n_ta=4,n_brows_ta=4,n_tg=8,ilp=4,vec=2"},
-    {"H200", "bsr.k2.bs11.f32", "n_ta=2,n_brows_ta=4,n_tg=8,ilp=4,vec=1"},
-    {"H200", "bsr.k2.bs12.f32", "n_ta=4,n_brows_ta=4,n_tg=8,ilp=4,vec=2"},
-    {"H200", "bsr.k2.bs13.f32", "n_ta=4,n_brows_ta=4,n_tg=4,ilp=4,vec=1"},
-    {"H200", "bsr.k2.bs14.f32", "n_ta=4,n_brows_ta=4,n_tg=8,ilp=4,vec=2"},
-    {"H200", "bsr.k2.bs15.f32", "n_ta=4,n_brows_ta=4,n_tg=4,ilp=4,vec=1"},
-    {"H200", "bsr.k2.bs16.f32", "n_ta=4,n_brows_ta=4,n_tg=16,ilp=4,vec=4"},
-    {"H200", "bsr.k2.bs17.f32", "n_ta=1,n_brows_ta=4,n_tg=8,ilp=4,vec=1"},
-    {"H200", "bsr.k2.bs18.f32", "n_ta=1,n_brows_ta=4,n_tg=16,ilp=4,vec=2"},
-    {"H200", "bsr.k2.bs19.f32", "n_ta=1,n_brows_ta=4,n_tg=8,ilp=4,vec=1"},
-    {"H200", "bsr.k2.bs20.f32", "n_ta=1,n_brows_ta=4,n_tg=16,ilp=4,vec=2"},
-    {"H200", "bsr.k2.bs21.f32", "n_ta=1,n_brows_ta=4,n_tg=8,ilp=4,vec=1"},
-    {"H200", "bsr.k2.bs22.f32", "n_ta=1,n_brows_ta=4,n_tg=16,ilp=4,vec=2"},
-    {"H200", "bsr.k2.bs23.f32", "n_ta=1,n_brows_ta=4,n_tg=8,ilp=4,vec=1"},
-    {"H200", "bsr.k2.bs24.f32", "n_ta=1,n_brows_ta=4,n_tg=16,ilp=4,vec=2"},
-    {"H200", "bsr.k2.bs25.f32", "n_ta=1,n_brows_ta=4,n_tg=8,ilp=4,vec=1"},
-    {"H200", "bsr.k2.bs26.f32", "n_ta=1,n_brows_ta=4,n_tg=16,ilp=4,vec=2"},
-    {"H200", "bsr.k2.bs27.f32", "n_ta=1,n_brows_ta=4,n_tg=8,ilp=4,vec=1"},
-    {"H200", "bsr.k2.bs28.f32", "n_ta=1,n_brows_ta=4,n_tg=16,ilp=4,vec=2"},
-    {"H200", "bsr.k2.bs29.f32", "n_ta=1,n_brows_ta=4,n_tg=8,ilp=4,vec=1"},
-    {"H200", "bsr.k2.bs30.f32", "n_ta=1,n_brows_ta=4,n_tg=16,ilp=4,vec=2"},
-    {"H200", "bsr.k2.bs31.f32", "n_ta=1,n_brows_ta=4,n_tg=8,ilp=4,vec=1"},
-    {"H200", "bsr.k2.bs32.f32", "n_ta=1,n_brows_ta=4,n_tg=32,ilp=4,vec=4"},
-    {"H200", "bsr.k2.bs33.f32", "n_ta=1,n_brows_ta=4,n_tg=4,ilp=1,vec=1"},
-    {"H200", "bsr.k2.bs34.f32", "n_ta=1,n_brows_ta=4,n_tg=8,ilp=1,vec=2"},
-    {"H200", "bsr.k2.bs35.f32", "n_ta=1,n_brows_ta=4,n_tg=4,ilp=1,vec=1"},
-    {"H200", "bsr.k2.bs36.f32", "n_ta=1,n_brows_ta=4,n_tg=4,ilp=1,vec=1"},
-    {"H200", "bsr.k2.bs37.f32", "n_ta=1,n_brows_ta=4,n_tg=4,ilp=1,vec=1"},
-    {"H200", "bsr.k2.bs38.f32", "n_ta=1,n_brows_ta=4,n_tg=8,ilp=1,vec=2"},
-    {"H200", "bsr.k2.bs39.f32", "n_ta=1,n_brows_ta=4,n_tg=4,ilp=1,vec=1"},
-    {"H200", "bsr.k2.bs40.f32", "n_ta=1,n_brows_ta=4,n_tg=8,ilp=1,vec=2"},
-    {"H200", "bsr.k2.bs41.f32", "n_ta=1,n_brows_ta=4,n_tg=4,ilp=1,vec=1"},
-    {"H200", "bsr.k2.bs42.f32", "n_ta=1,n_brows_ta=4,n_tg=8,ilp=1,vec=2"},
-    {"H200", "bsr.k2.bs43.f32", "n_ta=1,n_brows_ta=4,n_tg=4,ilp=1,vec=1"},
-    {"H200", "bsr.k2.bs44.f32", "n_ta=1,n_brows_ta=4,n_tg=16,ilp=1,vec=4"},
-    {"H200", "bsr.k3.bs45.f32", "nb=45,n_tg=4,ept=4"},
-    {"H200", "bsr.k3.bs46.f32", "nb=46,n_tg=4,ept=4"},
-    {"H200", "bsr.k3.bs47.f32", "nb=47,n_tg=4,ept=4"},
-    {"H200", "bsr.k3.bs48.f32", "nb=48,n_tg=4,ept=4"},
-    {"H200", "bsr.k3.bs49.f32", "nb=49,n_tg=4,ept=4"},
-    {"H200", "bsr.k3.bs50.f32", "nb=50,n_tg=4,ept=4"},
-    {"H200", "bsr.k3.bs51.f32", "nb=51,n_tg=4,ept=4"},
-    {"H200", "bsr.k3.bs52.f32", "nb=52,n_tg=4,ept=4"},
-    {"H200", "bsr.k3.bs53.f32", "nb=53,n_tg=4,ept=4"},
-    {"H200", "bsr.k3.bs54.f32", "nb=54,n_tg=4,ept=4"},
-    {"H200", "bsr.k3.bs55.f32", "nb=55,n_tg=4,ept=4"},
-    {"H200", "bsr.k3.bs56.f32", "nb=56,n_tg=4,ept=4"},
-    {"H200", "bsr.k3.bs57.f32", "nb=57,n_tg=4,ept=4"},
-    {"H200", "bsr.k3.bs58.f32", "nb=58,n_tg=4,ept=4"},
-    {"H200", "bsr.k3.bs59.f32", "nb=59,n_tg=4,ept=4"},
-    {"H200", "bsr.k3.bs60.f32", "nb=60,n_tg=4,ept=4"},
-    {"H200", "bsr.k3.bs61.f32", "nb=61,n_tg=4,ept=4"},
-    {"H200", "bsr.k3.bs62.f32", "nb=62,n_tg=4,ept=4"},
-    {"H200", "bsr.k3.bs63.f32", "nb=63,n_tg=4,ept=4"},
-    {"H200", "bsr.k3.bs64.f32", "nb=64,n_tg=4,ept=4"},
+    {"H200", "bsr.k2.bs33.f64", "n_ta=1,n_brows_ta=2,n_tg=4,ilp=1,vec=1,pack=0"},  // 2888.1 GB/s
+    {"H200", "bsr.k2.bs34.f64", "n_ta=5,n_brows_ta=4,n_tg=4,ilp=1,vec=2,pack=1"},  // 3412.8 GB/s
+    {"H200", "bsr.k2.bs35.f64", "n_ta=1,n_brows_ta=2,n_tg=4,ilp=1,vec=1,pack=0"},  // 3149.5 GB/s
+    {"H200", "bsr.k2.bs36.f64", "n_ta=5,n_brows_ta=1,n_tg=4,ilp=1,vec=2,pack=1"},  // 3664.7 GB/s
+    {"H200", "bsr.k2.bs37.f64", "n_ta=1,n_brows_ta=4,n_tg=4,ilp=1,vec=1,pack=0"},  // 2870.2 GB/s
+    {"H200", "bsr.k2.bs38.f64", "n_ta=1,n_brows_ta=2,n_tg=8,ilp=1,vec=2,pack=0"},  // 3609.7 GB/s
+    {"H200", "bsr.k2.bs39.f64", "n_ta=1,n_brows_ta=4,n_tg=4,ilp=1,vec=1,pack=0"},  // 3023.0 GB/s
+    {"H200", "bsr.k2.bs40.f64", "n_ta=1,n_brows_ta=2,n_tg=8,ilp=1,vec=2,pack=0"},  // 3679.9 GB/s
+    {"H200", "bsr.k2.bs41.f64", "n_ta=3,n_brows_ta=2,n_tg=4,ilp=1,vec=1,pack=1"},  // 3020.4 GB/s
+    {"H200", "bsr.k2.bs42.f64", "n_ta=3,n_brows_ta=2,n_tg=8,ilp=1,vec=2,pack=1"},  // 3347.6 GB/s
+    {"H200", "bsr.k2.bs43.f64", "n_ta=1,n_brows_ta=4,n_tg=8,ilp=1,vec=1,pack=0"},  // 2706.5 GB/s
+    {"H200", "bsr.k2.bs44.f64", "n_ta=1,n_brows_ta=2,n_tg=16,ilp=1,vec=2,pack=0"},  // 3059.1 GB/s
+    {"H200", "bsr.k3.bs45.f64", "nb=45,n_tg=7,ept=7"},  // 4255.3 GB/s
+    {"H200", "bsr.k3.bs46.f64", "nb=46,n_tg=8,ept=6"},  // 4285.5 GB/s
+    {"H200", "bsr.k3.bs47.f64", "nb=47,n_tg=8,ept=6"},  // 4305.2 GB/s
+    {"H200", "bsr.k3.bs48.f64", "nb=48,n_tg=8,ept=6"},  // 4346.4 GB/s
+    {"H200", "bsr.k3.bs49.f64", "nb=49,n_tg=13,ept=4"},  // 4228.7 GB/s
+    {"H200", "bsr.k3.bs50.f64", "nb=50,n_tg=13,ept=4"},  // 4260.0 GB/s
+    {"H200", "bsr.k3.bs51.f64", "nb=51,n_tg=13,ept=4"},  // 4285.7 GB/s
+    {"H200", "bsr.k3.bs52.f64", "nb=52,n_tg=8,ept=7"},  // 4189.8 GB/s
+    {"H200", "bsr.k3.bs53.f64", "nb=53,n_tg=9,ept=6"},  // 4190.1 GB/s
+    {"H200", "bsr.k3.bs54.f64", "nb=54,n_tg=9,ept=6"},  // 4237.7 GB/s
+    {"H200", "bsr.k3.bs55.f64", "nb=55,n_tg=8,ept=4"},  // 4084.4 GB/s
+    {"H200", "bsr.k3.bs56.f64", "nb=56,n_tg=8,ept=4"},  // 4104.2 GB/s
+    {"H200", "bsr.k3.bs57.f64", "nb=57,n_tg=8,ept=4"},  // 4129.5 GB/s
+    {"H200", "bsr.k3.bs58.f64", "nb=58,n_tg=8,ept=4"},  // 4164.5 GB/s
+    {"H200", "bsr.k3.bs59.f64", "nb=59,n_tg=8,ept=4"},  // 4189.6 GB/s
+    {"H200", "bsr.k3.bs60.f64", "nb=60,n_tg=8,ept=4"},  // 4187.4 GB/s
+    {"H200", "bsr.k3.bs61.f64", "nb=61,n_tg=8,ept=4"},  // 4229.0 GB/s
+    {"H200", "bsr.k3.bs62.f64", "nb=62,n_tg=8,ept=4"},  // 4191.0 GB/s
+    {"H200", "bsr.k3.bs63.f64", "nb=63,n_tg=8,ept=4"},  // 4231.4 GB/s
+    {"H200", "bsr.k3.bs64.f64", "nb=64,n_tg=16,ept=4"},  // 4359.0 GB/s
+    {"H200", "bsr.k1.bs1.f32", "n_ta=2,n_brows_ta=16,ilp=4"},  // 651.5 GB/s
+    {"H200", "bsr.k1.bs2.f32", "n_ta=2,n_brows_ta=16,ilp=4"},  // 1464.1 GB/s
+    {"H200", "bsr.k1.bs3.f32", "n_ta=2,n_brows_ta=16,ilp=4"},  // 1474.5 GB/s
+    {"H200", "bsr.k1.bs4.f32", "n_ta=2,n_brows_ta=24,ilp=8"},  // 1982.5 GB/s
+    {"H200", "bsr.k1.bs5.f32", "n_ta=2,n_brows_ta=12,ilp=4"},  // 1840.8 GB/s
+    {"H200", "bsr.k2.bs6.f32", "n_ta=16,n_brows_ta=2,n_tg=2,ilp=2,vec=2,pack=1"},  // 3145.4 GB/s
+    {"H200", "bsr.k2.bs7.f32", "n_ta=16,n_brows_ta=2,n_tg=2,ilp=2,vec=1,pack=1"},  // 2550.2 GB/s
+    {"H200", "bsr.k2.bs8.f32", "n_ta=16,n_brows_ta=1,n_tg=2,ilp=1,vec=4,pack=1"},  // 3637.2 GB/s
+    {"H200", "bsr.k2.bs9.f32", "n_ta=16,n_brows_ta=1,n_tg=1,ilp=1,vec=1,pack=1"},  // 2618.4 GB/s
+    {"H200", "bsr.k2.bs10.f32", "n_ta=16,n_brows_ta=2,n_tg=2,ilp=1,vec=2,pack=1"},  // 3270.6 GB/s
+    {"H200", "bsr.k2.bs11.f32", "n_ta=8,n_brows_ta=1,n_tg=1,ilp=1,vec=1,pack=1"},  // 2618.4 GB/s
+    {"H200", "bsr.k2.bs12.f32", "n_ta=8,n_brows_ta=1,n_tg=4,ilp=1,vec=4,pack=1"},  // 3646.3 GB/s
+    {"H200", "bsr.k2.bs13.f32", "n_ta=8,n_brows_ta=2,n_tg=2,ilp=1,vec=1,pack=1"},  // 2698.0 GB/s
+    {"H200", "bsr.k2.bs14.f32", "n_ta=4,n_brows_ta=2,n_tg=2,ilp=1,vec=2,pack=1"},  // 3407.2 GB/s
+    {"H200", "bsr.k2.bs15.f32", "n_ta=2,n_brows_ta=2,n_tg=2,ilp=1,vec=1,pack=0"},  // 2869.9 GB/s
+    {"H200", "bsr.k2.bs16.f32", "n_ta=4,n_brows_ta=1,n_tg=4,ilp=1,vec=4,pack=1"},  // 3738.5 GB/s
+    {"H200", "bsr.k2.bs17.f32", "n_ta=8,n_brows_ta=2,n_tg=2,ilp=1,vec=1,pack=1"},  // 2663.1 GB/s
+    {"H200", "bsr.k2.bs18.f32", "n_ta=8,n_brows_ta=1,n_tg=2,ilp=1,vec=2,pack=1"},  // 3436.4 GB/s
+    {"H200", "bsr.k2.bs19.f32", "n_ta=2,n_brows_ta=4,n_tg=4,ilp=2,vec=1,pack=1"},  // 2669.1 GB/s
+    {"H200", "bsr.k2.bs20.f32", "n_ta=4,n_brows_ta=2,n_tg=4,ilp=1,vec=2,pack=1"},  // 3466.0 GB/s
+    {"H200", "bsr.k2.bs21.f32", "n_ta=2,n_brows_ta=2,n_tg=2,ilp=1,vec=1,pack=1"},  // 2519.5 GB/s
+    {"H200", "bsr.k2.bs22.f32", "n_ta=2,n_brows_ta=2,n_tg=4,ilp=1,vec=2,pack=1"},  // 3359.9 GB/s
+    {"H200", "bsr.k2.bs23.f32", "n_ta=2,n_brows_ta=2,n_tg=2,ilp=1,vec=1,pack=1"},  // 2794.3 GB/s
+    {"H200", "bsr.k2.bs24.f32", "n_ta=2,n_brows_ta=1,n_tg=8,ilp=1,vec=4,pack=1"},  // 3730.5 GB/s
+    {"H200", "bsr.k2.bs25.f32", "n_ta=2,n_brows_ta=2,n_tg=4,ilp=1,vec=1,pack=1"},  // 2511.0 GB/s
+    {"H200", "bsr.k2.bs26.f32", "n_ta=14,n_brows_ta=4,n_tg=4,ilp=1,vec=2,pack=1"},  // 3360.7 GB/s
+    {"H200", "bsr.k2.bs27.f32", "n_ta=2,n_brows_ta=2,n_tg=4,ilp=1,vec=1,pack=1"},  // 2755.6 GB/s
+    {"H200", "bsr.k2.bs28.f32", "n_ta=1,n_brows_ta=1,n_tg=4,ilp=1,vec=2,pack=0"},  // 3388.0 GB/s
+    {"H200", "bsr.k2.bs29.f32", "n_ta=1,n_brows_ta=2,n_tg=4,ilp=1,vec=1,pack=0"},  // 2583.1 GB/s
+    {"H200", "bsr.k2.bs30.f32", "n_ta=2,n_brows_ta=2,n_tg=4,ilp=1,vec=2,pack=0"},  // 3378.9 GB/s
+    {"H200", "bsr.k2.bs31.f32", "n_ta=2,n_brows_ta=2,n_tg=2,ilp=1,vec=1,pack=0"},  // 2798.1 GB/s
+    {"H200", "bsr.k2.bs32.f32", "n_ta=1,n_brows_ta=1,n_tg=4,ilp=1,vec=2,pack=0"},  // 3515.6 GB/s
+    {"H200", "bsr.k2.bs33.f32", "n_ta=2,n_brows_ta=2,n_tg=4,ilp=1,vec=1,pack=1"},  // 2359.1 GB/s
+    {"H200", "bsr.k2.bs34.f32", "n_ta=4,n_brows_ta=2,n_tg=4,ilp=1,vec=2,pack=1"},  // 3159.8 GB/s
+    {"H200", "bsr.k2.bs35.f32", "n_ta=2,n_brows_ta=2,n_tg=4,ilp=1,vec=1,pack=1"},  // 2514.2 GB/s
+    {"H200", "bsr.k2.bs36.f32", "n_ta=2,n_brows_ta=1,n_tg=4,ilp=1,vec=2,pack=1"},  // 3359.0 GB/s
+    {"H200", "bsr.k2.bs37.f32", "n_ta=1,n_brows_ta=2,n_tg=4,ilp=1,vec=1,pack=0"},  // 2117.0 GB/s
+    {"H200", "bsr.k2.bs38.f32", "n_ta=1,n_brows_ta=2,n_tg=8,ilp=1,vec=2,pack=0"},  // 2780.7 GB/s
+    {"H200", "bsr.k2.bs39.f32", "n_ta=1,n_brows_ta=2,n_tg=4,ilp=1,vec=1,pack=0"},  // 2242.0 GB/s
+    {"H200", "bsr.k2.bs40.f32", "n_ta=1,n_brows_ta=2,n_tg=8,ilp=1,vec=2,pack=0"},  // 3097.1 GB/s
+    {"H200", "bsr.k2.bs41.f32", "n_ta=2,n_brows_ta=2,n_tg=4,ilp=1,vec=1,pack=1"},  // 2054.6 GB/s
+    {"H200", "bsr.k2.bs42.f32", "n_ta=4,n_brows_ta=16,n_tg=8,ilp=1,vec=2,pack=1"},  // 2612.3 GB/s
+    {"H200", "bsr.k2.bs43.f32", "n_ta=2,n_brows_ta=2,n_tg=4,ilp=1,vec=1,pack=1"},  // 2186.9 GB/s
+    {"H200", "bsr.k2.bs44.f32", "n_ta=1,n_brows_ta=2,n_tg=16,ilp=1,vec=4,pack=0"},  // 2832.6 GB/s
+    {"H200", "bsr.k3.bs45.f32", "nb=45,n_tg=7,ept=7"},  // 3216.2 GB/s
+    {"H200", "bsr.k3.bs46.f32", "nb=46,n_tg=6,ept=8"},  // 3299.0 GB/s
+    {"H200", "bsr.k3.bs47.f32", "nb=47,n_tg=6,ept=8"},  // 3424.8 GB/s
+    {"H200", "bsr.k3.bs48.f32", "nb=48,n_tg=6,ept=8"},  // 3487.7 GB/s
+    {"H200", "bsr.k3.bs49.f32", "nb=49,n_tg=7,ept=7"},  // 3401.8 GB/s
+    {"H200", "bsr.k3.bs50.f32", "nb=50,n_tg=10,ept=5"},  // 3343.9 GB/s
+    {"H200", "bsr.k3.bs51.f32", "nb=51,n_tg=9,ept=6"},  // 3205.2 GB/s
+    {"H200", "bsr.k3.bs52.f32", "nb=52,n_tg=9,ept=6"},  // 3271.3 GB/s
+    {"H200", "bsr.k3.bs53.f32", "nb=53,n_tg=9,ept=6"},  // 3378.3 GB/s
+    {"H200", "bsr.k3.bs54.f32", "nb=54,n_tg=7,ept=8"},  // 3396.2 GB/s
+    {"H200", "bsr.k3.bs55.f32", "nb=55,n_tg=8,ept=7"},  // 3402.5 GB/s
+    {"H200", "bsr.k3.bs56.f32", "nb=56,n_tg=8,ept=7"},  // 3503.1 GB/s
+    {"H200", "bsr.k3.bs57.f32", "nb=57,n_tg=10,ept=6"},  // 3166.9 GB/s
+    {"H200", "bsr.k3.bs58.f32", "nb=58,n_tg=10,ept=6"},  // 3149.2 GB/s
+    {"H200", "bsr.k3.bs59.f32", "nb=59,n_tg=10,ept=6"},  // 3232.3 GB/s
+    {"H200", "bsr.k3.bs60.f32", "nb=60,n_tg=10,ept=6"},  // 3315.3 GB/s
+    {"H200", "bsr.k3.bs61.f32", "nb=61,n_tg=4,ept=8"},  // 3289.3 GB/s
+    {"H200", "bsr.k3.bs62.f32", "nb=62,n_tg=4,ept=8"},  // 3310.8 GB/s
+    {"H200", "bsr.k3.bs63.f32", "nb=63,n_tg=4,ept=8"},  // 3409.7 GB/s
+    {"H200", "bsr.k3.bs64.f32", "nb=32,n_tg=8,ept=8"},  // 3571.2 GB/s
     {"H200", "bsr.tma.bs2.f64", "stages=2,tile_kb=8,threads=128,whole=1"},  // 3359.3 GB/s
     {"H200", "bsr.bs2.f64", "kernel=tma"},  // 3359.3 GB/s
     {"H200", "bsr.tma.bs3.f64", "stages=2,tile_kb=16,threads=128,whole=1"},  // 3432.0 GB/s
@@ -616,6 +617,202 @@ const ShippedEntry kShipped[] = {
     {"H200", "bsr.k3.bs29.f64", "nb=29,n_tg=4,ept=4"},  // 4207.4 GB/s
     {"H200", "bsr.k3.bs30.f64", "nb=30,n_tg=8,ept=4"},  // 4245.1 GB/s
     {"H200", "bsr.k3.bs31.f64", "nb=31,n_tg=8,ept=4"},  // 4317.7 GB/s
+    {"H200", "bsr.tma.bs1.f64", "stages=2,tile_kb=8,threads=256,whole=0,lanes=1"},  // 3106.9 GB/s
+    {"H200", "bsr.bs1.f64", "kernel=tma"},  // 3106.9 GB/s
+    {"H200", "bsr.k3.bs33.f64", "nb=33,n_tg=9,ept=4"},  // 4209.4 GB/s
+    {"H200", "bsr.bs33.f64", "kernel=k3"},  // 4209.4 GB/s
+    {"H200", "bsr.k3.bs34.f64", "nb=34,n_tg=9,ept=4"},  // 4252.8 GB/s
+    {"H200", "bsr.bs34.f64", "kernel=k3"},  // 4252.8 GB/s
+    {"H200", "bsr.k3.bs35.f64", "nb=35,n_tg=9,ept=4"},  // 4297.1 GB/s
+    {"H200", "bsr.bs35.f64", "kernel=k3"},  // 4297.1 GB/s
+    {"H200", "bsr.k3.bs36.f64", "nb=36,n_tg=6,ept=6"},  // 4228.5 GB/s
+    {"H200", "bsr.bs36.f64", "kernel=k3"},  // 4228.5 GB/s
+    {"H200", "bsr.k3.bs37.f64", "nb=37,n_tg=10,ept=4"},  // 4227.9 GB/s
+    {"H200", "bsr.bs37.f64", "kernel=k3"},  // 4227.9 GB/s
+    {"H200", "bsr.k3.bs38.f64", "nb=38,n_tg=10,ept=4"},  // 4257.5 GB/s
+    {"H200", "bsr.bs38.f64", "kernel=k3"},  // 4257.5 GB/s
+    {"H200", "bsr.k3.bs39.f64", "nb=39,n_tg=13,ept=3"},  // 4226.3 GB/s
+    {"H200", "bsr.bs39.f64", "kernel=k3"},  // 4226.3 GB/s
+    {"H200", "bsr.k3.bs40.f64", "nb=40,n_tg=6,ept=7"},  // 4245.7 GB/s
+    {"H200", "bsr.bs40.f64", "kernel=k3"},  // 4245.7 GB/s
+    {"H200", "bsr.k3.bs41.f64", "nb=41,n_tg=6,ept=7"},  // 4265.3 GB/s
+    {"H200", "bsr.bs41.f64", "kernel=k3"},  // 4265.3 GB/s
+    {"H200", "bsr.k3.bs42.f64", "nb=42,n_tg=6,ept=7"},  // 4287.1 GB/s
+    {"H200", "bsr.bs42.f64", "kernel=k3"},  // 4287.1 GB/s
+    {"H200", "bsr.k3.bs43.f64", "nb=43,n_tg=11,ept=4"},  // 4286.7 GB/s
+    {"H200", "bsr.bs43.f64", "kernel=k3"},  // 4286.7 GB/s
+    {"H200", "bsr.k3.bs44.f64", "nb=44,n_tg=11,ept=4"},  // 4282.3 GB/s
+    {"H200", "bsr.bs44.f64", "kernel=k3"},  // 4282.3 GB/s
+    {"H200", "bsr.k2.bs45.f64", "n_ta=2,n_brows_ta=2,n_tg=8,ilp=1,vec=1,pack=1"},  // 2714.0 GB/s
+    {"H200", "bsr.bs45.f64", "kernel=k3"},  // 4255.3 GB/s
+    {"H200", "bsr.k2.bs46.f64", "n_ta=1,n_brows_ta=2,n_tg=8,ilp=1,vec=2,pack=0"},  // 3047.4 GB/s
+    {"H200", "bsr.bs46.f64", "kernel=k3"},  // 4285.5 GB/s
+    {"H200", "bsr.k2.bs47.f64", "n_ta=1,n_brows_ta=4,n_tg=8,ilp=1,vec=1,pack=0"},  // 2779.8 GB/s
+    {"H200", "bsr.bs47.f64", "kernel=k3"},  // 4305.2 GB/s
+    {"H200", "bsr.k2.bs48.f64", "n_ta=1,n_brows_ta=2,n_tg=16,ilp=1,vec=2,pack=0"},  // 3054.0 GB/s
+    {"H200", "bsr.bs48.f64", "kernel=k3"},  // 4346.4 GB/s
+    {"H200", "bsr.k2.bs49.f64", "n_ta=1,n_brows_ta=2,n_tg=8,ilp=1,vec=1,pack=0"},  // 2765.2 GB/s
+    {"H200", "bsr.bs49.f64", "kernel=k3"},  // 4228.7 GB/s
+    {"H200", "bsr.k2.bs50.f64", "n_ta=1,n_brows_ta=2,n_tg=8,ilp=1,vec=2,pack=0"},  // 3322.6 GB/s
+    {"H200", "bsr.bs50.f64", "kernel=k3"},  // 4260.0 GB/s
+    {"H200", "bsr.k2.bs51.f64", "n_ta=1,n_brows_ta=2,n_tg=8,ilp=1,vec=1,pack=0"},  // 2891.6 GB/s
+    {"H200", "bsr.bs51.f64", "kernel=k3"},  // 4285.7 GB/s
+    {"H200", "bsr.k2.bs52.f64", "n_ta=1,n_brows_ta=2,n_tg=8,ilp=1,vec=2,pack=0"},  // 3352.7 GB/s
+    {"H200", "bsr.bs52.f64", "kernel=k3"},  // 4189.8 GB/s
+    {"H200", "bsr.k2.bs53.f64", "n_ta=1,n_brows_ta=2,n_tg=8,ilp=1,vec=1,pack=0"},  // 2875.9 GB/s
+    {"H200", "bsr.bs53.f64", "kernel=k3"},  // 4190.1 GB/s
+    {"H200", "bsr.k2.bs54.f64", "n_ta=1,n_brows_ta=1,n_tg=8,ilp=1,vec=2,pack=0"},  // 3515.6 GB/s
+    {"H200", "bsr.bs54.f64", "kernel=k3"},  // 4237.7 GB/s
+    {"H200", "bsr.k2.bs55.f64", "n_ta=1,n_brows_ta=2,n_tg=8,ilp=1,vec=1,pack=0"},  // 2980.4 GB/s
+    {"H200", "bsr.bs55.f64", "kernel=k3"},  // 4084.4 GB/s
+    {"H200", "bsr.k2.bs56.f64", "n_ta=1,n_brows_ta=1,n_tg=8,ilp=1,vec=2,pack=0"},  // 3472.0 GB/s
+    {"H200", "bsr.bs56.f64", "kernel=k3"},  // 4104.2 GB/s
+    {"H200", "bsr.k2.bs57.f64", "n_ta=1,n_brows_ta=16,n_tg=4,ilp=1,vec=1,pack=0"},  // 2208.4 GB/s
+    {"H200", "bsr.bs57.f64", "kernel=k3"},  // 4129.5 GB/s
+    {"H200", "bsr.k2.bs58.f64", "n_ta=1,n_brows_ta=2,n_tg=8,ilp=1,vec=2,pack=0"},  // 3608.0 GB/s
+    {"H200", "bsr.bs58.f64", "kernel=k3"},  // 4164.5 GB/s
+    {"H200", "bsr.k2.bs59.f64", "n_ta=1,n_brows_ta=8,n_tg=4,ilp=1,vec=1,pack=1"},  // 2337.9 GB/s
+    {"H200", "bsr.bs59.f64", "kernel=k3"},  // 4189.6 GB/s
+    {"H200", "bsr.k2.bs60.f64", "n_ta=1,n_brows_ta=2,n_tg=8,ilp=1,vec=2,pack=0"},  // 3698.8 GB/s
+    {"H200", "bsr.bs60.f64", "kernel=k3"},  // 4187.4 GB/s
+    {"H200", "bsr.k2.bs61.f64", "n_ta=1,n_brows_ta=8,n_tg=4,ilp=1,vec=1,pack=0"},  // 2389.8 GB/s
+    {"H200", "bsr.bs61.f64", "kernel=k3"},  // 4229.0 GB/s
+    {"H200", "bsr.k2.bs62.f64", "n_ta=1,n_brows_ta=1,n_tg=8,ilp=1,vec=2,pack=0"},  // 3766.4 GB/s
+    {"H200", "bsr.bs62.f64", "kernel=k3"},  // 4191.0 GB/s
+    {"H200", "bsr.k2.bs63.f64", "n_ta=1,n_brows_ta=2,n_tg=4,ilp=1,vec=1,pack=1"},  // 2340.4 GB/s
+    {"H200", "bsr.bs63.f64", "kernel=k3"},  // 4231.4 GB/s
+    {"H200", "bsr.k2.bs64.f64", "n_ta=1,n_brows_ta=1,n_tg=8,ilp=1,vec=2,pack=0"},  // 3303.9 GB/s
+    {"H200", "bsr.bs64.f64", "kernel=k3"},  // 4359.0 GB/s
+    {"H200", "bsr.tma.bs1.f32", "stages=2,tile_kb=16,threads=512,whole=0,lanes=1"},  // 2995.2 GB/s
+    {"H200", "bsr.bs1.f32", "kernel=tma"},  // 2995.2 GB/s
+    {"H200", "bsr.k2.bs2.f32", "n_ta=32,n_brows_ta=1,n_tg=2,ilp=4,vec=2,pack=1"},  // 2303.7 GB/s
+    {"H200", "bsr.tma.bs2.f32", "stages=2,tile_kb=8,threads=128,whole=1,lanes=0"},  // 3215.9 GB/s
+    {"H200", "bsr.bs2.f32", "kernel=tma"},  // 3215.9 GB/s
+    {"H200", "bsr.k2.bs3.f32", "n_ta=16,n_brows_ta=2,n_tg=2,ilp=4,vec=1,pack=1"},  // 1957.6 GB/s
+    {"H200", "bsr.tma.bs3.f32", "stages=2,tile_kb=8,threads=128,whole=1,lanes=0"},  // 3235.4 GB/s
+    {"H200", "bsr.bs3.f32", "kernel=tma"},  // 3235.4 GB/s
+    {"H200", "bsr.k2.bs4.f32", "n_ta=32,n_brows_ta=1,n_tg=2,ilp=2,vec=4,pack=1"},  // 3047.4 GB/s
+    {"H200", "bsr.tma.bs4.f32", "stages=2,tile_kb=32,threads=256,whole=1,lanes=2"},  // 3263.7 GB/s
+    {"H200", "bsr.bs4.f32", "kernel=tma"},  // 3263.7 GB/s
+    {"H200", "bsr.k2.bs5.f32", "n_ta=16,n_brows_ta=2,n_tg=2,ilp=4,vec=1,pack=1"},  // 2331.3 GB/s
+    {"H200", "bsr.tma.bs5.f32", "stages=2,tile_kb=32,threads=256,whole=1,lanes=0"},  // 3261.8 GB/s
+    {"H200", "bsr.bs5.f32", "kernel=tma"},  // 3261.8 GB/s
+    {"H200", "bsr.tma.bs6.f32", "stages=2,tile_kb=32,threads=256,whole=1,lanes=8"},  // 3343.8 GB/s
+    {"H200", "bsr.bs6.f32", "kernel=tma"},  // 3343.8 GB/s
+    {"H200", "bsr.tma.bs7.f32", "stages=2,tile_kb=32,threads=256,whole=1,lanes=8"},  // 3271.2 GB/s
+    {"H200", "bsr.bs7.f32", "kernel=tma"},  // 3271.2 GB/s
+    {"H200", "bsr.tma.bs8.f32", "stages=2,tile_kb=48,threads=512,whole=0,lanes=0"},  // 3068.3 GB/s
+    {"H200", "bsr.bs8.f32", "kernel=k2"},  // 3637.2 GB/s
+    {"H200", "bsr.tma.bs9.f32", "stages=2,tile_kb=32,threads=256,whole=0,lanes=2"},  // 3167.7 GB/s
+    {"H200", "bsr.bs9.f32", "kernel=tma"},  // 3167.7 GB/s
+    {"H200", "bsr.bs10.f32", "kernel=k2"},  // 3270.6 GB/s
+    {"H200", "bsr.bs11.f32", "kernel=k2"},  // 2618.4 GB/s
+    {"H200", "bsr.k3.bs12.f32", "nb=12,n_tg=2,ept=6"},  // 2348.1 GB/s
+    {"H200", "bsr.bs12.f32", "kernel=k2"},  // 3646.3 GB/s
+    {"H200", "bsr.k3.bs13.f32", "nb=13,n_tg=2,ept=7"},  // 2464.1 GB/s
+    {"H200", "bsr.bs13.f32", "kernel=k2"},  // 2698.0 GB/s
+    {"H200", "bsr.k3.bs14.f32", "nb=14,n_tg=2,ept=7"},  // 2781.0 GB/s
+    {"H200", "bsr.bs14.f32", "kernel=k2"},  // 3407.2 GB/s
+    {"H200", "bsr.k3.bs15.f32", "nb=15,n_tg=2,ept=8"},  // 2967.8 GB/s
+    {"H200", "bsr.bs15.f32", "kernel=k3"},  // 2967.8 GB/s
+    {"H200", "bsr.k3.bs16.f32", "nb=16,n_tg=2,ept=8"},  // 3382.2 GB/s
+    {"H200", "bsr.bs16.f32", "kernel=k2"},  // 3738.5 GB/s
+    {"H200", "bsr.k3.bs17.f32", "nb=17,n_tg=3,ept=6"},  // 2650.8 GB/s
+    {"H200", "bsr.bs17.f32", "kernel=k2"},  // 2663.1 GB/s
+    {"H200", "bsr.k3.bs18.f32", "nb=18,n_tg=3,ept=6"},  // 2948.2 GB/s
+    {"H200", "bsr.bs18.f32", "kernel=k2"},  // 3436.4 GB/s
+    {"H200", "bsr.k3.bs19.f32", "nb=19,n_tg=5,ept=4"},  // 3158.7 GB/s
+    {"H200", "bsr.bs19.f32", "kernel=k3"},  // 3158.7 GB/s
+    {"H200", "bsr.k3.bs20.f32", "nb=20,n_tg=3,ept=7"},  // 3154.3 GB/s
+    {"H200", "bsr.bs20.f32", "kernel=k2"},  // 3466.0 GB/s
+    {"H200", "bsr.k3.bs21.f32", "nb=21,n_tg=3,ept=7"},  // 3424.6 GB/s
+    {"H200", "bsr.bs21.f32", "kernel=k3"},  // 3424.6 GB/s
+    {"H200", "bsr.k3.bs22.f32", "nb=22,n_tg=4,ept=6"},  // 3006.9 GB/s
+    {"H200", "bsr.bs22.f32", "kernel=k2"},  // 3359.9 GB/s
+    {"H200", "bsr.k3.bs23.f32", "nb=23,n_tg=4,ept=6"},  // 3255.4 GB/s
+    {"H200", "bsr.bs23.f32", "kernel=k3"},  // 3255.4 GB/s
+    {"H200", "bsr.k3.bs24.f32", "nb=24,n_tg=4,ept=6"},  // 3544.3 GB/s
+    {"H200", "bsr.bs24.f32", "kernel=k2"},  // 3730.5 GB/s
+    {"H200", "bsr.k3.bs25.f32", "nb=25,n_tg=5,ept=5"},  // 3405.8 GB/s
+    {"H200", "bsr.bs25.f32", "kernel=k3"},  // 3405.8 GB/s
+    {"H200", "bsr.k3.bs26.f32", "nb=26,n_tg=6,ept=5"},  // 2980.2 GB/s
+    {"H200", "bsr.bs26.f32", "kernel=k2"},  // 3360.7 GB/s
+    {"H200", "bsr.k3.bs27.f32", "nb=27,n_tg=7,ept=4"},  // 3151.4 GB/s
+    {"H200", "bsr.bs27.f32", "kernel=k3"},  // 3151.4 GB/s
+    {"H200", "bsr.k3.bs28.f32", "nb=28,n_tg=4,ept=7"},  // 3153.8 GB/s
+    {"H200", "bsr.bs28.f32", "kernel=k2"},  // 3388.0 GB/s
+    {"H200", "bsr.k3.bs29.f32", "nb=29,n_tg=5,ept=6"},  // 3154.3 GB/s
+    {"H200", "bsr.bs29.f32", "kernel=k3"},  // 3154.3 GB/s
+    {"H200", "bsr.k3.bs30.f32", "nb=30,n_tg=5,ept=6"},  // 3314.1 GB/s
+    {"H200", "bsr.bs30.f32", "kernel=k2"},  // 3378.9 GB/s
+    {"H200", "bsr.k3.bs31.f32", "nb=31,n_tg=4,ept=8"},  // 3416.2 GB/s
+    {"H200", "bsr.bs31.f32", "kernel=k3"},  // 3416.2 GB/s
+    {"H200", "bsr.k3.bs32.f32", "nb=32,n_tg=4,ept=8"},  // 3626.0 GB/s
+    {"H200", "bsr.bs32.f32", "kernel=k3"},  // 3626.0 GB/s
+    {"H200", "bsr.k3.bs33.f32", "nb=33,n_tg=7,ept=5"},  // 3011.5 GB/s
+    {"H200", "bsr.bs33.f32", "kernel=k3"},  // 3011.5 GB/s
+    {"H200", "bsr.k3.bs34.f32", "nb=34,n_tg=7,ept=5"},  // 3168.7 GB/s
+    {"H200", "bsr.bs34.f32", "kernel=k3"},  // 3168.7 GB/s
+    {"H200", "bsr.k3.bs35.f32", "nb=35,n_tg=7,ept=5"},  // 3310.9 GB/s
+    {"H200", "bsr.bs35.f32", "kernel=k3"},  // 3310.9 GB/s
+    {"H200", "bsr.k3.bs36.f32", "nb=36,n_tg=6,ept=6"},  // 3391.4 GB/s
+    {"H200", "bsr.bs36.f32", "kernel=k3"},  // 3391.4 GB/s
+    {"H200", "bsr.k3.bs37.f32", "nb=37,n_tg=5,ept=8"},  // 3242.4 GB/s
+    {"H200", "bsr.bs37.f32", "kernel=k3"},  // 3242.4 GB/s
+    {"H200", "bsr.k3.bs38.f32", "nb=38,n_tg=5,ept=8"},  // 3391.7 GB/s
+    {"H200", "bsr.bs38.f32", "kernel=k3"},  // 3391.7 GB/s
+    {"H200", "bsr.k3.bs39.f32", "nb=39,n_tg=8,ept=5"},  // 3290.7 GB/s
+    {"H200", "bsr.bs39.f32", "kernel=k3"},  // 3290.7 GB/s
+    {"H200", "bsr.k3.bs40.f32", "nb=40,n_tg=8,ept=5"},  // 3432.2 GB/s
+    {"H200", "bsr.bs40.f32", "kernel=k3"},  // 3432.2 GB/s
+    {"H200", "bsr.k3.bs41.f32", "nb=41,n_tg=7,ept=6"},  // 3402.4 GB/s
+    {"H200", "bsr.bs41.f32", "kernel=k3"},  // 3402.4 GB/s
+    {"H200", "bsr.k3.bs42.f32", "nb=42,n_tg=6,ept=7"},  // 3486.9 GB/s
+    {"H200", "bsr.bs42.f32", "kernel=k3"},  // 3486.9 GB/s
+    {"H200", "bsr.k3.bs43.f32", "nb=43,n_tg=11,ept=4"},  // 3114.2 GB/s
+    {"H200", "bsr.bs43.f32", "kernel=k3"},  // 3114.2 GB/s
+    {"H200", "bsr.k3.bs44.f32", "nb=44,n_tg=8,ept=6"},  // 3200.3 GB/s
+    {"H200", "bsr.bs44.f32", "kernel=k3"},  // 3200.3 GB/s
+    {"H200", "bsr.k2.bs45.f32", "n_ta=2,n_brows_ta=2,n_tg=4,ilp=1,vec=1,pack=0"},  // 2199.8 GB/s
+    {"H200", "bsr.bs45.f32", "kernel=k3"},  // 3216.2 GB/s
+    {"H200", "bsr.k2.bs46.f32", "n_ta=1,n_brows_ta=2,n_tg=8,ilp=1,vec=2,pack=0"},  // 2827.8 GB/s
+    {"H200", "bsr.bs46.f32", "kernel=k3"},  // 3299.0 GB/s
+    {"H200", "bsr.k2.bs47.f32", "n_ta=2,n_brows_ta=2,n_tg=4,ilp=1,vec=1,pack=0"},  // 2319.4 GB/s
+    {"H200", "bsr.bs47.f32", "kernel=k3"},  // 3424.8 GB/s
+    {"H200", "bsr.k2.bs48.f32", "n_ta=1,n_brows_ta=2,n_tg=16,ilp=1,vec=4,pack=0"},  // 3071.0 GB/s
+    {"H200", "bsr.bs48.f32", "kernel=k3"},  // 3487.7 GB/s
+    {"H200", "bsr.k2.bs49.f32", "n_ta=1,n_brows_ta=2,n_tg=4,ilp=1,vec=1,pack=0"},  // 1872.1 GB/s
+    {"H200", "bsr.bs49.f32", "kernel=k3"},  // 3401.8 GB/s
+    {"H200", "bsr.k2.bs50.f32", "n_ta=3,n_brows_ta=16,n_tg=8,ilp=1,vec=2,pack=1"},  // 2616.4 GB/s
+    {"H200", "bsr.bs50.f32", "kernel=k3"},  // 3343.9 GB/s
+    {"H200", "bsr.k2.bs51.f32", "n_ta=1,n_brows_ta=2,n_tg=4,ilp=1,vec=1,pack=0"},  // 1982.5 GB/s
+    {"H200", "bsr.bs51.f32", "kernel=k3"},  // 3205.2 GB/s
+    {"H200", "bsr.k2.bs52.f32", "n_ta=1,n_brows_ta=2,n_tg=8,ilp=1,vec=2,pack=0"},  // 2729.0 GB/s
+    {"H200", "bsr.bs52.f32", "kernel=k3"},  // 3271.3 GB/s
+    {"H200", "bsr.k2.bs53.f32", "n_ta=1,n_brows_ta=2,n_tg=4,ilp=1,vec=1,pack=0"},  // 2035.6 GB/s
+    {"H200", "bsr.bs53.f32", "kernel=k3"},  // 3378.3 GB/s
+    {"H200", "bsr.k2.bs54.f32", "n_ta=1,n_brows_ta=2,n_tg=8,ilp=1,vec=2,pack=0"},  // 2751.6 GB/s
+    {"H200", "bsr.bs54.f32", "kernel=k3"},  // 3396.2 GB/s
+    {"H200", "bsr.k2.bs55.f32", "n_ta=1,n_brows_ta=2,n_tg=4,ilp=1,vec=1,pack=0"},  // 2151.3 GB/s
+    {"H200", "bsr.bs55.f32", "kernel=k3"},  // 3402.5 GB/s
+    {"H200", "bsr.k2.bs56.f32", "n_ta=1,n_brows_ta=2,n_tg=8,ilp=1,vec=2,pack=0"},  // 3000.5 GB/s
+    {"H200", "bsr.bs56.f32", "kernel=k3"},  // 3503.1 GB/s
+    {"H200", "bsr.k2.bs57.f32", "n_ta=3,n_brows_ta=2,n_tg=4,ilp=1,vec=1,pack=1"},  // 2077.3 GB/s
+    {"H200", "bsr.bs57.f32", "kernel=k3"},  // 3166.9 GB/s
+    {"H200", "bsr.k2.bs58.f32", "n_ta=1,n_brows_ta=4,n_tg=8,ilp=1,vec=2,pack=0"},  // 2527.3 GB/s
+    {"H200", "bsr.bs58.f32", "kernel=k3"},  // 3149.2 GB/s
+    {"H200", "bsr.k2.bs59.f32", "n_ta=1,n_brows_ta=2,n_tg=4,ilp=1,vec=1,pack=0"},  // 2170.1 GB/s
+    {"H200", "bsr.bs59.f32", "kernel=k3"},  // 3232.3 GB/s
+    {"H200", "bsr.k2.bs60.f32", "n_ta=2,n_brows_ta=16,n_tg=16,ilp=1,vec=4,pack=1"},  // 2722.9 GB/s
+    {"H200", "bsr.bs60.f32", "kernel=k3"},  // 3315.3 GB/s
+    {"H200", "bsr.k2.bs61.f32", "n_ta=1,n_brows_ta=2,n_tg=4,ilp=1,vec=1,pack=0"},  // 2244.7 GB/s
+    {"H200", "bsr.bs61.f32", "kernel=k3"},  // 3289.3 GB/s
+    {"H200", "bsr.k2.bs62.f32", "n_ta=1,n_brows_ta=2,n_tg=8,ilp=1,vec=2,pack=0"},  // 2571.9 GB/s
+    {"H200", "bsr.bs62.f32", "kernel=k3"},  // 3310.8 GB/s
+    {"H200", "bsr.k2.bs63.f32", "n_ta=1,n_brows_ta=2,n_tg=4,ilp=1,vec=1,pack=0"},  // 2253.1 GB/s
+    {"H200", "bsr.bs63.f32", "kernel=k3"},  // 3409.7 GB/s
+    {"H200", "bsr.k2.bs64.f32", "n_ta=1,n_brows_ta=2,n_tg=16,ilp=1,vec=4,pack=0"},  // 2679.3 GB/s
+    {"H200", "bsr.bs64.f32", "kernel=k3"},  // 3571.2 GB/s
 };
 // clang-format on
 
