@@ -15,7 +15,9 @@
 // `lanes` at commit 351b888 (same folder), H200 entries on an
 // NVIDIA H200 at commit 83b1e34 (bench/results/2026-11-23-h200-k3-mid). H100 f64 bs 1 and
 // 33-64 and H100 f32 bs 1-64 at commit 42dcafe (bench/results/2026-11-23-h100-f32-tune), the
-// same for the H200 at 5ce9d72 (bench/results/2026-11-23-h200-f32-tune).
+// same for the H200 at 5ce9d72 (bench/results/2026-11-23-h200-f32-tune). H100 f64 bs 2-9 and
+// f32 bs 1-6 again at ed00dfc, after tma whole=1 began to batch its x loads
+// (bench/results/2026-11-23-h100-xbatch).
 // K2 parameters tuned before K2's rewrite can be much slower on the current kernel (H100 bs 7:
 // 88.7% -> 75.6% of the read ceiling), so retune after changing a kernel.
 // Every other entry (no GB/s comment) is a first guess equal to bsr_rule_policy's output.
@@ -38,14 +40,14 @@ struct ShippedEntry {
 // clang-format off
 const ShippedEntry kShipped[] = {
     {"H100", "bsr.k1.bs1.f64", "n_ta=2,n_brows_ta=16,ilp=4"},  // 742.6 GB/s
-    {"H100", "bsr.k1.bs2.f64", "n_ta=2,n_brows_ta=16,ilp=4"},  // 1929.3 GB/s
-    {"H100", "bsr.k1.bs3.f64", "n_ta=2,n_brows_ta=16,ilp=4"},  // 1953.2 GB/s
-    {"H100", "bsr.k1.bs4.f64", "n_ta=2,n_brows_ta=12,ilp=4"},  // 2373.6 GB/s
-    {"H100", "bsr.k1.bs5.f64", "n_ta=2,n_brows_ta=4,ilp=4"},  // 2240.5 GB/s
-    {"H100", "bsr.k2.bs6.f64", "n_ta=16,n_brows_ta=1,n_tg=2,ilp=1,vec=2,pack=1"},  // 2757.7 GB/s
+    {"H100", "bsr.k1.bs2.f64", "n_ta=2,n_brows_ta=16,ilp=4"},  // 1928.4 GB/s
+    {"H100", "bsr.k1.bs3.f64", "n_ta=2,n_brows_ta=16,ilp=4"},  // 1953.5 GB/s
+    {"H100", "bsr.k1.bs4.f64", "n_ta=2,n_brows_ta=12,ilp=4"},  // 2371.8 GB/s
+    {"H100", "bsr.k1.bs5.f64", "n_ta=2,n_brows_ta=4,ilp=4"},  // 2241.0 GB/s
+    {"H100", "bsr.k2.bs6.f64", "n_ta=16,n_brows_ta=1,n_tg=2,ilp=1,vec=2,pack=1"},  // 2758.1 GB/s
     {"H100", "bsr.k2.bs7.f64", "n_ta=16,n_brows_ta=1,n_tg=2,ilp=1,vec=1,pack=1"},  // 2686.5 GB/s
-    {"H100", "bsr.k2.bs8.f64", "n_ta=8,n_brows_ta=1,n_tg=2,ilp=2,vec=2,pack=1"},  // 2967.4 GB/s
-    {"H100", "bsr.k2.bs9.f64", "n_ta=16,n_brows_ta=1,n_tg=1,ilp=1,vec=1,pack=1"},  // 2658.3 GB/s
+    {"H100", "bsr.k2.bs8.f64", "n_ta=8,n_brows_ta=1,n_tg=2,ilp=2,vec=2,pack=1"},  // 2968.1 GB/s
+    {"H100", "bsr.k2.bs9.f64", "n_ta=16,n_brows_ta=1,n_tg=1,ilp=1,vec=1,pack=1"},  // 2659.3 GB/s
     {"H100", "bsr.k2.bs10.f64", "n_ta=16,n_brows_ta=1,n_tg=2,ilp=1,vec=2,pack=1"},  // 2814.3 GB/s
     {"H100", "bsr.k2.bs11.f64", "n_ta=4,n_brows_ta=1,n_tg=2,ilp=1,vec=1,pack=1"},  // 2753.5 GB/s
     {"H100", "bsr.k2.bs12.f64", "n_ta=4,n_brows_ta=1,n_tg=4,ilp=1,vec=2,pack=1"},  // 2885.5 GB/s
@@ -101,12 +103,12 @@ const ShippedEntry kShipped[] = {
     {"H100", "bsr.k3.bs62.f64", "nb=62,n_tg=16,ept=4"},  // 2983.8 GB/s
     {"H100", "bsr.k3.bs63.f64", "nb=63,n_tg=16,ept=4"},  // 2974.4 GB/s
     {"H100", "bsr.k3.bs64.f64", "nb=64,n_tg=8,ept=8"},  // 3073.3 GB/s
-    {"H100", "bsr.k1.bs1.f32", "n_ta=2,n_brows_ta=16,ilp=4"},  // 654.7 GB/s
-    {"H100", "bsr.k1.bs2.f32", "n_ta=2,n_brows_ta=16,ilp=4"},  // 1462.1 GB/s
-    {"H100", "bsr.k1.bs3.f32", "n_ta=2,n_brows_ta=16,ilp=4"},  // 1448.3 GB/s
-    {"H100", "bsr.k1.bs4.f32", "n_ta=2,n_brows_ta=24,ilp=8"},  // 1874.9 GB/s
-    {"H100", "bsr.k1.bs5.f32", "n_ta=2,n_brows_ta=12,ilp=4"},  // 1736.1 GB/s
-    {"H100", "bsr.k2.bs6.f32", "n_ta=16,n_brows_ta=1,n_tg=2,ilp=2,vec=2,pack=1"},  // 2519.1 GB/s
+    {"H100", "bsr.k1.bs1.f32", "n_ta=2,n_brows_ta=16,ilp=4"},  // 651.9 GB/s
+    {"H100", "bsr.k1.bs2.f32", "n_ta=2,n_brows_ta=16,ilp=4"},  // 1453.9 GB/s
+    {"H100", "bsr.k1.bs3.f32", "n_ta=2,n_brows_ta=16,ilp=4"},  // 1440.1 GB/s
+    {"H100", "bsr.k1.bs4.f32", "n_ta=2,n_brows_ta=24,ilp=8"},  // 1867.4 GB/s
+    {"H100", "bsr.k1.bs5.f32", "n_ta=2,n_brows_ta=8,ilp=4"},  // 1729.2 GB/s
+    {"H100", "bsr.k2.bs6.f32", "n_ta=16,n_brows_ta=1,n_tg=2,ilp=2,vec=2,pack=1"},  // 2517.9 GB/s
     {"H100", "bsr.k2.bs7.f32", "n_ta=16,n_brows_ta=2,n_tg=2,ilp=2,vec=1,pack=1"},  // 2317.2 GB/s
     {"H100", "bsr.k2.bs8.f32", "n_ta=4,n_brows_ta=4,n_tg=4,ilp=4,vec=2,pack=1"},  // 2780.2 GB/s
     {"H100", "bsr.k2.bs9.f32", "n_ta=8,n_brows_ta=2,n_tg=2,ilp=2,vec=1,pack=1"},  // 2299.3 GB/s
@@ -165,28 +167,28 @@ const ShippedEntry kShipped[] = {
     {"H100", "bsr.k3.bs62.f32", "nb=62,n_tg=9,ept=7"},  // 2824.8 GB/s
     {"H100", "bsr.k3.bs63.f32", "nb=63,n_tg=8,ept=8"},  // 2827.8 GB/s
     {"H100", "bsr.k3.bs64.f32", "nb=64,n_tg=8,ept=8"},  // 2924.5 GB/s
-    {"H100", "bsr.tma.bs2.f64", "stages=2,tile_kb=8,threads=128,whole=1,lanes=2"},  // 2719.5 GB/s
-    {"H100", "bsr.bs2.f64", "kernel=tma"},  // 2719.5 GB/s
-    {"H100", "bsr.tma.bs3.f64", "stages=2,tile_kb=16,threads=128,whole=1,lanes=4"},  // 2792.9 GB/s
-    {"H100", "bsr.bs3.f64", "kernel=tma"},  // 2792.9 GB/s
-    {"H100", "bsr.k2.bs4.f64", "n_ta=16,n_brows_ta=1,n_tg=2,ilp=4,vec=2,pack=1"},  // 2864.0 GB/s
-    {"H100", "bsr.tma.bs4.f64", "stages=2,tile_kb=32,threads=256,whole=1,lanes=0"},  // 2788.5 GB/s
-    {"H100", "bsr.bs4.f64", "kernel=k2"},  // 2864.0 GB/s
-    {"H100", "bsr.k2.bs5.f64", "n_ta=16,n_brows_ta=2,n_tg=2,ilp=2,vec=1,pack=1"},  // 2563.3 GB/s
-    {"H100", "bsr.tma.bs5.f64", "stages=2,tile_kb=32,threads=128,whole=1,lanes=4"},  // 2725.8 GB/s
-    {"H100", "bsr.bs5.f64", "kernel=tma"},  // 2725.8 GB/s
-    {"H100", "bsr.tma.bs6.f64", "stages=2,tile_kb=32,threads=128,whole=1,lanes=8"},  // 2774.1 GB/s
-    {"H100", "bsr.bs6.f64", "kernel=tma"},  // 2774.1 GB/s
-    {"H100", "bsr.tma.bs7.f64", "stages=2,tile_kb=48,threads=256,whole=1,lanes=8"},  // 2821.3 GB/s
-    {"H100", "bsr.bs7.f64", "kernel=tma"},  // 2821.3 GB/s
-    {"H100", "bsr.tma.bs8.f64", "stages=2,tile_kb=16,threads=128,whole=0,lanes=4"},  // 2725.9 GB/s
-    {"H100", "bsr.bs8.f64", "kernel=k2"},  // 2967.4 GB/s
+    {"H100", "bsr.tma.bs2.f64", "stages=2,tile_kb=8,threads=128,whole=1,lanes=0"},  // 2781.7 GB/s
+    {"H100", "bsr.bs2.f64", "kernel=tma"},  // 2781.7 GB/s
+    {"H100", "bsr.tma.bs3.f64", "stages=2,tile_kb=32,threads=256,whole=1,lanes=2"},  // 2842.4 GB/s
+    {"H100", "bsr.bs3.f64", "kernel=tma"},  // 2842.4 GB/s
+    {"H100", "bsr.k2.bs4.f64", "n_ta=16,n_brows_ta=1,n_tg=2,ilp=4,vec=2,pack=1"},  // 2863.5 GB/s
+    {"H100", "bsr.tma.bs4.f64", "stages=2,tile_kb=32,threads=128,whole=1,lanes=2"},  // 2857.8 GB/s
+    {"H100", "bsr.bs4.f64", "kernel=k2"},  // 2863.5 GB/s
+    {"H100", "bsr.k2.bs5.f64", "n_ta=16,n_brows_ta=2,n_tg=2,ilp=2,vec=1,pack=1"},  // 2564.2 GB/s
+    {"H100", "bsr.tma.bs5.f64", "stages=2,tile_kb=32,threads=128,whole=1,lanes=4"},  // 2834.3 GB/s
+    {"H100", "bsr.bs5.f64", "kernel=tma"},  // 2834.3 GB/s
+    {"H100", "bsr.tma.bs6.f64", "stages=2,tile_kb=32,threads=128,whole=1,lanes=0"},  // 2777.2 GB/s
+    {"H100", "bsr.bs6.f64", "kernel=tma"},  // 2777.2 GB/s
+    {"H100", "bsr.tma.bs7.f64", "stages=2,tile_kb=48,threads=256,whole=1,lanes=8"},  // 2819.5 GB/s
+    {"H100", "bsr.bs7.f64", "kernel=tma"},  // 2819.5 GB/s
+    {"H100", "bsr.tma.bs8.f64", "stages=2,tile_kb=16,threads=128,whole=0,lanes=4"},  // 2727.8 GB/s
+    {"H100", "bsr.bs8.f64", "kernel=k2"},  // 2968.1 GB/s
     {"H100", "bsr.bs12.f64", "kernel=k2"},  // 2885.5 GB/s
     {"H100", "bsr.bs16.f64", "kernel=k3"},  // 3052.9 GB/s
     {"H100", "bsr.bs24.f64", "kernel=k3"},  // 3030.6 GB/s
     {"H100", "bsr.k3.bs32.f64", "nb=32,n_tg=5,ept=7"},  // 3081.0 GB/s
     {"H100", "bsr.bs32.f64", "kernel=k3"},  // 3081.0 GB/s
-    {"H100", "bsr.bs9.f64", "kernel=tma"},  // 2728.8 GB/s
+    {"H100", "bsr.bs9.f64", "kernel=tma"},  // 2722.3 GB/s
     {"H100", "bsr.bs10.f64", "kernel=k2"},  // 2814.3 GB/s
     {"H100", "bsr.bs11.f64", "kernel=k2"},  // 2753.5 GB/s
     {"H100", "bsr.bs13.f64", "kernel=k3"},  // 2885.4 GB/s
@@ -206,9 +208,9 @@ const ShippedEntry kShipped[] = {
     {"H100", "bsr.bs29.f64", "kernel=k3"},  // 3050.0 GB/s
     {"H100", "bsr.bs30.f64", "kernel=k3"},  // 3043.5 GB/s
     {"H100", "bsr.bs31.f64", "kernel=k3"},  // 3050.2 GB/s
-    {"H100", "bsr.k2.bs2.f64", "n_ta=32,n_brows_ta=1,n_tg=2,ilp=2,vec=2,pack=1"},  // 2580.8 GB/s
-    {"H100", "bsr.k2.bs3.f64", "n_ta=16,n_brows_ta=1,n_tg=2,ilp=2,vec=1,pack=1"},  // 2350.0 GB/s
-    {"H100", "bsr.tma.bs9.f64", "stages=2,tile_kb=32,threads=256,whole=0,lanes=0"},  // 2728.8 GB/s
+    {"H100", "bsr.k2.bs2.f64", "n_ta=32,n_brows_ta=1,n_tg=2,ilp=2,vec=2,pack=1"},  // 2578.1 GB/s
+    {"H100", "bsr.k2.bs3.f64", "n_ta=16,n_brows_ta=1,n_tg=2,ilp=2,vec=1,pack=1"},  // 2349.4 GB/s
+    {"H100", "bsr.tma.bs9.f64", "stages=2,tile_kb=32,threads=256,whole=0,lanes=4"},  // 2722.3 GB/s
     {"H100", "bsr.k3.bs12.f64", "nb=12,n_tg=4,ept=3"},  // 2879.3 GB/s
     {"H100", "bsr.k3.bs13.f64", "nb=13,n_tg=4,ept=4"},  // 2885.4 GB/s
     {"H100", "bsr.k3.bs14.f64", "nb=14,n_tg=4,ept=4"},  // 2915.2 GB/s
@@ -295,22 +297,22 @@ const ShippedEntry kShipped[] = {
     {"H100", "bsr.bs63.f64", "kernel=k3"},  // 2974.4 GB/s
     {"H100", "bsr.k2.bs64.f64", "n_ta=1,n_brows_ta=1,n_tg=8,ilp=1,vec=2,pack=0"},  // 2767.9 GB/s
     {"H100", "bsr.bs64.f64", "kernel=k3"},  // 3073.3 GB/s
-    {"H100", "bsr.tma.bs1.f32", "stages=2,tile_kb=16,threads=512,whole=0,lanes=0"},  // 2540.6 GB/s
-    {"H100", "bsr.bs1.f32", "kernel=tma"},  // 2540.6 GB/s
-    {"H100", "bsr.k2.bs2.f32", "n_ta=32,n_brows_ta=1,n_tg=2,ilp=4,vec=2,pack=1"},  // 2092.8 GB/s
-    {"H100", "bsr.tma.bs2.f32", "stages=2,tile_kb=8,threads=256,whole=1,lanes=2"},  // 2631.4 GB/s
-    {"H100", "bsr.bs2.f32", "kernel=tma"},  // 2631.4 GB/s
+    {"H100", "bsr.tma.bs1.f32", "stages=2,tile_kb=16,threads=512,whole=1,lanes=0"},  // 2594.9 GB/s
+    {"H100", "bsr.bs1.f32", "kernel=tma"},  // 2594.9 GB/s
+    {"H100", "bsr.k2.bs2.f32", "n_ta=32,n_brows_ta=1,n_tg=2,ilp=4,vec=2,pack=1"},  // 2088.2 GB/s
+    {"H100", "bsr.tma.bs2.f32", "stages=2,tile_kb=8,threads=128,whole=1,lanes=1"},  // 2711.3 GB/s
+    {"H100", "bsr.bs2.f32", "kernel=tma"},  // 2711.3 GB/s
     {"H100", "bsr.k2.bs3.f32", "n_ta=32,n_brows_ta=1,n_tg=1,ilp=2,vec=1,pack=1"},  // 1739.4 GB/s
-    {"H100", "bsr.tma.bs3.f32", "stages=2,tile_kb=8,threads=128,whole=1,lanes=4"},  // 2651.8 GB/s
-    {"H100", "bsr.bs3.f32", "kernel=tma"},  // 2651.8 GB/s
-    {"H100", "bsr.k2.bs4.f32", "n_ta=16,n_brows_ta=2,n_tg=4,ilp=4,vec=4,pack=1"},  // 2569.8 GB/s
-    {"H100", "bsr.tma.bs4.f32", "stages=2,tile_kb=32,threads=256,whole=1,lanes=2"},  // 2658.9 GB/s
-    {"H100", "bsr.bs4.f32", "kernel=tma"},  // 2658.9 GB/s
-    {"H100", "bsr.k2.bs5.f32", "n_ta=16,n_brows_ta=2,n_tg=2,ilp=4,vec=1,pack=1"},  // 2109.5 GB/s
-    {"H100", "bsr.tma.bs5.f32", "stages=2,tile_kb=32,threads=256,whole=1,lanes=4"},  // 2702.3 GB/s
-    {"H100", "bsr.bs5.f32", "kernel=tma"},  // 2702.3 GB/s
-    {"H100", "bsr.tma.bs6.f32", "stages=2,tile_kb=16,threads=128,whole=1,lanes=8"},  // 2703.1 GB/s
-    {"H100", "bsr.bs6.f32", "kernel=tma"},  // 2703.1 GB/s
+    {"H100", "bsr.tma.bs3.f32", "stages=2,tile_kb=16,threads=128,whole=1,lanes=0"},  // 2684.3 GB/s
+    {"H100", "bsr.bs3.f32", "kernel=tma"},  // 2684.3 GB/s
+    {"H100", "bsr.k2.bs4.f32", "n_ta=16,n_brows_ta=2,n_tg=4,ilp=4,vec=4,pack=1"},  // 2565.0 GB/s
+    {"H100", "bsr.tma.bs4.f32", "stages=2,tile_kb=32,threads=256,whole=1,lanes=0"},  // 2744.3 GB/s
+    {"H100", "bsr.bs4.f32", "kernel=tma"},  // 2744.3 GB/s
+    {"H100", "bsr.k2.bs5.f32", "n_ta=16,n_brows_ta=2,n_tg=2,ilp=4,vec=1,pack=1"},  // 2105.7 GB/s
+    {"H100", "bsr.tma.bs5.f32", "stages=2,tile_kb=32,threads=128,whole=1,lanes=2"},  // 2779.9 GB/s
+    {"H100", "bsr.bs5.f32", "kernel=tma"},  // 2779.9 GB/s
+    {"H100", "bsr.tma.bs6.f32", "stages=2,tile_kb=32,threads=128,whole=1,lanes=2"},  // 2762.3 GB/s
+    {"H100", "bsr.bs6.f32", "kernel=tma"},  // 2762.3 GB/s
     {"H100", "bsr.tma.bs7.f32", "stages=2,tile_kb=32,threads=256,whole=1,lanes=8"},  // 2740.1 GB/s
     {"H100", "bsr.bs7.f32", "kernel=tma"},  // 2740.1 GB/s
     {"H100", "bsr.tma.bs8.f32", "stages=2,tile_kb=48,threads=512,whole=0,lanes=2"},  // 2608.3 GB/s
