@@ -17,7 +17,8 @@
 // 33-64 and H100 f32 bs 1-64 at commit 42dcafe (bench/results/2026-11-23-h100-f32-tune), the
 // same for the H200 at 5ce9d72 (bench/results/2026-11-23-h200-f32-tune). H100 f64 bs 2-9 and
 // f32 bs 1-6 again at ed00dfc, after tma whole=1 began to batch its x loads
-// (bench/results/2026-11-23-h100-xbatch).
+// (bench/results/2026-11-23-h100-xbatch); H200 f64 bs 2-6 and f32 bs 1-6 at aee820c (tune logs
+// in bench/results/2026-11-23-h200-f32-tune/xbatch_*).
 // K2 parameters tuned before K2's rewrite can be much slower on the current kernel (H100 bs 7:
 // 88.7% -> 75.6% of the read ceiling), so retune after changing a kernel.
 // Every other entry (no GB/s comment) is a first guess equal to bsr_rule_policy's output.
@@ -429,10 +430,10 @@ const ShippedEntry kShipped[] = {
     {"H100", "bsr.bs64.f32", "kernel=k3"},  // 2924.5 GB/s
     {"H200", "bsr.k1.bs1.f64", "n_ta=2,n_brows_ta=16,ilp=4"},  // 743.0 GB/s
     {"H200", "bsr.k1.bs2.f64", "n_ta=2,n_brows_ta=16,ilp=4"},  // 2006.5 GB/s
-    {"H200", "bsr.k1.bs3.f64", "n_ta=2,n_brows_ta=16,ilp=4"},  // 2149.4 GB/s
-    {"H200", "bsr.k1.bs4.f64", "n_ta=2,n_brows_ta=12,ilp=4"},  // 2772.2 GB/s
-    {"H200", "bsr.k1.bs5.f64", "n_ta=2,n_brows_ta=12,ilp=4"},  // 2637.1 GB/s
-    {"H200", "bsr.k2.bs6.f64", "n_ta=16,n_brows_ta=1,n_tg=2,ilp=1,vec=2,pack=1"},  // 3786.0 GB/s
+    {"H200", "bsr.k1.bs3.f64", "n_ta=2,n_brows_ta=16,ilp=4"},  // 2149.2 GB/s
+    {"H200", "bsr.k1.bs4.f64", "n_ta=2,n_brows_ta=12,ilp=4"},  // 2772.0 GB/s
+    {"H200", "bsr.k1.bs5.f64", "n_ta=2,n_brows_ta=12,ilp=4"},  // 2635.9 GB/s
+    {"H200", "bsr.k2.bs6.f64", "n_ta=16,n_brows_ta=1,n_tg=2,ilp=1,vec=2,pack=1"},  // 3782.7 GB/s
     {"H200", "bsr.k2.bs7.f64", "n_ta=16,n_brows_ta=2,n_tg=2,ilp=1,vec=1,pack=1"},  // 3422.4 GB/s
     {"H200", "bsr.k2.bs8.f64", "n_ta=8,n_brows_ta=2,n_tg=2,ilp=2,vec=2,pack=1"},  // 4079.4 GB/s
     {"H200", "bsr.k2.bs9.f64", "n_ta=16,n_brows_ta=1,n_tg=1,ilp=1,vec=1,pack=1"},  // 3294.7 GB/s
@@ -492,11 +493,11 @@ const ShippedEntry kShipped[] = {
     {"H200", "bsr.k3.bs63.f64", "nb=63,n_tg=8,ept=4"},  // 4231.4 GB/s
     {"H200", "bsr.k3.bs64.f64", "nb=64,n_tg=16,ept=4"},  // 4359.0 GB/s
     {"H200", "bsr.k1.bs1.f32", "n_ta=2,n_brows_ta=16,ilp=4"},  // 651.5 GB/s
-    {"H200", "bsr.k1.bs2.f32", "n_ta=2,n_brows_ta=16,ilp=4"},  // 1464.1 GB/s
-    {"H200", "bsr.k1.bs3.f32", "n_ta=2,n_brows_ta=16,ilp=4"},  // 1474.5 GB/s
-    {"H200", "bsr.k1.bs4.f32", "n_ta=2,n_brows_ta=24,ilp=8"},  // 1982.5 GB/s
-    {"H200", "bsr.k1.bs5.f32", "n_ta=2,n_brows_ta=12,ilp=4"},  // 1840.8 GB/s
-    {"H200", "bsr.k2.bs6.f32", "n_ta=16,n_brows_ta=2,n_tg=2,ilp=2,vec=2,pack=1"},  // 3145.4 GB/s
+    {"H200", "bsr.k1.bs2.f32", "n_ta=2,n_brows_ta=16,ilp=4"},  // 1464.9 GB/s
+    {"H200", "bsr.k1.bs3.f32", "n_ta=2,n_brows_ta=16,ilp=4"},  // 1474.9 GB/s
+    {"H200", "bsr.k1.bs4.f32", "n_ta=2,n_brows_ta=24,ilp=8"},  // 1983.1 GB/s
+    {"H200", "bsr.k1.bs5.f32", "n_ta=2,n_brows_ta=12,ilp=4"},  // 1844.1 GB/s
+    {"H200", "bsr.k2.bs6.f32", "n_ta=16,n_brows_ta=2,n_tg=2,ilp=2,vec=2,pack=1"},  // 3150.6 GB/s
     {"H200", "bsr.k2.bs7.f32", "n_ta=16,n_brows_ta=2,n_tg=2,ilp=2,vec=1,pack=1"},  // 2550.2 GB/s
     {"H200", "bsr.k2.bs8.f32", "n_ta=16,n_brows_ta=1,n_tg=2,ilp=1,vec=4,pack=1"},  // 3637.2 GB/s
     {"H200", "bsr.k2.bs9.f32", "n_ta=16,n_brows_ta=1,n_tg=1,ilp=1,vec=1,pack=1"},  // 2618.4 GB/s
@@ -555,18 +556,18 @@ const ShippedEntry kShipped[] = {
     {"H200", "bsr.k3.bs62.f32", "nb=62,n_tg=4,ept=8"},  // 3310.8 GB/s
     {"H200", "bsr.k3.bs63.f32", "nb=63,n_tg=4,ept=8"},  // 3409.7 GB/s
     {"H200", "bsr.k3.bs64.f32", "nb=32,n_tg=8,ept=8"},  // 3571.2 GB/s
-    {"H200", "bsr.tma.bs2.f64", "stages=2,tile_kb=8,threads=128,whole=1"},  // 3359.3 GB/s
-    {"H200", "bsr.bs2.f64", "kernel=tma"},  // 3359.3 GB/s
-    {"H200", "bsr.tma.bs3.f64", "stages=2,tile_kb=16,threads=128,whole=1"},  // 3432.0 GB/s
-    {"H200", "bsr.bs3.f64", "kernel=tma"},  // 3432.0 GB/s
-    {"H200", "bsr.k2.bs4.f64", "n_ta=16,n_brows_ta=2,n_tg=2,ilp=4,vec=2,pack=1"},  // 3877.4 GB/s
-    {"H200", "bsr.tma.bs4.f64", "stages=2,tile_kb=16,threads=128,whole=1"},  // 3438.4 GB/s
-    {"H200", "bsr.bs4.f64", "kernel=k2"},  // 3877.4 GB/s
-    {"H200", "bsr.k2.bs5.f64", "n_ta=16,n_brows_ta=4,n_tg=2,ilp=4,vec=1,pack=1"},  // 3123.7 GB/s
-    {"H200", "bsr.tma.bs5.f64", "stages=2,tile_kb=32,threads=128,whole=1"},  // 3293.9 GB/s
-    {"H200", "bsr.bs5.f64", "kernel=tma"},  // 3293.9 GB/s
-    {"H200", "bsr.tma.bs6.f64", "stages=2,tile_kb=32,threads=256,whole=0"},  // 3348.0 GB/s
-    {"H200", "bsr.bs6.f64", "kernel=k2"},  // 3786.0 GB/s
+    {"H200", "bsr.tma.bs2.f64", "stages=2,tile_kb=8,threads=128,whole=1,lanes=0"},  // 3474.5 GB/s
+    {"H200", "bsr.bs2.f64", "kernel=tma"},  // 3474.5 GB/s
+    {"H200", "bsr.tma.bs3.f64", "stages=2,tile_kb=32,threads=256,whole=1,lanes=0"},  // 3706.2 GB/s
+    {"H200", "bsr.bs3.f64", "kernel=tma"},  // 3706.2 GB/s
+    {"H200", "bsr.k2.bs4.f64", "n_ta=16,n_brows_ta=2,n_tg=2,ilp=4,vec=2,pack=1"},  // 3877.1 GB/s
+    {"H200", "bsr.tma.bs4.f64", "stages=2,tile_kb=32,threads=128,whole=1,lanes=0"},  // 3504.7 GB/s
+    {"H200", "bsr.bs4.f64", "kernel=k2"},  // 3877.1 GB/s
+    {"H200", "bsr.k2.bs5.f64", "n_ta=16,n_brows_ta=4,n_tg=2,ilp=4,vec=1,pack=1"},  // 3125.6 GB/s
+    {"H200", "bsr.tma.bs5.f64", "stages=2,tile_kb=32,threads=128,whole=1,lanes=4"},  // 3419.6 GB/s
+    {"H200", "bsr.bs5.f64", "kernel=tma"},  // 3419.6 GB/s
+    {"H200", "bsr.tma.bs6.f64", "stages=2,tile_kb=32,threads=256,whole=0,lanes=0"},  // 3366.3 GB/s
+    {"H200", "bsr.bs6.f64", "kernel=k2"},  // 3782.7 GB/s
     {"H200", "bsr.tma.bs7.f64", "stages=2,tile_kb=48,threads=256,whole=1"},  // 3363.1 GB/s
     {"H200", "bsr.bs7.f64", "kernel=k2"},  // 3422.4 GB/s
     {"H200", "bsr.tma.bs8.f64", "stages=2,tile_kb=32,threads=256,whole=0"},  // 3161.9 GB/s
@@ -576,8 +577,8 @@ const ShippedEntry kShipped[] = {
     {"H200", "bsr.bs24.f64", "kernel=k3"},  // 4311.6 GB/s
     {"H200", "bsr.k3.bs32.f64", "nb=32,n_tg=8,ept=4"},  // 4425.2 GB/s
     {"H200", "bsr.bs32.f64", "kernel=k3"},  // 4425.2 GB/s
-    {"H200", "bsr.k2.bs2.f64", "n_ta=32,n_brows_ta=1,n_tg=2,ilp=2,vec=2,pack=1"},  // 3023.4 GB/s
-    {"H200", "bsr.k2.bs3.f64", "n_ta=16,n_brows_ta=2,n_tg=2,ilp=2,vec=1,pack=1"},  // 2795.9 GB/s
+    {"H200", "bsr.k2.bs2.f64", "n_ta=32,n_brows_ta=1,n_tg=2,ilp=2,vec=2,pack=1"},  // 3023.7 GB/s
+    {"H200", "bsr.k2.bs3.f64", "n_ta=16,n_brows_ta=2,n_tg=2,ilp=2,vec=1,pack=1"},  // 2796.2 GB/s
     {"H200", "bsr.bs9.f64", "kernel=k2"},  // 3294.7 GB/s
     {"H200", "bsr.bs10.f64", "kernel=k2"},  // 3959.4 GB/s
     {"H200", "bsr.bs11.f64", "kernel=k2"},  // 3521.6 GB/s
@@ -685,22 +686,22 @@ const ShippedEntry kShipped[] = {
     {"H200", "bsr.bs63.f64", "kernel=k3"},  // 4231.4 GB/s
     {"H200", "bsr.k2.bs64.f64", "n_ta=1,n_brows_ta=1,n_tg=8,ilp=1,vec=2,pack=0"},  // 3303.9 GB/s
     {"H200", "bsr.bs64.f64", "kernel=k3"},  // 4359.0 GB/s
-    {"H200", "bsr.tma.bs1.f32", "stages=2,tile_kb=16,threads=512,whole=0,lanes=1"},  // 2995.2 GB/s
-    {"H200", "bsr.bs1.f32", "kernel=tma"},  // 2995.2 GB/s
-    {"H200", "bsr.k2.bs2.f32", "n_ta=32,n_brows_ta=1,n_tg=2,ilp=4,vec=2,pack=1"},  // 2303.7 GB/s
-    {"H200", "bsr.tma.bs2.f32", "stages=2,tile_kb=8,threads=128,whole=1,lanes=0"},  // 3215.9 GB/s
-    {"H200", "bsr.bs2.f32", "kernel=tma"},  // 3215.9 GB/s
-    {"H200", "bsr.k2.bs3.f32", "n_ta=16,n_brows_ta=2,n_tg=2,ilp=4,vec=1,pack=1"},  // 1957.6 GB/s
-    {"H200", "bsr.tma.bs3.f32", "stages=2,tile_kb=8,threads=128,whole=1,lanes=0"},  // 3235.4 GB/s
-    {"H200", "bsr.bs3.f32", "kernel=tma"},  // 3235.4 GB/s
-    {"H200", "bsr.k2.bs4.f32", "n_ta=32,n_brows_ta=1,n_tg=2,ilp=2,vec=4,pack=1"},  // 3047.4 GB/s
-    {"H200", "bsr.tma.bs4.f32", "stages=2,tile_kb=32,threads=256,whole=1,lanes=2"},  // 3263.7 GB/s
-    {"H200", "bsr.bs4.f32", "kernel=tma"},  // 3263.7 GB/s
-    {"H200", "bsr.k2.bs5.f32", "n_ta=16,n_brows_ta=2,n_tg=2,ilp=4,vec=1,pack=1"},  // 2331.3 GB/s
-    {"H200", "bsr.tma.bs5.f32", "stages=2,tile_kb=32,threads=256,whole=1,lanes=0"},  // 3261.8 GB/s
-    {"H200", "bsr.bs5.f32", "kernel=tma"},  // 3261.8 GB/s
-    {"H200", "bsr.tma.bs6.f32", "stages=2,tile_kb=32,threads=256,whole=1,lanes=8"},  // 3343.8 GB/s
-    {"H200", "bsr.bs6.f32", "kernel=tma"},  // 3343.8 GB/s
+    {"H200", "bsr.tma.bs1.f32", "stages=2,tile_kb=16,threads=512,whole=1,lanes=1"},  // 3052.1 GB/s
+    {"H200", "bsr.bs1.f32", "kernel=tma"},  // 3052.1 GB/s
+    {"H200", "bsr.k2.bs2.f32", "n_ta=32,n_brows_ta=1,n_tg=2,ilp=4,vec=2,pack=1"},  // 2304.0 GB/s
+    {"H200", "bsr.tma.bs2.f32", "stages=2,tile_kb=8,threads=128,whole=1,lanes=0"},  // 3376.1 GB/s
+    {"H200", "bsr.bs2.f32", "kernel=tma"},  // 3376.1 GB/s
+    {"H200", "bsr.k2.bs3.f32", "n_ta=16,n_brows_ta=2,n_tg=2,ilp=4,vec=1,pack=1"},  // 1957.7 GB/s
+    {"H200", "bsr.tma.bs3.f32", "stages=2,tile_kb=16,threads=128,whole=1,lanes=1"},  // 3312.3 GB/s
+    {"H200", "bsr.bs3.f32", "kernel=tma"},  // 3312.3 GB/s
+    {"H200", "bsr.k2.bs4.f32", "n_ta=32,n_brows_ta=1,n_tg=2,ilp=2,vec=4,pack=1"},  // 3050.5 GB/s
+    {"H200", "bsr.tma.bs4.f32", "stages=2,tile_kb=32,threads=256,whole=1,lanes=2"},  // 3502.1 GB/s
+    {"H200", "bsr.bs4.f32", "kernel=tma"},  // 3502.1 GB/s
+    {"H200", "bsr.k2.bs5.f32", "n_ta=16,n_brows_ta=2,n_tg=2,ilp=4,vec=1,pack=1"},  // 2335.0 GB/s
+    {"H200", "bsr.tma.bs5.f32", "stages=2,tile_kb=32,threads=256,whole=1,lanes=0"},  // 3430.9 GB/s
+    {"H200", "bsr.bs5.f32", "kernel=tma"},  // 3430.9 GB/s
+    {"H200", "bsr.tma.bs6.f32", "stages=2,tile_kb=32,threads=128,whole=1,lanes=0"},  // 3395.4 GB/s
+    {"H200", "bsr.bs6.f32", "kernel=tma"},  // 3395.4 GB/s
     {"H200", "bsr.tma.bs7.f32", "stages=2,tile_kb=32,threads=256,whole=1,lanes=8"},  // 3271.2 GB/s
     {"H200", "bsr.bs7.f32", "kernel=tma"},  // 3271.2 GB/s
     {"H200", "bsr.tma.bs8.f32", "stages=2,tile_kb=48,threads=512,whole=0,lanes=0"},  // 3068.3 GB/s
