@@ -10,7 +10,9 @@
 // taken by `lanes` adjacent threads each, which stride over the row's blocks in shared memory,
 // multiply block column c by x[col * bs + c] (read-only path) and add with a shuffle.
 // With whole=1 an item is a whole kernel row instead: a thread reads each block's bs x
-// values and the block itself with 16-byte loads where they fit, and keeps bs sums. The device
+// values and the block itself with 16-byte loads where they fit, and keeps bs sums; up to bs 6
+// it requests the x values of a batch of its blocks before it multiplies the first
+// (kTmaXBatch). The device
 // copy of the values then has each block's 16-byte chunks rotated (bsr_tma_rotation_chunks),
 // so that neighbouring threads reading "chunk j" of their blocks hit different banks.
 //
@@ -20,7 +22,8 @@
 // and x, while the copy engine keeps a tile per thread block in flight. What bounded it then was
 // the L2 (Nsight Compute at bs 2: L2 83%, DRAM 77%), which also carries the x gathers; whole=1
 // halves the x and shared-memory instructions at bs 2 and more above (bs 2-6: 87.7-89.7%,
-// bench/results/2026-11-23-h100-bsr-whole).
+// bench/results/2026-11-23-h100-bsr-whole). The warps then waited mostly on the x gathers;
+// batching them took bs 2/3/5 to 89.6/91.8/91.4% (bench/results/2026-11-23-h100-xbatch).
 //
 // Bytes per apply: the same as every BSR kernel (block values, block columns, row pointer, x,
 // y when beta != 0, z written); the 16-byte widening re-reads at most 3 values of a neighbour
