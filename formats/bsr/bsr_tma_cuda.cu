@@ -146,9 +146,10 @@ __device__ __forceinline__ void load_block_shared(const V* block, std::int64_t k
 }
 
 // whole=1: blocks whose x values a thread requests before it uses the first (1: block by block,
-// the loop unrolled twice). H100, f64, tuned: 4 took bs 5 from 87.5 to 91.6% of the read
-// ceiling and bs 3 from 90.0 to 91.4%, 2 took bs 2 from 87.9 to 89.8%; from bs 7 the batch's
-// registers cost thread blocks (bs 7 in 48 KB tiles and 256 threads: 62% of the ceiling).
+// the loop unrolled twice). H100, f64, tuned (bench/results/2026-11-23-h100-xbatch): 4 took bs 5
+// from 87.5 to 91.4% of the read ceiling and bs 3 from 90.0 to 91.8%, 2 took bs 2 from 87.9 to
+// 89.6%; from bs 7 the batch's registers cost thread blocks (bs 7 in 48 KB tiles and 256
+// threads: 62% of the ceiling).
 template <int BS>
 constexpr int kTmaXBatch = BS <= 2   ? 2
                            : BS <= 6 ? 4
@@ -232,10 +233,10 @@ __global__ void __launch_bounds__(THREADS)
 #pragma unroll
               for (int i = 0; i < BS; ++i) acc[i] += blk[c * BS + i] * xv[c];
           };
-          if constexpr (kTmaXBatch < BS >> 1) {
+          constexpr int kB = kTmaXBatch<BS>;
+          if constexpr (kB > 1) {
             // The x values of a batch of blocks are all requested before the first is used:
             // one wait on the gathers (mostly L2 hits) per batch.
-            constexpr int kB = kTmaXBatch<BS>;
             for (index_t k0 = b0 + lane; k0 < b1; k0 += kB * lanes) {
               V xv[kB][BS];
 #pragma unroll
