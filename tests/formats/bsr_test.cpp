@@ -569,7 +569,7 @@ TEST(BsrPolicy, CandidatesRespectTableI) {
       for (BsrKernel kernel : {BsrKernel::k1, BsrKernel::k2, BsrKernel::k3, BsrKernel::tma}) {
         const auto candidates = bsr_tuning_candidates(kernel, bs, value_bytes);
         const bool expected = kernel == BsrKernel::k1   ? bs <= 5
-                              : kernel == BsrKernel::k2 ? bs >= 4
+                              : kernel == BsrKernel::k2 ? bs >= 2
                               : kernel == BsrKernel::k3 ? bs >= 12
                                                         : bs <= kBsrTmaMaxBlockSize;
         if (expected) {
