@@ -127,6 +127,14 @@ const char* bsr_kernel_name(BsrKernel k);  // "k1", "k2", "k3", "tma"
 // and nothing else; at most 1024).
 // whole=1 and whole=0 both take every bs up to this.
 inline constexpr int kBsrTmaMaxBlockSize = 9;
+// tma whole=2: a thread item takes this many consecutive rows of a block row (the last part
+// of a block row may be shorter); 0 where whole=2 is not compiled (bs < 6: whole=1 fits its
+// registers there). Between whole=0 (a block's x values read once per output row) and
+// whole=1 (a thread's registers hold a whole block and its bs sums, 118-147 registers at
+// bs 6-9 in double, too many for batching the x loads).
+constexpr int bsr_tma_part_rows(int bs) {
+  return bs == 6 || bs == 9 ? 3 : bs == 7 || bs == 8 ? 4 : 0;
+}
 // K3's widest thread-group slice (compiled instances: ept 1..8).
 inline constexpr int kBsrK3MaxEpt = 8;
 // tma whole=1 reads each block from shared memory in 16-byte chunks. When a block is 2, 4 or 8
@@ -177,7 +185,8 @@ struct BsrPolicy {
   int tile_kb = 16;    // tma: KB of block values per tile: 4, 8, 16, 32 or 48
   int threads = 256;   // tma: threads per thread block: 128, 256 or 512
   int whole = 0;       // tma: 1 = a thread item takes whole block rows (all bs output rows,
-                       // x and blocks read as vectors); 0 = one output row
+                       // x and blocks read as vectors); 0 = one output row; 2 = a part of
+                       // bsr_tma_part_rows(bs) rows (bs 6..9), x read as vectors
   int lanes = 0;       // tma: threads that share an item (output row, or block row with whole=1),
                        // a power of two <= 32; 0 = chosen from the tile's rows
   std::string source = "rule";  // where it came from: rule | shipped | store, "+params"

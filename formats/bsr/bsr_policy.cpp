@@ -309,7 +309,9 @@ void validate_bsr_policy(const BsrPolicy& p, int bs, int value_bytes) {
         fail("tile_kb must be 4, 8, 16, 32 or 48");
       if (p.threads != 128 && p.threads != 256 && p.threads != 512)
         fail("threads must be 128, 256 or 512");
-      if (p.whole != 0 && p.whole != 1) fail("whole must be 0 or 1");
+      if (p.whole < 0 || p.whole > 2) fail("whole must be 0, 1 or 2");
+      if (p.whole == 2 && bsr_tma_part_rows(bs) == 0)
+        fail("whole=2 needs bs in 6.." + std::to_string(kBsrTmaMaxBlockSize));
       if (p.lanes < 0 || p.lanes > 32 || (p.lanes > 0 && !bsr::is_pow2(p.lanes)))
         fail("lanes must be 0 (chosen from the tile) or a power of two <= 32");
       break;
@@ -470,7 +472,7 @@ std::vector<BsrPolicy> bsr_tuning_candidates(BsrKernel kernel, int bs, int value
       break;
     }
     case BsrKernel::tma:
-      for (int whole : {0, 1})
+      for (int whole : {0, 1, 2})
         for (int stages : {2, 3})
           for (int tile_kb : {8, 16, 32, 48})
             for (int threads : {128, 256, 512}) {

@@ -12,7 +12,8 @@
 // With whole=1 an item is a whole kernel row instead: a thread reads each block's bs x
 // values and the block itself with 16-byte loads where they fit, and keeps bs sums; up to bs 6
 // it requests the x values of a batch of its blocks before it multiplies the first
-// (kTmaXBatch). The device
+// (kTmaXBatch). With whole=2 (bs 6..9) an item is a part of a kernel row, bsr_tma_part_rows
+// rows: the x values in vector loads as with whole=1, the block column by column. The device
 // copy of the values then has each block's 16-byte chunks rotated (bsr_tma_rotation_chunks),
 // so that neighbouring threads reading "chunk j" of their blocks hit different banks.
 //
@@ -155,7 +156,7 @@ constexpr int kTmaXBatch = BS <= 2   ? 2
                            : BS <= 6 ? 4
                                      : 1;
 
-template <class V, int BS, int THREADS, bool WHOLE>
+template <class V, int BS, int THREADS, int WHOLE>
 __global__ void __launch_bounds__(THREADS)
     bsr_tma_kernel(const KernelArgs<V> a, const index_t* __restrict__ tiles, index_t n_tiles,
                    const TmaSmem<V> s, int lanes, const V* __restrict__ x, const V* y, V* z,
@@ -210,7 +211,7 @@ __global__ void __launch_bounds__(THREADS)
     const index_t* row_ptr = s.row_ptr_of(smem, b) + (kr0 & 3);
 
     bar[b].arrive_and_wait();  // tile t is in buffer b
-    if constexpr (WHOLE) {
+    if constexpr (WHOLE == 1) {
       // Items are (kernel row, lane): all BS rows of the block row at once, so that each
       // block's x values and its values come in vector loads.
       const int items = (kr1 - kr0) * lanes;
@@ -269,6 +270,47 @@ __global__ void __launch_bounds__(THREADS)
           for (int i = 0; i < BS; ++i) store_row(a, out, i, acc[i], y, z, alpha, beta);
         }
       }
+    } else if constexpr (WHOLE == 2) {
+      // Items are (kernel row, part, lane): rows [r0, r0 + R) of the block row. The block's x
+      // values come in vector loads, once for R rows; the block is read column by column.
+      constexpr int R = bsr_tma_part_rows(BS);
+      constexpr int kParts = (BS + R - 1) / R;
+      static_assert(R > 0, "whole=2 is compiled for bs 6..9");
+      const int items = (kr1 - kr0) * kParts * lanes;
+      for (int base = 0; base < items; base += THREADS) {  // uniform trip count
+        const int item = base + tid;
+        const bool active = item < items;
+        const int lane = item % lanes;
+        const int part = item / lanes;
+        const int lr = part / kParts, r0 = part % kParts * R;
+        V acc[R];
+#pragma unroll
+        for (int r = 0; r < R; ++r) acc[r] = V(0);
+        if (active) {
+          const index_t b0 = row_ptr[lr] - kb0, b1 = row_ptr[lr + 1] - kb0;
+#pragma unroll 2
+          for (index_t k = b0 + lane; k < b1; k += lanes) {
+            V xv[BS];
+            load_x_block<V, BS>(x, cols[k] * BS, a.cols, x_aligned, xv);
+            const V* block = values + k * BS2 + r0;  // column-major: column c at c * bs
+#pragma unroll
+            for (int c = 0; c < BS; ++c)
+#pragma unroll
+              for (int r = 0; r < R; ++r)
+                if (BS % R == 0 || r0 + r < BS) acc[r] += block[c * BS + r] * xv[c];
+          }
+        }
+#pragma unroll
+        for (int r = 0; r < R; ++r)
+          for (int off = lanes / 2; off > 0; off /= 2)
+            acc[r] += __shfl_down_sync(kFullMask, acc[r], off, lanes);
+        if (active && lane == 0) {
+          const index_t out = row_target(a, kr0 + lr);
+#pragma unroll
+          for (int r = 0; r < R; ++r)
+            if (BS % R == 0 || r0 + r < BS) store_row(a, out, r0 + r, acc[r], y, z, alpha, beta);
+        }
+      }
     } else {
       const int items = (kr1 - kr0) * BS * lanes;
       for (int base = 0; base < items; base += THREADS) {  // uniform trip count: full-warp shuffles
@@ -307,28 +349,39 @@ template <class V>
 using TmaFn = void (*)(KernelArgs<V>, const index_t*, index_t, TmaSmem<V>, int, const V*, const V*,
                        V*, V, V);
 
+template <class V, int BS, int THREADS>
+TmaFn<V> tma_kernel_mode(int whole) {
+  if constexpr (bsr_tma_part_rows(BS) > 0) {
+    if (whole == 2) return bsr_tma_kernel<V, BS, THREADS, 2>;
+  } else if (whole == 2) {
+    throw UnsupportedError("bsr: tma whole=2 takes bs 6.." + std::to_string(kBsrTmaMaxBlockSize) +
+                           ", got " + std::to_string(BS));
+  }
+  return whole == 1 ? bsr_tma_kernel<V, BS, THREADS, 1> : bsr_tma_kernel<V, BS, THREADS, 0>;
+}
+
 template <class V, int THREADS>
-TmaFn<V> tma_kernel_for(int bs, bool whole) {
+TmaFn<V> tma_kernel_for(int bs, int whole) {
   static_assert(kBsrTmaMaxBlockSize == 9, "instances below: bs 1..9");
   switch (bs) {
     case 1:
-      return whole ? bsr_tma_kernel<V, 1, THREADS, true> : bsr_tma_kernel<V, 1, THREADS, false>;
+      return tma_kernel_mode<V, 1, THREADS>(whole);
     case 2:
-      return whole ? bsr_tma_kernel<V, 2, THREADS, true> : bsr_tma_kernel<V, 2, THREADS, false>;
+      return tma_kernel_mode<V, 2, THREADS>(whole);
     case 3:
-      return whole ? bsr_tma_kernel<V, 3, THREADS, true> : bsr_tma_kernel<V, 3, THREADS, false>;
+      return tma_kernel_mode<V, 3, THREADS>(whole);
     case 4:
-      return whole ? bsr_tma_kernel<V, 4, THREADS, true> : bsr_tma_kernel<V, 4, THREADS, false>;
+      return tma_kernel_mode<V, 4, THREADS>(whole);
     case 5:
-      return whole ? bsr_tma_kernel<V, 5, THREADS, true> : bsr_tma_kernel<V, 5, THREADS, false>;
+      return tma_kernel_mode<V, 5, THREADS>(whole);
     case 6:
-      return whole ? bsr_tma_kernel<V, 6, THREADS, true> : bsr_tma_kernel<V, 6, THREADS, false>;
+      return tma_kernel_mode<V, 6, THREADS>(whole);
     case 7:
-      return whole ? bsr_tma_kernel<V, 7, THREADS, true> : bsr_tma_kernel<V, 7, THREADS, false>;
+      return tma_kernel_mode<V, 7, THREADS>(whole);
     case 8:
-      return whole ? bsr_tma_kernel<V, 8, THREADS, true> : bsr_tma_kernel<V, 8, THREADS, false>;
+      return tma_kernel_mode<V, 8, THREADS>(whole);
     case 9:
-      return whole ? bsr_tma_kernel<V, 9, THREADS, true> : bsr_tma_kernel<V, 9, THREADS, false>;
+      return tma_kernel_mode<V, 9, THREADS>(whole);
     default:
       throw UnsupportedError("bsr: the tma kernel takes bs <= " +
                              std::to_string(kBsrTmaMaxBlockSize) + ", got " + std::to_string(bs));
@@ -336,7 +389,7 @@ TmaFn<V> tma_kernel_for(int bs, bool whole) {
 }
 
 template <class V>
-TmaFn<V> tma_kernel(int bs, int threads, bool whole) {
+TmaFn<V> tma_kernel(int bs, int threads, int whole) {
   switch (threads) {
     case 128:
       return tma_kernel_for<V, 128>(bs, whole);
@@ -364,11 +417,11 @@ void launch_tma(const DeviceBsr<V>& d, const BsrPolicy& p, const V* x, const V* 
   if (d.tma_n_tiles == 0 || d.tma_tile_blocks != bsr_tma_tile_blocks(d.bs, sizeof(V), p.tile_kb))
     throw UnsupportedError("bsr: no tma tiles of " + std::to_string(p.tile_kb) +
                            " KB for this matrix (a kernel row longer than a tile?)");
-  const bool whole = p.whole == 1;
-  if (whole != d.tma_rotated && bsr_tma_rotation_chunks(d.bs, static_cast<int>(sizeof(V))) > 1)
+  const bool rotated = p.whole == 1;
+  if (rotated != d.tma_rotated && bsr_tma_rotation_chunks(d.bs, static_cast<int>(sizeof(V))) > 1)
     throw UnsupportedError("bsr: tma whole=" + std::to_string(p.whole) +
                            " needs the values uploaded in its chunk order");
-  const TmaFn<V> kernel = tma_kernel<V>(d.bs, p.threads, whole);
+  const TmaFn<V> kernel = tma_kernel<V>(d.bs, p.threads, p.whole);
   const TmaSmem<V> s = tma_smem<V>(d.bs, p.tile_kb, p.stages);
   const int smem = s.total_bytes();
   // Per instance, device and shared-memory size, once (not on every apply): allow the dynamic
@@ -379,8 +432,8 @@ void launch_tma(const DeviceBsr<V>& d, const BsrPolicy& p, const V* x, const V* 
     int smem = 0;
     int blocks_per_sm = 0;
   };
-  static thread_local Launch cache[2][3][kBsrTmaMaxBlockSize + 1];
-  Launch& c = cache[whole ? 1 : 0][p.threads == 128 ? 0 : p.threads == 256 ? 1 : 2][d.bs];
+  static thread_local Launch cache[3][3][kBsrTmaMaxBlockSize + 1];
+  Launch& c = cache[p.whole][p.threads == 128 ? 0 : p.threads == 256 ? 1 : 2][d.bs];
   int device = 0;
   SPMVKIT_CUDA_CHECK(cudaGetDevice(&device));
   if (c.device != device || c.smem != smem) {
@@ -396,9 +449,10 @@ void launch_tma(const DeviceBsr<V>& d, const BsrPolicy& p, const V* x, const V* 
   const std::int64_t resident =
       static_cast<std::int64_t>(std::max(1, blocks_per_sm)) * cuda::Context::get().sm_count();
   const auto grid = static_cast<unsigned>(std::min<std::int64_t>(d.tma_n_tiles, resident));
-  // Lanes per item (output row, or block row with whole=1): the policy's, or by default enough
-  // that a tile's items keep the threads busy.
-  const double items_per_tile = whole ? d.tma_rows_per_tile / d.bs : d.tma_rows_per_tile;
+  // Lanes per item (output row, block row with whole=1, part of one with whole=2): the policy's,
+  // or by default enough that a tile's items keep the threads busy.
+  const int part_rows = p.whole == 1 ? d.bs : p.whole == 2 ? bsr_tma_part_rows(d.bs) : 1;
+  const double items_per_tile = d.tma_rows_per_tile / d.bs * ((d.bs + part_rows - 1) / part_rows);
   int lanes = p.lanes;
   if (lanes == 0) {
     lanes = 1;

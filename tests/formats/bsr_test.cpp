@@ -327,9 +327,10 @@ TEST(BsrBuild, RejectsBadParameters) {
                InputError);  // not a parameter of bsr_balanced
   EXPECT_NO_THROW(build("block_size=7,kernel=k3,nb=7,n_tg=1,ept=4"));
   EXPECT_NO_THROW(build("block_size=7,n_tg=2,ilp=1,vec=1,n_ta=3,n_brows_ta=5"));
-  // tma's whole: a flag (tma itself: bs <= 9), and a tma parameter only.
+  // tma's whole: 0, 1, or 2 from bs 6 (tma itself: bs <= 9), and a tma parameter only.
   EXPECT_THROW(build("block_size=10,kernel=tma,whole=1"), InputError);
-  EXPECT_THROW(build("block_size=7,kernel=tma,whole=2"), InputError);
+  EXPECT_THROW(build("block_size=7,kernel=tma,whole=3"), InputError);
+  EXPECT_NO_THROW(build("block_size=7,kernel=tma,whole=2"));
   EXPECT_THROW(build("block_size=7,kernel=tma,lanes=3"), InputError);
   EXPECT_NO_THROW(build("block_size=7,kernel=tma,lanes=0"));
   EXPECT_NO_THROW(build("block_size=7,kernel=tma,lanes=16"));
@@ -345,6 +346,9 @@ TEST(BsrBuild, RejectsBadParameters) {
   const Csr<double> a4 = block_matrix(4, true, 5);
   EXPECT_NO_THROW(build_operator<double>(
       "bsr", a4, Params::parse("block_size=4,kernel=tma,whole=1"), Backend::cpu));
+  EXPECT_THROW(build_operator<double>("bsr", a4, Params::parse("block_size=4,kernel=tma,whole=2"),
+                                      Backend::cpu),
+               InputError);  // whole=2 from bs 6
 }
 
 // --- the byte model -----------------------------------------------------------------------------
@@ -701,17 +705,18 @@ TEST(BsrCuda, TmaKernelOnTheZoo) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
   int checked = 0;
   for (const std::string& name : testing::zoo_names())
-    for (int bs : {1, 2, 3, 4, 6, 7, 8})
-      for (int whole : {0, 1}) {
+    for (int bs : {1, 2, 3, 4, 6, 7, 8, 9})
+      for (int whole : {0, 1, 2}) {
+        if (whole == 2 && bsr_tma_part_rows(bs) == 0) continue;
         Params p = Params::parse("kernel=tma");
         p.set("block_size", std::to_string(bs));
         p.set("whole", std::to_string(whole));
         SCOPED_TRACE(name + " " + p.to_string());
         const Csr<double>& a = testing::zoo_matrix(name);
-        // whole=1 takes 16-byte loads of x where x is aligned: also an x that is not.
-        checked += check_bsr_on_gpu(a, p, testing::test_seed() + bs, whole == 1);
-        // float: float2 / float4 loads of x and blocks (whole=1), and the scalar paths.
-        if (bs == 2 || bs == 3 || bs == 4) {
+        // whole=1 and 2 take 16-byte loads of x where x is aligned: also an x that is not.
+        checked += check_bsr_on_gpu(a, p, testing::test_seed() + bs, whole != 0);
+        // float: float2 / float4 loads of x and blocks (whole=1, 2), and the scalar paths.
+        if (bs == 2 || bs == 3 || bs == 4 || whole == 2) {
           const Csr<float> af = a.cast<float>();
           try {
             const auto op = build_operator<float>("bsr", af, p, Backend::cuda);
