@@ -45,10 +45,10 @@ const ShippedEntry kShipped[] = {
     {"H100", "bsr.k1.bs3.f64", "n_ta=2,n_brows_ta=16,ilp=4"},  // 1953.5 GB/s
     {"H100", "bsr.k1.bs4.f64", "n_ta=2,n_brows_ta=12,ilp=4"},  // 2371.8 GB/s
     {"H100", "bsr.k1.bs5.f64", "n_ta=2,n_brows_ta=4,ilp=4"},  // 2241.0 GB/s
-    {"H100", "bsr.k2.bs6.f64", "n_ta=16,n_brows_ta=1,n_tg=2,ilp=1,vec=2,pack=1"},  // 2758.1 GB/s
-    {"H100", "bsr.k2.bs7.f64", "n_ta=16,n_brows_ta=1,n_tg=2,ilp=1,vec=1,pack=1"},  // 2686.5 GB/s
+    {"H100", "bsr.k2.bs6.f64", "n_ta=16,n_brows_ta=1,n_tg=2,ilp=1,vec=2,pack=1"},  // 2760.9 GB/s
+    {"H100", "bsr.k2.bs7.f64", "n_ta=16,n_brows_ta=1,n_tg=2,ilp=1,vec=1,pack=1"},  // 2689.2 GB/s
     {"H100", "bsr.k2.bs8.f64", "n_ta=8,n_brows_ta=1,n_tg=2,ilp=2,vec=2,pack=1"},  // 2968.1 GB/s
-    {"H100", "bsr.k2.bs9.f64", "n_ta=16,n_brows_ta=1,n_tg=1,ilp=1,vec=1,pack=1"},  // 2659.3 GB/s
+    {"H100", "bsr.k2.bs9.f64", "n_ta=16,n_brows_ta=1,n_tg=1,ilp=1,vec=1,pack=1"},  // 2661.6 GB/s
     {"H100", "bsr.k2.bs10.f64", "n_ta=16,n_brows_ta=1,n_tg=2,ilp=1,vec=2,pack=1"},  // 2814.3 GB/s
     {"H100", "bsr.k2.bs11.f64", "n_ta=4,n_brows_ta=1,n_tg=2,ilp=1,vec=1,pack=1"},  // 2753.5 GB/s
     {"H100", "bsr.k2.bs12.f64", "n_ta=4,n_brows_ta=1,n_tg=4,ilp=1,vec=2,pack=1"},  // 2885.5 GB/s
@@ -109,10 +109,10 @@ const ShippedEntry kShipped[] = {
     {"H100", "bsr.k1.bs3.f32", "n_ta=2,n_brows_ta=16,ilp=4"},  // 1440.1 GB/s
     {"H100", "bsr.k1.bs4.f32", "n_ta=2,n_brows_ta=24,ilp=8"},  // 1867.4 GB/s
     {"H100", "bsr.k1.bs5.f32", "n_ta=2,n_brows_ta=8,ilp=4"},  // 1729.2 GB/s
-    {"H100", "bsr.k2.bs6.f32", "n_ta=16,n_brows_ta=1,n_tg=2,ilp=2,vec=2,pack=1"},  // 2517.9 GB/s
-    {"H100", "bsr.k2.bs7.f32", "n_ta=16,n_brows_ta=2,n_tg=2,ilp=2,vec=1,pack=1"},  // 2317.2 GB/s
-    {"H100", "bsr.k2.bs8.f32", "n_ta=4,n_brows_ta=4,n_tg=4,ilp=4,vec=2,pack=1"},  // 2780.2 GB/s
-    {"H100", "bsr.k2.bs9.f32", "n_ta=8,n_brows_ta=2,n_tg=2,ilp=2,vec=1,pack=1"},  // 2299.3 GB/s
+    {"H100", "bsr.k2.bs6.f32", "n_ta=16,n_brows_ta=1,n_tg=2,ilp=2,vec=2,pack=1"},  // 2530.9 GB/s
+    {"H100", "bsr.k2.bs7.f32", "n_ta=16,n_brows_ta=2,n_tg=2,ilp=2,vec=1,pack=1"},  // 2323.0 GB/s
+    {"H100", "bsr.k2.bs8.f32", "n_ta=4,n_brows_ta=4,n_tg=4,ilp=4,vec=2,pack=1"},  // 2790.3 GB/s
+    {"H100", "bsr.k2.bs9.f32", "n_ta=8,n_brows_ta=2,n_tg=2,ilp=2,vec=1,pack=1"},  // 2297.8 GB/s
     {"H100", "bsr.k2.bs10.f32", "n_ta=16,n_brows_ta=1,n_tg=2,ilp=1,vec=2,pack=1"},  // 2603.1 GB/s
     {"H100", "bsr.k2.bs11.f32", "n_ta=4,n_brows_ta=2,n_tg=2,ilp=2,vec=1,pack=1"},  // 2389.2 GB/s
     {"H100", "bsr.k2.bs12.f32", "n_ta=8,n_brows_ta=1,n_tg=4,ilp=1,vec=4,pack=1"},  // 2759.3 GB/s
@@ -178,18 +178,18 @@ const ShippedEntry kShipped[] = {
     {"H100", "bsr.k2.bs5.f64", "n_ta=16,n_brows_ta=2,n_tg=2,ilp=2,vec=1,pack=1"},  // 2564.2 GB/s
     {"H100", "bsr.tma.bs5.f64", "stages=2,tile_kb=32,threads=128,whole=1,lanes=4"},  // 2834.3 GB/s
     {"H100", "bsr.bs5.f64", "kernel=tma"},  // 2834.3 GB/s
-    {"H100", "bsr.tma.bs6.f64", "stages=2,tile_kb=32,threads=128,whole=1,lanes=0"},  // 2777.2 GB/s
-    {"H100", "bsr.bs6.f64", "kernel=tma"},  // 2777.2 GB/s
-    {"H100", "bsr.tma.bs7.f64", "stages=2,tile_kb=48,threads=256,whole=1,lanes=8"},  // 2819.5 GB/s
-    {"H100", "bsr.bs7.f64", "kernel=tma"},  // 2819.5 GB/s
-    {"H100", "bsr.tma.bs8.f64", "stages=2,tile_kb=16,threads=128,whole=0,lanes=4"},  // 2727.8 GB/s
+    {"H100", "bsr.tma.bs6.f64", "stages=2,tile_kb=32,threads=256,whole=2,lanes=8"},  // 2839.1 GB/s
+    {"H100", "bsr.bs6.f64", "kernel=tma"},  // 2839.1 GB/s
+    {"H100", "bsr.tma.bs7.f64", "stages=2,tile_kb=48,threads=256,whole=1,lanes=8"},  // 2819.9 GB/s
+    {"H100", "bsr.bs7.f64", "kernel=tma"},  // 2819.9 GB/s
+    {"H100", "bsr.tma.bs8.f64", "stages=2,tile_kb=16,threads=128,whole=0,lanes=4"},  // 2745.9 GB/s
     {"H100", "bsr.bs8.f64", "kernel=k2"},  // 2968.1 GB/s
     {"H100", "bsr.bs12.f64", "kernel=k2"},  // 2885.5 GB/s
     {"H100", "bsr.bs16.f64", "kernel=k3"},  // 3052.9 GB/s
     {"H100", "bsr.bs24.f64", "kernel=k3"},  // 3030.6 GB/s
     {"H100", "bsr.k3.bs32.f64", "nb=32,n_tg=5,ept=7"},  // 3081.0 GB/s
     {"H100", "bsr.bs32.f64", "kernel=k3"},  // 3081.0 GB/s
-    {"H100", "bsr.bs9.f64", "kernel=tma"},  // 2722.3 GB/s
+    {"H100", "bsr.bs9.f64", "kernel=tma"},  // 2815.8 GB/s
     {"H100", "bsr.bs10.f64", "kernel=k2"},  // 2814.3 GB/s
     {"H100", "bsr.bs11.f64", "kernel=k2"},  // 2753.5 GB/s
     {"H100", "bsr.bs13.f64", "kernel=k3"},  // 2885.4 GB/s
@@ -211,7 +211,7 @@ const ShippedEntry kShipped[] = {
     {"H100", "bsr.bs31.f64", "kernel=k3"},  // 3050.2 GB/s
     {"H100", "bsr.k2.bs2.f64", "n_ta=32,n_brows_ta=1,n_tg=2,ilp=2,vec=2,pack=1"},  // 2578.1 GB/s
     {"H100", "bsr.k2.bs3.f64", "n_ta=16,n_brows_ta=1,n_tg=2,ilp=2,vec=1,pack=1"},  // 2349.4 GB/s
-    {"H100", "bsr.tma.bs9.f64", "stages=2,tile_kb=32,threads=256,whole=0,lanes=4"},  // 2722.3 GB/s
+    {"H100", "bsr.tma.bs9.f64", "stages=2,tile_kb=48,threads=256,whole=2,lanes=8"},  // 2815.8 GB/s
     {"H100", "bsr.k3.bs12.f64", "nb=12,n_tg=4,ept=3"},  // 2879.3 GB/s
     {"H100", "bsr.k3.bs13.f64", "nb=13,n_tg=4,ept=4"},  // 2885.4 GB/s
     {"H100", "bsr.k3.bs14.f64", "nb=14,n_tg=4,ept=4"},  // 2915.2 GB/s
@@ -312,14 +312,14 @@ const ShippedEntry kShipped[] = {
     {"H100", "bsr.k2.bs5.f32", "n_ta=16,n_brows_ta=2,n_tg=2,ilp=4,vec=1,pack=1"},  // 2105.7 GB/s
     {"H100", "bsr.tma.bs5.f32", "stages=2,tile_kb=32,threads=128,whole=1,lanes=2"},  // 2779.9 GB/s
     {"H100", "bsr.bs5.f32", "kernel=tma"},  // 2779.9 GB/s
-    {"H100", "bsr.tma.bs6.f32", "stages=2,tile_kb=32,threads=128,whole=1,lanes=2"},  // 2762.3 GB/s
-    {"H100", "bsr.bs6.f32", "kernel=tma"},  // 2762.3 GB/s
-    {"H100", "bsr.tma.bs7.f32", "stages=2,tile_kb=32,threads=256,whole=1,lanes=8"},  // 2740.1 GB/s
-    {"H100", "bsr.bs7.f32", "kernel=tma"},  // 2740.1 GB/s
-    {"H100", "bsr.tma.bs8.f32", "stages=2,tile_kb=48,threads=512,whole=0,lanes=2"},  // 2608.3 GB/s
-    {"H100", "bsr.bs8.f32", "kernel=k2"},  // 2780.2 GB/s
-    {"H100", "bsr.tma.bs9.f32", "stages=2,tile_kb=48,threads=256,whole=1,lanes=8"},  // 2664.2 GB/s
-    {"H100", "bsr.bs9.f32", "kernel=tma"},  // 2664.2 GB/s
+    {"H100", "bsr.tma.bs6.f32", "stages=2,tile_kb=32,threads=128,whole=1,lanes=0"},  // 2759.0 GB/s
+    {"H100", "bsr.bs6.f32", "kernel=tma"},  // 2759.0 GB/s
+    {"H100", "bsr.tma.bs7.f32", "stages=2,tile_kb=32,threads=256,whole=1,lanes=0"},  // 2752.2 GB/s
+    {"H100", "bsr.bs7.f32", "kernel=tma"},  // 2752.2 GB/s
+    {"H100", "bsr.tma.bs8.f32", "stages=2,tile_kb=48,threads=512,whole=0,lanes=0"},  // 2601.3 GB/s
+    {"H100", "bsr.bs8.f32", "kernel=k2"},  // 2790.3 GB/s
+    {"H100", "bsr.tma.bs9.f32", "stages=2,tile_kb=48,threads=512,whole=2,lanes=0"},  // 2711.7 GB/s
+    {"H100", "bsr.bs9.f32", "kernel=tma"},  // 2711.7 GB/s
     {"H100", "bsr.bs10.f32", "kernel=k2"},  // 2603.1 GB/s
     {"H100", "bsr.bs11.f32", "kernel=k2"},  // 2389.2 GB/s
     {"H100", "bsr.k3.bs12.f32", "nb=12,n_tg=4,ept=3"},  // 2309.3 GB/s

@@ -731,21 +731,26 @@ TEST(BsrCuda, TmaKernelOnTheZoo) {
 }
 
 // tma where a thread block takes several tiles (tiles t, t + grid, ...): the zoo's matrices are
-// small (one tile or none for most thread blocks), a 50^3 reservoir grid at bs 2 in 4 KB tiles
-// has about three times as many tiles as an H100 has resident thread blocks.
+// small (one tile or none for most thread blocks). A 50^3 reservoir grid at bs 2 in 4 KB tiles
+// has about three times as many tiles as an H100 has resident thread blocks; a 20^3 grid at bs 9
+// in 8 KB tiles (one or two block rows a tile) has more still, for whole=2's parts.
 TEST(BsrCuda, TmaSeveralTilesABlock) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
-  const Csr<double> a = generate_reservoir(50, 2, testing::test_seed());
-  for (int whole : {0, 1})
-    for (int stages : {2, 3})
-      for (int lanes : {0, 1, 32}) {  // 32: a warp an item, most lanes idle at bs 2
-        Params p = Params::parse("kernel=tma,block_size=2,tile_kb=4,threads=128");
-        p.set("whole", std::to_string(whole));
-        p.set("stages", std::to_string(stages));
-        p.set("lanes", std::to_string(lanes));
-        SCOPED_TRACE(p.to_string());
-        EXPECT_EQ(check_bsr_on_gpu(a, p, testing::test_seed() + stages, false), 2);
-      }
+  for (const int bs : {2, 9}) {
+    const Csr<double> a = generate_reservoir(bs == 2 ? 50 : 20, bs, testing::test_seed());
+    for (int whole : {0, bs == 2 ? 1 : 2})
+      for (int stages : {2, 3})
+        for (int lanes : {0, 1, 32}) {  // 32: a warp an item, most lanes idle
+          Params p = Params::parse("kernel=tma,threads=128");
+          p.set("block_size", std::to_string(bs));
+          p.set("tile_kb", bs == 2 ? "4" : "8");  // 8 KB: 12 blocks, a 7-block row fits
+          p.set("whole", std::to_string(whole));
+          p.set("stages", std::to_string(stages));
+          p.set("lanes", std::to_string(lanes));
+          SCOPED_TRACE(p.to_string());
+          EXPECT_EQ(check_bsr_on_gpu(a, p, testing::test_seed() + stages, false), 2);
+        }
+  }
 }
 
 // K2 with packed thread arrays (pack=1): arrays straddle warps and reach their row ends at
