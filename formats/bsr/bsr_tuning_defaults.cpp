@@ -18,7 +18,9 @@
 // same for the H200 at 5ce9d72 (bench/results/2026-11-23-h200-f32-tune). H100 f64 bs 2-9 and
 // f32 bs 1-6 again at ed00dfc, after tma whole=1 began to batch its x loads
 // (bench/results/2026-11-23-h100-xbatch); H200 f64 bs 2-6 and f32 bs 1-6 at aee820c (tune logs
-// in bench/results/2026-11-23-h200-f32-tune/xbatch_*).
+// in bench/results/2026-11-23-h200-f32-tune/xbatch_*). H100 and H200 f64 and f32 bs 6-9 again
+// after tma gained whole=2 (bench/results/2026-11-23-h100-part at 2541ea1,
+// bench/results/2026-11-23-h200-part at 8e43fad).
 // K2 parameters tuned before K2's rewrite can be much slower on the current kernel (H100 bs 7:
 // 88.7% -> 75.6% of the read ceiling), so retune after changing a kernel.
 // Every other entry (no GB/s comment) is a first guess equal to bsr_rule_policy's output.
@@ -433,10 +435,10 @@ const ShippedEntry kShipped[] = {
     {"H200", "bsr.k1.bs3.f64", "n_ta=2,n_brows_ta=16,ilp=4"},  // 2149.2 GB/s
     {"H200", "bsr.k1.bs4.f64", "n_ta=2,n_brows_ta=12,ilp=4"},  // 2772.0 GB/s
     {"H200", "bsr.k1.bs5.f64", "n_ta=2,n_brows_ta=12,ilp=4"},  // 2635.9 GB/s
-    {"H200", "bsr.k2.bs6.f64", "n_ta=16,n_brows_ta=1,n_tg=2,ilp=1,vec=2,pack=1"},  // 3782.7 GB/s
-    {"H200", "bsr.k2.bs7.f64", "n_ta=16,n_brows_ta=2,n_tg=2,ilp=1,vec=1,pack=1"},  // 3422.4 GB/s
-    {"H200", "bsr.k2.bs8.f64", "n_ta=8,n_brows_ta=2,n_tg=2,ilp=2,vec=2,pack=1"},  // 4079.4 GB/s
-    {"H200", "bsr.k2.bs9.f64", "n_ta=16,n_brows_ta=1,n_tg=1,ilp=1,vec=1,pack=1"},  // 3294.7 GB/s
+    {"H200", "bsr.k2.bs6.f64", "n_ta=16,n_brows_ta=1,n_tg=2,ilp=1,vec=2,pack=1"},  // 3788.7 GB/s
+    {"H200", "bsr.k2.bs7.f64", "n_ta=16,n_brows_ta=2,n_tg=2,ilp=1,vec=1,pack=1"},  // 3410.0 GB/s
+    {"H200", "bsr.k2.bs8.f64", "n_ta=8,n_brows_ta=2,n_tg=2,ilp=2,vec=2,pack=1"},  // 4078.3 GB/s
+    {"H200", "bsr.k2.bs9.f64", "n_ta=16,n_brows_ta=1,n_tg=1,ilp=1,vec=1,pack=1"},  // 3290.8 GB/s
     {"H200", "bsr.k2.bs10.f64", "n_ta=16,n_brows_ta=1,n_tg=2,ilp=1,vec=2,pack=1"},  // 3959.4 GB/s
     {"H200", "bsr.k2.bs11.f64", "n_ta=4,n_brows_ta=2,n_tg=2,ilp=1,vec=1,pack=1"},  // 3521.6 GB/s
     {"H200", "bsr.k2.bs12.f64", "n_ta=4,n_brows_ta=2,n_tg=4,ilp=1,vec=2,pack=1"},  // 3916.2 GB/s
@@ -497,10 +499,10 @@ const ShippedEntry kShipped[] = {
     {"H200", "bsr.k1.bs3.f32", "n_ta=2,n_brows_ta=16,ilp=4"},  // 1474.9 GB/s
     {"H200", "bsr.k1.bs4.f32", "n_ta=2,n_brows_ta=24,ilp=8"},  // 1983.1 GB/s
     {"H200", "bsr.k1.bs5.f32", "n_ta=2,n_brows_ta=12,ilp=4"},  // 1844.1 GB/s
-    {"H200", "bsr.k2.bs6.f32", "n_ta=16,n_brows_ta=2,n_tg=2,ilp=2,vec=2,pack=1"},  // 3150.6 GB/s
-    {"H200", "bsr.k2.bs7.f32", "n_ta=16,n_brows_ta=2,n_tg=2,ilp=2,vec=1,pack=1"},  // 2550.2 GB/s
-    {"H200", "bsr.k2.bs8.f32", "n_ta=16,n_brows_ta=1,n_tg=2,ilp=1,vec=4,pack=1"},  // 3637.2 GB/s
-    {"H200", "bsr.k2.bs9.f32", "n_ta=16,n_brows_ta=1,n_tg=1,ilp=1,vec=1,pack=1"},  // 2618.4 GB/s
+    {"H200", "bsr.k2.bs6.f32", "n_ta=16,n_brows_ta=2,n_tg=2,ilp=2,vec=2,pack=1"},  // 3142.4 GB/s
+    {"H200", "bsr.k2.bs7.f32", "n_ta=16,n_brows_ta=4,n_tg=2,ilp=2,vec=1,pack=1"},  // 2547.1 GB/s
+    {"H200", "bsr.k2.bs8.f32", "n_ta=16,n_brows_ta=1,n_tg=2,ilp=1,vec=4,pack=1"},  // 3637.5 GB/s
+    {"H200", "bsr.k2.bs9.f32", "n_ta=16,n_brows_ta=1,n_tg=1,ilp=1,vec=1,pack=1"},  // 2616.5 GB/s
     {"H200", "bsr.k2.bs10.f32", "n_ta=16,n_brows_ta=2,n_tg=2,ilp=1,vec=2,pack=1"},  // 3270.6 GB/s
     {"H200", "bsr.k2.bs11.f32", "n_ta=8,n_brows_ta=1,n_tg=1,ilp=1,vec=1,pack=1"},  // 2618.4 GB/s
     {"H200", "bsr.k2.bs12.f32", "n_ta=8,n_brows_ta=1,n_tg=4,ilp=1,vec=4,pack=1"},  // 3646.3 GB/s
@@ -566,12 +568,12 @@ const ShippedEntry kShipped[] = {
     {"H200", "bsr.k2.bs5.f64", "n_ta=16,n_brows_ta=4,n_tg=2,ilp=4,vec=1,pack=1"},  // 3125.6 GB/s
     {"H200", "bsr.tma.bs5.f64", "stages=2,tile_kb=32,threads=128,whole=1,lanes=4"},  // 3419.6 GB/s
     {"H200", "bsr.bs5.f64", "kernel=tma"},  // 3419.6 GB/s
-    {"H200", "bsr.tma.bs6.f64", "stages=2,tile_kb=32,threads=256,whole=0,lanes=0"},  // 3366.3 GB/s
-    {"H200", "bsr.bs6.f64", "kernel=k2"},  // 3782.7 GB/s
-    {"H200", "bsr.tma.bs7.f64", "stages=2,tile_kb=48,threads=256,whole=1"},  // 3363.1 GB/s
-    {"H200", "bsr.bs7.f64", "kernel=k2"},  // 3422.4 GB/s
-    {"H200", "bsr.tma.bs8.f64", "stages=2,tile_kb=32,threads=256,whole=0"},  // 3161.9 GB/s
-    {"H200", "bsr.bs8.f64", "kernel=k2"},  // 4079.4 GB/s
+    {"H200", "bsr.tma.bs6.f64", "stages=2,tile_kb=32,threads=256,whole=2,lanes=4"},  // 3494.3 GB/s
+    {"H200", "bsr.bs6.f64", "kernel=k2"},  // 3788.7 GB/s
+    {"H200", "bsr.tma.bs7.f64", "stages=2,tile_kb=48,threads=256,whole=1,lanes=0"},  // 3371.3 GB/s
+    {"H200", "bsr.bs7.f64", "kernel=k2"},  // 3410.0 GB/s
+    {"H200", "bsr.tma.bs8.f64", "stages=2,tile_kb=16,threads=128,whole=0,lanes=4"},  // 3289.0 GB/s
+    {"H200", "bsr.bs8.f64", "kernel=k2"},  // 4078.3 GB/s
     {"H200", "bsr.bs12.f64", "kernel=k2"},  // 3916.2 GB/s
     {"H200", "bsr.bs16.f64", "kernel=k3"},  // 4361.2 GB/s
     {"H200", "bsr.bs24.f64", "kernel=k3"},  // 4311.6 GB/s
@@ -579,7 +581,7 @@ const ShippedEntry kShipped[] = {
     {"H200", "bsr.bs32.f64", "kernel=k3"},  // 4425.2 GB/s
     {"H200", "bsr.k2.bs2.f64", "n_ta=32,n_brows_ta=1,n_tg=2,ilp=2,vec=2,pack=1"},  // 3023.7 GB/s
     {"H200", "bsr.k2.bs3.f64", "n_ta=16,n_brows_ta=2,n_tg=2,ilp=2,vec=1,pack=1"},  // 2796.2 GB/s
-    {"H200", "bsr.bs9.f64", "kernel=k2"},  // 3294.7 GB/s
+    {"H200", "bsr.bs9.f64", "kernel=tma"},  // 3425.7 GB/s
     {"H200", "bsr.bs10.f64", "kernel=k2"},  // 3959.4 GB/s
     {"H200", "bsr.bs11.f64", "kernel=k2"},  // 3521.6 GB/s
     {"H200", "bsr.bs13.f64", "kernel=k3"},  // 3831.7 GB/s
@@ -599,7 +601,7 @@ const ShippedEntry kShipped[] = {
     {"H200", "bsr.bs29.f64", "kernel=k3"},  // 4207.4 GB/s
     {"H200", "bsr.bs30.f64", "kernel=k3"},  // 4245.1 GB/s
     {"H200", "bsr.bs31.f64", "kernel=k3"},  // 4317.7 GB/s
-    {"H200", "bsr.tma.bs9.f64", "stages=2,tile_kb=32,threads=256,whole=0"},  // 3230.6 GB/s
+    {"H200", "bsr.tma.bs9.f64", "stages=2,tile_kb=48,threads=256,whole=2,lanes=0"},  // 3425.7 GB/s
     {"H200", "bsr.k3.bs12.f64", "nb=12,n_tg=4,ept=3"},  // 3875.1 GB/s
     {"H200", "bsr.k3.bs13.f64", "nb=13,n_tg=4,ept=4"},  // 3831.7 GB/s
     {"H200", "bsr.k3.bs14.f64", "nb=14,n_tg=4,ept=4"},  // 4079.9 GB/s
@@ -700,14 +702,14 @@ const ShippedEntry kShipped[] = {
     {"H200", "bsr.k2.bs5.f32", "n_ta=16,n_brows_ta=2,n_tg=2,ilp=4,vec=1,pack=1"},  // 2335.0 GB/s
     {"H200", "bsr.tma.bs5.f32", "stages=2,tile_kb=32,threads=256,whole=1,lanes=0"},  // 3430.9 GB/s
     {"H200", "bsr.bs5.f32", "kernel=tma"},  // 3430.9 GB/s
-    {"H200", "bsr.tma.bs6.f32", "stages=2,tile_kb=32,threads=128,whole=1,lanes=0"},  // 3395.4 GB/s
-    {"H200", "bsr.bs6.f32", "kernel=tma"},  // 3395.4 GB/s
-    {"H200", "bsr.tma.bs7.f32", "stages=2,tile_kb=32,threads=256,whole=1,lanes=8"},  // 3271.2 GB/s
-    {"H200", "bsr.bs7.f32", "kernel=tma"},  // 3271.2 GB/s
-    {"H200", "bsr.tma.bs8.f32", "stages=2,tile_kb=48,threads=512,whole=0,lanes=0"},  // 3068.3 GB/s
-    {"H200", "bsr.bs8.f32", "kernel=k2"},  // 3637.2 GB/s
-    {"H200", "bsr.tma.bs9.f32", "stages=2,tile_kb=32,threads=256,whole=0,lanes=2"},  // 3167.7 GB/s
-    {"H200", "bsr.bs9.f32", "kernel=tma"},  // 3167.7 GB/s
+    {"H200", "bsr.tma.bs6.f32", "stages=2,tile_kb=32,threads=128,whole=1,lanes=2"},  // 3397.5 GB/s
+    {"H200", "bsr.bs6.f32", "kernel=tma"},  // 3397.5 GB/s
+    {"H200", "bsr.tma.bs7.f32", "stages=2,tile_kb=32,threads=256,whole=1,lanes=8"},  // 3270.9 GB/s
+    {"H200", "bsr.bs7.f32", "kernel=tma"},  // 3270.9 GB/s
+    {"H200", "bsr.tma.bs8.f32", "stages=2,tile_kb=48,threads=512,whole=0,lanes=0"},  // 3079.2 GB/s
+    {"H200", "bsr.bs8.f32", "kernel=k2"},  // 3637.5 GB/s
+    {"H200", "bsr.tma.bs9.f32", "stages=2,tile_kb=48,threads=256,whole=2,lanes=0"},  // 3291.3 GB/s
+    {"H200", "bsr.bs9.f32", "kernel=tma"},  // 3291.3 GB/s
     {"H200", "bsr.bs10.f32", "kernel=k2"},  // 3270.6 GB/s
     {"H200", "bsr.bs11.f32", "kernel=k2"},  // 2618.4 GB/s
     {"H200", "bsr.k3.bs12.f32", "nb=12,n_tg=2,ept=6"},  // 2348.1 GB/s
