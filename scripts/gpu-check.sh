@@ -42,7 +42,7 @@ if [ "${SKIP_TESTS:-0}" != 1 ]; then
     ctest --test-dir build-gpu -j 8 --timeout 300 --output-on-failure > "$OUT/ctest.log" 2>&1
   echo "tests: rc=$? in $(( $(date +%s) - t0 ))s" | tee -a "$summary"
   grep -E 'tests passed|tests failed' "$OUT/ctest.log" | tee -a "$summary"
-  grep -c 'Skipped' "$OUT/ctest.log" | sed 's/^/skipped: /' | tee -a "$summary"
+  grep -c '(Skipped)' "$OUT/ctest.log" | sed 's/^/skipped: /' | tee -a "$summary"
   grep -E '\(Failed\)|\*\*\*Failed|Exception' "$OUT/ctest.log" | head -40 | tee -a "$summary"
 fi
 
