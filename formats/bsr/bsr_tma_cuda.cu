@@ -13,8 +13,8 @@
 // values and the block itself with 16-byte loads where they fit, and keeps bs sums; up to bs 6
 // it requests the x values of a batch of its blocks before it multiplies the first
 // (kTmaXBatch). With whole=2 (bs 6..9) an item is a part of a kernel row, bsr_tma_part_rows
-// rows: the x values in vector loads as with whole=1, the block column by column. The device
-// copy of the values then has each block's 16-byte chunks rotated (bsr_tma_rotation_chunks),
+// rows: the x values in vector loads as with whole=1, the block column by column. For whole=1
+// the device copy of the values has each block's 16-byte chunks rotated (bsr_tma_rotation_chunks),
 // so that neighbouring threads reading "chunk j" of their blocks hit different banks.
 //
 // Why it is faster than K1 at bs = 2..4 (H100: 61/63/76% -> 86% of the read ceiling,
@@ -25,6 +25,9 @@
 // halves the x and shared-memory instructions at bs 2 and more above (bs 2-6: 87.7-89.7%,
 // bench/results/2026-11-23-h100-bsr-whole). The warps then waited mostly on the x gathers;
 // batching them took bs 2/3/5 to 89.6/91.8/91.4% (bench/results/2026-11-23-h100-xbatch).
+// From bs 6 whole=1's registers (118-147 in double) leave no room for the batch; whole=2 reads
+// x once per part of 3-4 rows in 76-92 registers: bs 9 87.9 -> 90.7%, bs 6 89.5 -> 91.7%
+// (bench/results/2026-11-23-h100-part).
 //
 // Bytes per apply: the same as every BSR kernel (block values, block columns, row pointer, x,
 // y when beta != 0, z written); the 16-byte widening re-reads at most 3 values of a neighbour
