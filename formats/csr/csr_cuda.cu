@@ -90,56 +90,18 @@ struct LongRow {
   index_t partial_end;
 };
 
-// claim=1: SM-local tile order. The tiles are dealt into `streams` contiguous ranges, one per
-// SM; a thread block takes the next tile of its own SM's range (%smid), or of the next range
-// with tiles left once its own is done. The blocks an SM holds at a time then work on
-// neighbouring tiles, whose x neighbourhoods overlap in that SM's L1, while every block still
-// takes one tile (no persistent loop). `claimed` is zeroed before each launch.
-struct TileClaim {
-  const index_t* range_begin = nullptr;  // streams + 1 tile offsets
-  index_t* claimed = nullptr;            // streams counters
-  int streams = 0;
-};
-
-__device__ __forceinline__ unsigned sm_id() {
-  unsigned id;
-  asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
-  return id;
-}
-
-// Thread 0 claims a tile and shares it. Blocks = tiles, and each block claims one: while a
-// block looks, fewer than all tiles are claimed, so the scan ends.
-__device__ __forceinline__ index_t claim_tile(const TileClaim& c) {
-  __shared__ index_t claimed_tile;
-  if (threadIdx.x == 0) {
-    for (int s = static_cast<int>(sm_id() % static_cast<unsigned>(c.streams));;
-         s = s + 1 == c.streams ? 0 : s + 1) {
-      const index_t len = c.range_begin[s + 1] - c.range_begin[s];
-      if (*static_cast<volatile index_t*>(c.claimed + s) >= len) continue;
-      const index_t t = atomicAdd(c.claimed + s, index_t{1});
-      if (t < len) {
-        claimed_tile = c.range_begin[s] + t;
-        break;
-      }
-    }
-  }
-  __syncthreads();
-  return claimed_tile;
-}
-
 // Up to 8 items a thread: 1536 threads an SM (40 registers). On H100 this took stencil27_150
 // from 0.448 to 0.434 ms (10 blocks of 128 at 48 registers before).
-template <class V, int BLOCK, int ITEMS, bool CLAIM>
+template <class V, int BLOCK, int ITEMS>
 __global__ void __launch_bounds__(BLOCK, ITEMS <= 8 ? 1536 / BLOCK : 1)
-    csr_balanced_kernel(const Tile* __restrict__ tiles, const TileClaim claim,
-                        const index_t* __restrict__ row_ptr, const index_t* __restrict__ col_idx,
-                        const V* __restrict__ values, const V* __restrict__ x, const V* y, V* z,
-                        V* partials, V alpha, V beta) {
+    csr_balanced_kernel(const Tile* __restrict__ tiles, const index_t* __restrict__ row_ptr,
+                        const index_t* __restrict__ col_idx, const V* __restrict__ values,
+                        const V* __restrict__ x, const V* y, V* z, V* partials, V alpha, V beta) {
   __shared__ V products[BLOCK * ITEMS];
   __shared__ index_t offsets[BalancedPolicy::max_tile_rows(BLOCK) + 1];
   using BlockReduce = cub::BlockReduce<V, BLOCK>;
   __shared__ typename BlockReduce::TempStorage reduce_storage;
-  const Tile tile = tiles[CLAIM ? claim_tile(claim) : static_cast<index_t>(blockIdx.x)];
+  const Tile tile = tiles[blockIdx.x];
   const int tid = threadIdx.x;
   const index_t n = tile.nnz_end - tile.nnz_begin;
 
@@ -221,9 +183,7 @@ struct BalancedPart {
   cuda::DeviceBuffer<V> values;
   cuda::DeviceBuffer<Tile> tiles;
   cuda::DeviceBuffer<LongRow> long_rows;
-  mutable cuda::DeviceBuffer<V> partials;   // scratch written by every apply
-  cuda::DeviceBuffer<index_t> range_begin;  // claim=1: tile ranges, one per SM
-  mutable cuda::DeviceBuffer<index_t> claimed;
+  mutable cuda::DeviceBuffer<V> partials;  // scratch written by every apply
 };
 
 template <class V>
@@ -257,9 +217,6 @@ class CsrCudaOperator final : public Operator<V> {
         throw InputError("csr_balanced: items_per_thread must be 4, 8 or 16");
       if (policy_.block_threads != 128 && policy_.block_threads != 256)
         throw InputError("csr_balanced: block_threads must be 128 or 256");
-      const long long claim = p.get_int("claim", 0);
-      if (claim != 0 && claim != 1) throw InputError("csr_balanced: claim must be 0 or 1");
-      claim_ = claim == 1;
       // Column panels (cache blocking of x, csr_panels.cpp): an option, off by default: on
       // powerlaw_8000000 (x 64 MB > L2) 2 panels gave 0.99x the time of 1, 3-8 panels
       // 1.06-1.65x, and on stencil27_150 every split was slower
@@ -317,10 +274,9 @@ class CsrCudaOperator final : public Operator<V> {
       this->info_.details =
           "block_threads=" + std::to_string(policy_.block_threads) +
           ",items_per_thread=" + std::to_string(policy_.items_per_thread) +
-          ",claim=" + std::to_string(claim_ ? 1 : 0) + ",panels=" + std::to_string(parts_.size()) +
-          ",far_panels=" + std::to_string(far_panels) + ",near_band=" + std::to_string(band) +
-          ",far_nnz=" + std::to_string(far_row_.size()) + ",tiles=" + std::to_string(tiles) +
-          ",long_rows=" + std::to_string(long_rows);
+          ",panels=" + std::to_string(parts_.size()) + ",far_panels=" + std::to_string(far_panels) +
+          ",near_band=" + std::to_string(band) + ",far_nnz=" + std::to_string(far_row_.size()) +
+          ",tiles=" + std::to_string(tiles) + ",long_rows=" + std::to_string(long_rows);
     }
   }
 
@@ -391,19 +347,10 @@ class CsrCudaOperator final : public Operator<V> {
   template <int BLOCK, int ITEMS>
   void launch_balanced_tiles(const BalancedPart<V>& part, const V* x, const V* y, V* z, V alpha,
                              V beta, cudaStream_t stream) const {
-    const auto grid = static_cast<unsigned>(part.tiles.size());
-    if (claim_) {
-      TileClaim c{part.range_begin.data(), part.claimed.data(),
-                  static_cast<int>(part.claimed.size())};
-      SPMVKIT_CUDA_CHECK(cudaMemsetAsync(part.claimed.data(), 0, part.claimed.bytes(), stream));
-      csr_balanced_kernel<V, BLOCK, ITEMS, true><<<grid, BLOCK, 0, stream>>>(
-          part.tiles.data(), c, part.row_ptr.data(), part.col_idx.data(), part.values.data(), x, y,
-          z, part.partials.data(), alpha, beta);
-    } else {
-      csr_balanced_kernel<V, BLOCK, ITEMS, false><<<grid, BLOCK, 0, stream>>>(
-          part.tiles.data(), TileClaim{}, part.row_ptr.data(), part.col_idx.data(),
-          part.values.data(), x, y, z, part.partials.data(), alpha, beta);
-    }
+    csr_balanced_kernel<V, BLOCK, ITEMS>
+        <<<static_cast<unsigned>(part.tiles.size()), BLOCK, 0, stream>>>(
+            part.tiles.data(), part.row_ptr.data(), part.col_idx.data(), part.values.data(), x, y,
+            z, part.partials.data(), alpha, beta);
   }
 
   template <int BLOCK>
@@ -487,20 +434,10 @@ class CsrCudaOperator final : public Operator<V> {
     part.tiles = cuda::DeviceBuffer<Tile>(tiles);
     part.long_rows = cuda::DeviceBuffer<LongRow>(long_rows);
     part.partials = cuda::DeviceBuffer<V>(static_cast<std::size_t>(partials));
-    if (claim_ && !tiles.empty()) {
-      const auto n = static_cast<std::int64_t>(tiles.size());
-      const std::int64_t streams = std::min<std::int64_t>(cuda::Context::get().sm_count(), n);
-      std::vector<index_t> begin(static_cast<std::size_t>(streams) + 1);
-      for (std::int64_t s = 0; s <= streams; ++s)
-        begin[static_cast<std::size_t>(s)] = static_cast<index_t>(n * s / streams);
-      part.range_begin = cuda::DeviceBuffer<index_t>(begin);
-      part.claimed = cuda::DeviceBuffer<index_t>(static_cast<std::size_t>(streams));
-    }
     parts_.push_back(std::move(part));
   }
 
   CsrKernel kernel_;
-  bool claim_ = false;  // balanced: SM-local tile order (TileClaim)
   int threads_per_row_ = 32;
   BalancedPolicy policy_;
   cuda::DeviceBuffer<index_t> row_ptr_;  // scalar and vector

@@ -161,30 +161,6 @@ TEST(CsrNearFar, BalancedWithFarPanelsMatchesReference) {
   EXPECT_EQ(op->info().details.find("far_nnz=0,"), std::string::npos) << op->info().details;
 }
 
-// claim=1: tiles taken from per-SM ranges, then from other SMs' ranges (the last tiles of every
-// range). 60000 rows of ~8 entries make about 470 tiles, a few per SM; the zoo's shapes include
-// one tile and none, and long rows split into slices.
-TEST(CsrBalanced, SmLocalClaimMatchesReference) {
-  if (!cuda_available()) GTEST_SKIP() << "no CUDA device: claim is a GPU option";
-  const Csr<double> a = generate_powerlaw(60000, 8.0, 9000, 3);
-  for (const char* params : {"claim=1", "claim=1,far_panels=3,near_band=600",
-                             "claim=1,panels=2,block_threads=256,items_per_thread=4"}) {
-    SCOPED_TRACE(params);
-    const Params p = Params::parse(params);
-    testing::expect_spmv_matches<double>("csr_balanced", a, p, Backend::cuda);
-    testing::expect_spmv_matches<float>("csr_balanced", a, p, Backend::cuda);
-    for (const std::string& name : testing::zoo_names())
-      testing::expect_spmv_matches<double>("csr_balanced", testing::zoo_matrix(name), p,
-                                           Backend::cuda);
-  }
-  EXPECT_NE(build_operator<double>("csr_balanced", a, Params::parse("claim=1"), Backend::cuda)
-                ->info()
-                .details.find("claim=1,"),
-            std::string::npos);
-  EXPECT_THROW(build_operator<double>("csr_balanced", a, Params::parse("claim=2"), Backend::cuda),
-               InputError);
-}
-
 TEST(CsrNearFar, BadFarPanelsIsAnInputError) {
   if (!cuda_available())
     GTEST_SKIP() << "no CUDA device: the far-panel parameters are read by the GPU builder";
