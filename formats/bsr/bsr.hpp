@@ -193,6 +193,9 @@ struct BsrPolicy {
 
   // "n_ta=..,n_brows_ta=.." with the fields of `kernel` only (the tuning store's value format).
   std::string to_params() const;
+  // The kernel reads the device values in tma whole=1's rotated chunk order
+  // (bsr_tma_rotation_chunks; a plain copy where bs has no rotation).
+  bool reads_rotated_values() const { return kernel == BsrKernel::tma && whole == 1; }
 };
 // The names of BsrPolicy's kernel fields (the Params keys of every kernel together).
 const std::vector<std::string>& bsr_policy_fields();

@@ -105,7 +105,7 @@ BsrTuning tune_block_size(int bs, const BsrAutotuneOptions& o, const std::string
   // The tma kernel runs on tiles cut for its tile size: cut them again when it changes; with
   // whole=1 it reads the values in its rotated chunk order.
   const auto use = [&](const BsrPolicy& p) {
-    bsr::set_tma_rotated(d, m, p.kernel == BsrKernel::tma && p.whole == 1);
+    bsr::set_tma_rotated(d, m, p.reads_rotated_values());
     if (p.kernel != BsrKernel::tma) return;
     const index_t tile_blocks = bsr_tma_tile_blocks(bs, value_bytes, p.tile_kb);
     if (d.tma_tile_blocks != tile_blocks) bsr::set_tma_tiles(d, m.block_row_ptr, tile_blocks);

@@ -551,9 +551,7 @@ std::unique_ptr<Operator<V>> make_bsr_cuda(const Bsr<V>& m, const BsrSegments* s
           ? bsr_tma_tile_blocks(m.block_size, static_cast<int>(sizeof(V)), policy.tile_kb)
           : 0;
   return std::make_unique<bsr::BsrCudaOperator<V>>(
-      std::move(info),
-      bsr::upload_bsr(m, segments, tma_tile_blocks,
-                      policy.kernel == BsrKernel::tma && policy.whole == 1),
+      std::move(info), bsr::upload_bsr(m, segments, tma_tile_blocks, policy.reads_rotated_values()),
       policy);
 }
 

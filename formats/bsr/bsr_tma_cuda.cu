@@ -420,8 +420,8 @@ void launch_tma(const DeviceBsr<V>& d, const BsrPolicy& p, const V* x, const V* 
   if (d.tma_n_tiles == 0 || d.tma_tile_blocks != bsr_tma_tile_blocks(d.bs, sizeof(V), p.tile_kb))
     throw UnsupportedError("bsr: no tma tiles of " + std::to_string(p.tile_kb) +
                            " KB for this matrix (a kernel row longer than a tile?)");
-  const bool rotated = p.whole == 1;
-  if (rotated != d.tma_rotated && bsr_tma_rotation_chunks(d.bs, static_cast<int>(sizeof(V))) > 1)
+  if (p.reads_rotated_values() != d.tma_rotated &&
+      bsr_tma_rotation_chunks(d.bs, static_cast<int>(sizeof(V))) > 1)
     throw UnsupportedError("bsr: tma whole=" + std::to_string(p.whole) +
                            " needs the values uploaded in its chunk order");
   const TmaFn<V> kernel = tma_kernel<V>(d.bs, p.threads, p.whole);
