@@ -149,6 +149,24 @@ __device__ __forceinline__ void load_block_shared(const V* block, std::int64_t k
   }
 }
 
+// An item's N sums (rows first .. first + N - 1 of kernel row kr; rows past the block are not
+// stored) added over its `lanes` threads, then written by the first of them (`write`). Every
+// thread of the warp calls it (full-warp shuffles).
+template <class V, int BS, int N>
+__device__ __forceinline__ void reduce_and_store(const KernelArgs<V>& a, index_t kr, int first,
+                                                 V (&acc)[N], int lanes, bool write, const V* y,
+                                                 V* z, V alpha, V beta) {
+#pragma unroll
+  for (int r = 0; r < N; ++r)
+    for (int off = lanes / 2; off > 0; off /= 2)
+      acc[r] += __shfl_down_sync(kFullMask, acc[r], off, lanes);
+  if (!write) return;
+  const index_t out = row_target(a, kr);
+#pragma unroll
+  for (int r = 0; r < N; ++r)
+    if (BS % N == 0 || first + r < BS) store_row(a, out, first + r, acc[r], y, z, alpha, beta);
+}
+
 // whole=1: blocks whose x values a thread requests before it uses the first (1: block by block,
 // the loop unrolled twice). H100, f64, tuned (bench/results/2026-11-23-h100-xbatch): 4 took bs 5
 // from 87.5 to 91.4% of the read ceiling and bs 3 from 90.0 to 91.8%, 2 took bs 2 from 87.9 to
@@ -263,15 +281,7 @@ __global__ void __launch_bounds__(THREADS)
             }
           }
         }
-#pragma unroll
-        for (int i = 0; i < BS; ++i)
-          for (int off = lanes / 2; off > 0; off /= 2)
-            acc[i] += __shfl_down_sync(kFullMask, acc[i], off, lanes);
-        if (active && lane == 0) {
-          const index_t out = row_target(a, kr0 + lr);
-#pragma unroll
-          for (int i = 0; i < BS; ++i) store_row(a, out, i, acc[i], y, z, alpha, beta);
-        }
+        reduce_and_store<V, BS>(a, kr0 + lr, 0, acc, lanes, active && lane == 0, y, z, alpha, beta);
       }
     } else if constexpr (WHOLE == 2) {
       // Items are (kernel row, part, lane): rows [r0, r0 + R) of the block row. The block's x
@@ -303,16 +313,8 @@ __global__ void __launch_bounds__(THREADS)
                 if (BS % R == 0 || r0 + r < BS) acc[r] += block[c * BS + r] * xv[c];
           }
         }
-#pragma unroll
-        for (int r = 0; r < R; ++r)
-          for (int off = lanes / 2; off > 0; off /= 2)
-            acc[r] += __shfl_down_sync(kFullMask, acc[r], off, lanes);
-        if (active && lane == 0) {
-          const index_t out = row_target(a, kr0 + lr);
-#pragma unroll
-          for (int r = 0; r < R; ++r)
-            if (BS % R == 0 || r0 + r < BS) store_row(a, out, r0 + r, acc[r], y, z, alpha, beta);
-        }
+        reduce_and_store<V, BS>(a, kr0 + lr, r0, acc, lanes, active && lane == 0, y, z, alpha,
+                                beta);
       }
     } else {
       const int items = (kr1 - kr0) * BS * lanes;
@@ -322,7 +324,7 @@ __global__ void __launch_bounds__(THREADS)
         const int lane = item % lanes;
         const int row = item / lanes;  // (kernel row, row in block) pair within the tile
         const int lr = row / BS, i = row % BS;
-        V sum = V(0);
+        V sum[1] = {V(0)};
         if (active) {
           const index_t b0 = row_ptr[lr] - kb0, b1 = row_ptr[lr + 1] - kb0;
 #pragma unroll 4
@@ -330,12 +332,10 @@ __global__ void __launch_bounds__(THREADS)
             const index_t xb = cols[k] * BS;
             const V* block = values + k * BS2 + i;  // column-major: column c at c * bs
 #pragma unroll
-            for (int c = 0; c < BS; ++c) sum += block[c * BS] * load_x(x, xb + c, a.cols, true);
+            for (int c = 0; c < BS; ++c) sum[0] += block[c * BS] * load_x(x, xb + c, a.cols, true);
           }
         }
-        for (int off = lanes / 2; off > 0; off /= 2)
-          sum += __shfl_down_sync(kFullMask, sum, off, lanes);
-        if (active && lane == 0) store_row(a, row_target(a, kr0 + lr), i, sum, y, z, alpha, beta);
+        reduce_and_store<V, BS>(a, kr0 + lr, i, sum, lanes, active && lane == 0, y, z, alpha, beta);
       }
     }
     __syncthreads();  // everyone is done with buffer b
