@@ -130,7 +130,7 @@ inline constexpr int kBsrTmaMaxBlockSize = 9;
 // tma whole=2: a thread item takes this many consecutive rows of a block row (the last part
 // of a block row may be shorter); 0 where whole=2 is not compiled (bs < 6: whole=1 fits its
 // registers there). Between whole=0 (a block's x values read once per output row) and
-// whole=1 (a thread's registers hold a whole block and its bs sums, 118-147 registers at
+// whole=1 (a thread's registers hold a whole block and its bs sums, 117-147 registers at
 // bs 6-9 in double, too many for batching the x loads).
 constexpr int bsr_tma_part_rows(int bs) {
   return bs == 6 || bs == 9 ? 3 : bs == 7 || bs == 8 ? 4 : 0;

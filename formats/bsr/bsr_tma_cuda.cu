@@ -25,7 +25,7 @@
 // halves the x and shared-memory instructions at bs 2 and more above (bs 2-6: 87.7-89.7%,
 // bench/results/2026-11-23-h100-bsr-whole). The warps then waited mostly on the x gathers;
 // batching them took bs 2/3/5 to 89.6/91.8/91.4% (bench/results/2026-11-23-h100-xbatch).
-// From bs 6 whole=1's registers (118-147 in double) leave no room for the batch; whole=2 reads
+// From bs 6 whole=1's registers (117-147 in double) leave no room for the batch; whole=2 reads
 // x once per part of 3-4 rows in 76-92 registers: bs 9 87.9 -> 90.7%, bs 6 89.5 -> 91.7%
 // (bench/results/2026-11-23-h100-part).
 //
