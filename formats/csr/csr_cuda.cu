@@ -4,24 +4,20 @@
 // x at least once (cols values), y when beta != 0, z written (rows values).
 #include <algorithm>
 #include <cmath>
-#include <cub/block/block_reduce.cuh>
 #include <limits>
 #include <string>
 #include <vector>
 
 #include "backend/cuda/cuda.hpp"
+#include "backend/cuda/finish.cuh"
 #include "formats/csr/csr.hpp"
+#include "formats/csr/csr_balanced.cuh"
 #include "formats/hyb/coo_add.cuh"
 #include "spmvkit/error.hpp"
 
 namespace spmvkit {
 
 namespace {
-
-template <class V>
-__device__ __forceinline__ V finish(V sum, const V* y, index_t row, V alpha, V beta) {
-  return beta == V(0) ? alpha * sum : alpha * sum + beta * y[row];
-}
 
 // --- scalar: a thread a row (HEC paper, "CSR scalar") ---------------------------------------
 template <class V>
@@ -33,7 +29,7 @@ __global__ void csr_scalar_kernel(index_t rows, const index_t* __restrict__ row_
   V sum = 0;
   for (index_t k = row_ptr[row]; k < row_ptr[row + 1]; ++k)
     sum += values[k] * __ldg(x + col_idx[k]);
-  z[row] = finish(sum, y, static_cast<index_t>(row), alpha, beta);
+  z[row] = cuda::finish(sum, y, static_cast<index_t>(row), alpha, beta);
 }
 
 // --- vector: THREADS_PER_ROW consecutive lanes a row, shuffle reduction ------------------
@@ -55,135 +51,17 @@ __global__ void csr_vector_kernel(index_t rows, const index_t* __restrict__ row_
 #pragma unroll
   for (int offset = THREADS_PER_ROW / 2; offset > 0; offset /= 2)
     sum += __shfl_down_sync(0xffffffffu, sum, offset, THREADS_PER_ROW);
-  if (active && lane == 0) z[row] = finish(sum, y, static_cast<index_t>(row), alpha, beta);
-}
-
-// --- balanced: nnz-split tiles ---------------------------------------------------------------
-// Setup cuts the rows into tiles of at most `tile_nnz` nonzeros (and at most `max_tile_rows`
-// rows). A tile of whole rows is processed by one thread block: all threads first compute the
-// products values[k] * x[col_idx[k]] of the tile into shared memory with coalesced loads
-// (`items_per_thread` independent loads in flight per thread), then groups of
-// `threads_per_row` threads (chosen per tile from its mean row length) reduce each row from
-// shared memory. A row longer than `tile_nnz` is split over several blocks, each reducing
-// its slice into a partial sum; a fix-up kernel adds a long row's partials and writes z. Every
-// block thus does the same bounded work whatever the row lengths.
-struct BalancedPolicy {
-  int block_threads = 128;  // measured on H100: 128 x 8 best on stencil27_150 (bench/results)
-  int items_per_thread = 8;
-  int tile_nnz() const { return block_threads * items_per_thread; }
-  static constexpr int max_tile_rows(int block_threads) { return block_threads * 2; }
-  int max_tile_rows() const { return max_tile_rows(block_threads); }
-};
-
-struct Tile {
-  index_t row_begin;
-  index_t row_end;  // == row_begin + 1 for a slice of a long row
-  index_t nnz_begin;
-  index_t nnz_end;
-  int threads_per_row;  // 0 marks a long-row slice
-  index_t partial;      // slice: index into the partial sums
-};
-
-struct LongRow {
-  index_t row;
-  index_t partial_begin;
-  index_t partial_end;
-};
-
-// Up to 8 items a thread: 1536 threads an SM (40 registers). On H100 this took stencil27_150
-// from 0.448 to 0.434 ms (10 blocks of 128 at 48 registers before).
-template <class V, int BLOCK, int ITEMS>
-__global__ void __launch_bounds__(BLOCK, ITEMS <= 8 ? 1536 / BLOCK : 1)
-    csr_balanced_kernel(const Tile* __restrict__ tiles, const index_t* __restrict__ row_ptr,
-                        const index_t* __restrict__ col_idx, const V* __restrict__ values,
-                        const V* __restrict__ x, const V* y, V* z, V* partials, V alpha, V beta) {
-  __shared__ V products[BLOCK * ITEMS];
-  __shared__ index_t offsets[BalancedPolicy::max_tile_rows(BLOCK) + 1];
-  using BlockReduce = cub::BlockReduce<V, BLOCK>;
-  __shared__ typename BlockReduce::TempStorage reduce_storage;
-  const Tile tile = tiles[blockIdx.x];
-  const int tid = threadIdx.x;
-  const index_t n = tile.nnz_end - tile.nnz_begin;
-
-  if (tile.threads_per_row == 0) {  // a slice of a long row: block reduction to a partial
-    V sum = 0;
-#pragma unroll
-    for (int i = 0; i < ITEMS; ++i) {
-      const index_t k = i * BLOCK + tid;
-      if (k < n)
-        sum +=
-            __ldcs(values + tile.nnz_begin + k) * __ldg(x + __ldcs(col_idx + tile.nnz_begin + k));
-    }
-    sum = BlockReduce(reduce_storage).Sum(sum);
-    if (tid == 0) partials[tile.partial] = sum;
-    return;
-  }
-
-  // Phase 1: coalesced products into shared memory, and the tile's row offsets beside them
-  // (so phase 2 makes no dependent global loads).
-  const index_t rows = tile.row_end - tile.row_begin;
-  for (index_t r = tid; r <= rows; r += BLOCK)
-    offsets[r] = row_ptr[tile.row_begin + r] - tile.nnz_begin;
-  V prod[ITEMS];
-#pragma unroll
-  for (int i = 0; i < ITEMS; ++i) {
-    const index_t k = i * BLOCK + tid;
-    // The matrix streams through once (evict-first loads), so L2 keeps x.
-    prod[i] = k < n ? __ldcs(values + tile.nnz_begin + k) *
-                          __ldg(x + __ldcs(col_idx + tile.nnz_begin + k))
-                    : V(0);
-  }
-#pragma unroll
-  for (int i = 0; i < ITEMS; ++i) products[i * BLOCK + tid] = prod[i];
-  __syncthreads();
-
-  // Phase 2: groups of threads_per_row lanes reduce rows from shared memory.
-  const int group = tile.threads_per_row;
-  const int lane = tid % group;
-  const int groups = BLOCK / group;
-  const index_t rounds = (rows + groups - 1) / groups;  // the same for every thread
-  for (index_t round = 0; round < rounds; ++round) {
-    const index_t local = round * groups + tid / group;
-    const bool active = local < rows;
-    const index_t row = tile.row_begin + local;
-    const index_t begin = active ? offsets[local] : 0;
-    const index_t end = active ? offsets[local + 1] : 0;
-    V sum = 0;
-    for (index_t k = begin + lane; k < end; k += group) sum += products[k];
-    for (int offset = group / 2; offset > 0; offset /= 2)
-      sum += __shfl_down_sync(0xffffffffu, sum, offset, group);
-    if (active && lane == 0) z[row] = finish(sum, y, row, alpha, beta);
-  }
-}
-
-template <class V>
-__global__ void csr_long_row_fixup_kernel(const LongRow* __restrict__ long_rows, index_t count,
-                                          const V* __restrict__ partials, const V* y, V* z, V alpha,
-                                          V beta) {
-  const index_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= count) return;
-  const LongRow lr = long_rows[i];
-  V sum = 0;
-  for (index_t p = lr.partial_begin; p < lr.partial_end; ++p) sum += partials[p];
-  z[lr.row] = finish(sum, y, lr.row, alpha, beta);
-}
-
-int pow2_at_least(double v, int lo, int hi) {
-  int p = lo;
-  while (p < hi && p < v) p *= 2;
-  return p;
+  if (active && lane == 0) z[row] = cuda::finish(sum, y, static_cast<index_t>(row), alpha, beta);
 }
 
 // One column panel of the balanced kernel (the whole matrix when there is one panel): its
-// CSR arrays, tiles, long rows and the long rows' partial sums.
+// CSR arrays and tiles.
 template <class V>
 struct BalancedPart {
   cuda::DeviceBuffer<index_t> row_ptr;
   cuda::DeviceBuffer<index_t> col_idx;
   cuda::DeviceBuffer<V> values;
-  cuda::DeviceBuffer<Tile> tiles;
-  cuda::DeviceBuffer<LongRow> long_rows;
-  mutable cuda::DeviceBuffer<V> partials;  // scratch written by every apply
+  BalancedTiles<V> tiles;
 };
 
 template <class V>
@@ -262,10 +140,10 @@ class CsrCudaOperator final : public Operator<V> {
         for (const Csr<V>& part : csr_column_panels(a, static_cast<int>(n_panels))) add_part(part);
       }
       for (const auto& part : parts_) {
-        tiles += part.tiles.size();
-        long_rows += part.long_rows.size();
+        tiles += part.tiles.tiles();
+        long_rows += part.tiles.long_rows();
         // Tile descriptors are read once per apply too.
-        this->info_.matrix_bytes += part.tiles.bytes() + part.long_rows.bytes();
+        this->info_.matrix_bytes += part.tiles.descriptor_bytes();
       }
       // Each extra panel reads its own row pointer and reads + writes z once more.
       this->info_.matrix_bytes +=
@@ -344,46 +222,10 @@ class CsrCudaOperator final : public Operator<V> {
     }
   }
 
-  template <int BLOCK, int ITEMS>
-  void launch_balanced_tiles(const BalancedPart<V>& part, const V* x, const V* y, V* z, V alpha,
-                             V beta, cudaStream_t stream) const {
-    csr_balanced_kernel<V, BLOCK, ITEMS>
-        <<<static_cast<unsigned>(part.tiles.size()), BLOCK, 0, stream>>>(
-            part.tiles.data(), part.row_ptr.data(), part.col_idx.data(), part.values.data(), x, y,
-            z, part.partials.data(), alpha, beta);
-  }
-
-  template <int BLOCK>
-  void launch_balanced_block(const BalancedPart<V>& part, const V* x, const V* y, V* z, V alpha,
-                             V beta, cudaStream_t stream) const {
-    switch (policy_.items_per_thread) {
-      case 4:
-        launch_balanced_tiles<BLOCK, 4>(part, x, y, z, alpha, beta, stream);
-        break;
-      case 16:
-        launch_balanced_tiles<BLOCK, 16>(part, x, y, z, alpha, beta, stream);
-        break;
-      default:
-        launch_balanced_tiles<BLOCK, 8>(part, x, y, z, alpha, beta, stream);
-        break;
-    }
-  }
-
   void launch_balanced(const BalancedPart<V>& part, const V* x, const V* y, V* z, V alpha, V beta,
                        cudaStream_t stream) const {
-    if (part.tiles.size() > 0) {
-      if (policy_.block_threads == 128)
-        launch_balanced_block<128>(part, x, y, z, alpha, beta, stream);
-      else
-        launch_balanced_block<256>(part, x, y, z, alpha, beta, stream);
-      SPMVKIT_LAUNCH_CHECK();
-    }
-    if (part.long_rows.size() > 0) {
-      const auto count = static_cast<index_t>(part.long_rows.size());
-      csr_long_row_fixup_kernel<V><<<cuda::grid_for(count, 128), 128, 0, stream>>>(
-          part.long_rows.data(), count, part.partials.data(), y, z, alpha, beta);
-      SPMVKIT_LAUNCH_CHECK();
-    }
+    part.tiles.launch(part.row_ptr.data(), part.col_idx.data(), part.values.data(), nullptr, x, y,
+                      z, alpha, beta, stream);
   }
 
   // far_panels=auto: when x is larger than half the L2 and at least 1/20 of the entries lie
@@ -398,42 +240,14 @@ class CsrCudaOperator final : public Operator<V> {
     return static_cast<int>(std::min(64.0, std::ceil(x_bytes / half_l2)));
   }
 
-  // Greedy tiling: whole rows while they fit in tile_nnz; a longer row becomes slices.
   void add_part(const Csr<V>& a) {
-    const index_t tile_nnz = policy_.tile_nnz();
-    const index_t max_rows = policy_.max_tile_rows();
-    std::vector<Tile> tiles;
-    std::vector<LongRow> long_rows;
-    index_t partials = 0;
-    index_t r = 0;
-    while (r < a.rows) {
-      const index_t len = a.row_length(r);
-      if (len > tile_nnz) {
-        LongRow lr{r, partials, partials};
-        for (index_t k = a.row_ptr[r]; k < a.row_ptr[r + 1]; k += tile_nnz)
-          tiles.push_back(
-              Tile{r, r + 1, k, std::min(k + tile_nnz, a.row_ptr[r + 1]), 0, partials++});
-        lr.partial_end = partials;
-        long_rows.push_back(lr);
-        ++r;
-        continue;
-      }
-      const index_t begin = r;
-      while (r < a.rows && r - begin < max_rows && a.row_length(r) <= tile_nnz &&
-             a.row_ptr[r + 1] - a.row_ptr[begin] <= tile_nnz)
-        ++r;
-      const index_t nnz = a.row_ptr[r] - a.row_ptr[begin];
-      const double mean = static_cast<double>(nnz) / (r - begin);
-      tiles.push_back(
-          Tile{begin, r, a.row_ptr[begin], a.row_ptr[r], pow2_at_least(mean / 2.0, 1, 32), 0});
-    }
+    BalancedTiling tiling;
+    balanced_tiling(a.row_ptr.data(), 0, a.rows, policy_, {}, tiling);
     BalancedPart<V> part;
     part.row_ptr = cuda::DeviceBuffer<index_t>(a.row_ptr);
     part.col_idx = cuda::DeviceBuffer<index_t>(a.col_idx);
     part.values = cuda::DeviceBuffer<V>(a.values);
-    part.tiles = cuda::DeviceBuffer<Tile>(tiles);
-    part.long_rows = cuda::DeviceBuffer<LongRow>(long_rows);
-    part.partials = cuda::DeviceBuffer<V>(static_cast<std::size_t>(partials));
+    part.tiles = BalancedTiles<V>(tiling, policy_);
     parts_.push_back(std::move(part));
   }
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "backend/cuda/cuda.hpp"
+#include "backend/cuda/finish.cuh"
 #include "formats/csr3/csr3.hpp"
 #include "spmvkit/error.hpp"
 
@@ -30,11 +31,6 @@ struct Csr3Shape {
   index_t super_super_row_size;
   index_t long_row_threshold;  // rows longer than this belong to the long-row blocks
 };
-
-template <class V>
-__device__ __forceinline__ V finish(V sum, const V* y, index_t out, V alpha, V beta) {
-  return beta == V(0) ? alpha * sum : alpha * sum + beta * y[out];
-}
 
 __device__ __forceinline__ int linear_thread() {
   return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
@@ -104,7 +100,7 @@ __device__ void long_row_chunk(const LongChunk c, const index_t* __restrict__ co
   if (lane != 0) return;
   const index_t out = perm ? perm[c.row] : c.row;
   if (c.slots == 1) {
-    z[out] = finish(sum, y, out, alpha, beta);
+    z[out] = cuda::finish(sum, y, out, alpha, beta);
     return;
   }
   lr.partials[c.slot] = sum;
@@ -115,7 +111,7 @@ __device__ void long_row_chunk(const LongChunk c, const index_t* __restrict__ co
   V total = 0;
   for (index_t s = c.first_slot; s < c.first_slot + c.slots; ++s)
     total += __ldcg(lr.partials + s);  // L2, not a possibly stale L1 line
-  z[out] = finish(total, y, out, alpha, beta);
+  z[out] = cuda::finish(total, y, out, alpha, beta);
   lr.counters[c.counter] = 0;  // ready for the next apply (stream order)
 }
 
@@ -176,7 +172,7 @@ __global__ void __launch_bounds__(1024, 2)  // <= 32 registers: full occupancy
       if (end - begin > shape.long_row_threshold) continue;  // a long-row block's
       const V sum = serial_row_sum(begin, end, col_idx, values, x);
       const index_t out = perm ? perm[row] : row;
-      z[out] = finish(sum, y, out, alpha, beta);
+      z[out] = cuda::finish(sum, y, out, alpha, beta);
     }
   }
 }
@@ -231,7 +227,7 @@ __global__ void __launch_bounds__(1024, 2)  // <= 32 registers: full occupancy
         sum += __shfl_down_sync(group_mask, sum, offset, BX);
       if (lane == 0) {
         const index_t out = perm ? perm[row] : row;
-        z[out] = finish(sum, y, out, alpha, beta);
+        z[out] = cuda::finish(sum, y, out, alpha, beta);
       }
     }
   }

@@ -16,7 +16,8 @@
 // back to the context stream, so the whole apply is ordered after earlier and before later work
 // on that stream. launch=table: G2/G3 in one segment-table kernel; in suraa_static G1 is in it
 // too (one launch in all), with suraa G1 stays parent + finish and the table kernel runs on one
-// side stream beside it.
+// side stream beside it. launch=tiles: the balanced CSR kernel over tiles of the sorted rows
+// (G1 included in suraa_static; in suraa G1 stays parent + finish, the tiles beside it).
 //
 // When are the child grids done? A child grid launched into cudaStreamFireAndForget runs
 // unordered with its parent's other work, but "no other grid launches can depend on the
@@ -29,17 +30,19 @@
 // the stream after apply (a copy, an event, a kernel) follows the finish kernel.
 #include <algorithm>
 #include <chrono>
-#include <limits>
 #include <cstdint>
 #include <cub/block/block_reduce.cuh>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "backend/cuda/cuda.hpp"
+#include "backend/cuda/finish.cuh"
 #include "formats/csr/csr.hpp"
+#include "formats/csr/csr_balanced.cuh"
 #include "formats/suraa/suraa.hpp"
 #include "spmvkit/error.hpp"
 
@@ -57,11 +60,6 @@ struct SuraaPolicy {
   static constexpr int rows_block = 256;    // G2/G3 (a block of threads_per_row when larger)
   static constexpr std::size_t max_pending_launches = 1 << 16;  // cap on the limit we request
 };
-
-template <class V>
-__device__ __forceinline__ V finish(V sum, const V* y, index_t row, V alpha, V beta) {
-  return beta == V(0) ? alpha * sum : alpha * sum + beta * y[row];
-}
 
 // sum of values[k] * x[col_idx[k]] for k = k0, k0 + stride, ... < end. Four independent loads
 // in flight; the matrix is read once, so its loads are streaming (__ldcs: evict first) and
@@ -308,7 +306,7 @@ __global__ void __launch_bounds__(BLOCK)
   }
   if (active && lane == 0) {
     const index_t out = perm[row];
-    z[out] = finish(sum, y, out, alpha, beta);
+    z[out] = cuda::finish(sum, y, out, alpha, beta);
   }
 }
 
@@ -402,7 +400,7 @@ __global__ void suraa_g1_finish_kernel(index_t g1_rows, const index_t* __restric
   V sum = 0;
   for (index_t p = partial_ptr[r]; p < partial_ptr[r + 1]; ++p) sum += partials[p];
   const index_t out = perm[r];
-  z[out] = finish(sum, y, out, alpha, beta);
+  z[out] = cuda::finish(sum, y, out, alpha, beta);
 }
 
 // One run of blocks of the segment-table kernel: blocks [block_begin, next entry's block_begin)
@@ -436,12 +434,12 @@ struct SuraaTableEntry {
 // Bytes: as the row kernels and the static G1 kernel; plus the table (a few entries, cached).
 template <class V, int BLOCK>
 __global__ void __launch_bounds__(BLOCK)
-    suraa_table_kernel(const SuraaTableEntry* __restrict__ table, index_t entries,
-                       index_t g1_rows, const index_t* __restrict__ partial_ptr,
-                       V* __restrict__ partials, unsigned int* __restrict__ counters,
-                       const index_t* __restrict__ row_ptr, const index_t* __restrict__ col_idx,
-                       const V* __restrict__ values, const index_t* __restrict__ perm,
-                       const V* __restrict__ x, const V* y, V* z, V alpha, V beta) {
+    suraa_table_kernel(const SuraaTableEntry* __restrict__ table, index_t entries, index_t g1_rows,
+                       const index_t* __restrict__ partial_ptr, V* __restrict__ partials,
+                       unsigned int* __restrict__ counters, const index_t* __restrict__ row_ptr,
+                       const index_t* __restrict__ col_idx, const V* __restrict__ values,
+                       const index_t* __restrict__ perm, const V* __restrict__ x, const V* y, V* z,
+                       V alpha, V beta) {
   using Reduce = cub::BlockReduce<V, BLOCK>;
   __shared__ typename Reduce::TempStorage storage;
   __shared__ V warp_sums[BLOCK / 32];
@@ -466,7 +464,7 @@ __global__ void __launch_bounds__(BLOCK)
     if (threadIdx.x != 0) return;
     const index_t out = perm[r];
     if (tasks == 1) {
-      z[out] = finish(sum, y, out, alpha, beta);
+      z[out] = cuda::finish(sum, y, out, alpha, beta);
       return;
     }
     partials[local] = sum;
@@ -476,7 +474,7 @@ __global__ void __launch_bounds__(BLOCK)
     __threadfence();
     V total = 0;
     for (std::int64_t t = 0; t < tasks; ++t) total += __ldcg(partials + p0 + t);
-    z[out] = finish(total, y, out, alpha, beta);
+    z[out] = cuda::finish(total, y, out, alpha, beta);
     atomicExch(counters + r, 0u);
     return;
   }
@@ -503,7 +501,7 @@ __global__ void __launch_bounds__(BLOCK)
   }
   if (active && lane == 0) {
     const index_t out = perm[row];
-    z[out] = finish(sum, y, out, alpha, beta);
+    z[out] = cuda::finish(sum, y, out, alpha, beta);
   }
 }
 
@@ -522,7 +520,7 @@ struct NprMoments {
   double sum_squared = 0;
   index_t max = 0;
   index_t min = 0;
-  index_t over_warp = 0;  // rows with npr > 32
+  index_t over_warp = 0;                  // rows with npr > 32
   std::vector<std::int64_t> class_count;  // rows of each power-of-two class 0..32
 };
 
@@ -694,21 +692,28 @@ class SuraaCudaOperator final : public Operator<V> {
         d_(std::move(d)),
         dynamic_(o.dynamic),
         table_mode_(o.launch == SuraaLaunchMode::table),
+        tiles_mode_(o.launch == SuraaLaunchMode::tiles),
         nnz_per_thread_(o.nnz_per_thread) {
     const SuraaPlan& plan = d_.plan;
     const index_t g1 = plan.g1_end;
-    partial_sums_ = cuda::DeviceBuffer<V>(static_cast<std::size_t>(d_.partials));
-    this->info_.matrix_bytes = suraa_matrix_bytes(a.rows, a.nnz(), sizeof(V), g1, d_.partials);
+    // G1's own partial sums: all but suraa_static with tiles (its long rows are tiles too).
+    const bool g1_partials = !tiles_mode_ || dynamic_;
+    if (g1_partials) partial_sums_ = cuda::DeviceBuffer<V>(static_cast<std::size_t>(d_.partials));
+    this->info_.matrix_bytes = suraa_matrix_bytes(a.rows, a.nnz(), sizeof(V), g1_partials ? g1 : 0,
+                                                  g1_partials ? d_.partials : 0);
     this->info_.paper_bytes = suraa_paper_bytes(a.rows, a.cols, a.nnz(), sizeof(V));
     if (table_mode_) build_table();
+    if (tiles_mode_ && a.rows > 0) build_tiles();
 
     // Streams: G1 on the context stream; the G2/G3 launches beside it, round robin over at
     // most `streams` side streams (the first launch stays on the context stream when G1 is
     // empty). launch=table: the table kernel is one launch; it needs a side stream only beside
     // suraa's dynamic G1.
-    const int nlaunch = table_mode_ ? (table_blocks_ > 0 ? 1 : 0)
-                                    : static_cast<int>(plan.launches.size());
-    const int first_side = g1 > 0 && (dynamic_ || !table_mode_) ? 0 : 1;
+    const bool fused = table_mode_ || tiles_mode_;
+    const int nlaunch = table_mode_   ? (table_blocks_ > 0 ? 1 : 0)
+                        : tiles_mode_ ? (tiles_.tiles() > 0 ? 1 : 0)
+                                      : static_cast<int>(plan.launches.size());
+    const int first_side = g1 > 0 && (dynamic_ || !fused) ? 0 : 1;
     const int nside = std::max(0, std::min(o.streams, nlaunch - first_side));
     launch_stream_.assign(static_cast<std::size_t>(nlaunch), -1);
     for (int i = first_side; i < nlaunch && nside > 0; ++i)
@@ -727,18 +732,19 @@ class SuraaCudaOperator final : public Operator<V> {
     }
 
     std::ostringstream det;
-    det << "path=suraa,g1=" << (dynamic_ ? "dynamic" : "static")
-        << ",order=" << to_string(o.order) << ",launch=" << to_string(o.launch)
+    det << "path=suraa,g1=" << (dynamic_ ? "dynamic" : "static") << ",order=" << to_string(o.order)
+        << ",launch=" << to_string(o.launch)
         << ",short_kernel=" << (o.scalar_short_rows ? "scalar" : "subwarp")
         << ",segment_size=" << plan.segmentation.segment_size
-        << ",segments=" << plan.segments.size()
-        << ",fd_bin_width=" << plan.segmentation.bin_width
+        << ",segments=" << plan.segments.size() << ",fd_bin_width=" << plan.segmentation.bin_width
         << ",max_child_threads=" << plan.max_child_threads << ",g1_rows=" << g1
         << ",g2_rows=" << plan.g2_end - g1 << ",g3_rows=" << plan.rows - plan.g2_end
         << ",g1_blocks=" << d_.partials << ",launches=" << nlaunch
         << (table_mode_ ? ",table_entries=" + std::to_string(table_entries_) : std::string())
-        << ",streams=" << nside
-        << ",gpu_setup_ms=" << d_.gpu_setup_ms;
+        << (tiles_mode_ ? ",tiles=" + std::to_string(tiles_.tiles()) +
+                              ",long_rows=" + std::to_string(tiles_.long_rows())
+                        : std::string())
+        << ",streams=" << nside << ",gpu_setup_ms=" << d_.gpu_setup_ms;
     this->info_.details = det.str();
   }
 
@@ -752,6 +758,15 @@ class SuraaCudaOperator final : public Operator<V> {
       if (side_) side_->fork(main);
       if (g1_apart) launch_g1(x, y, z, alpha, beta, main);
       if (table_blocks_ > 0) launch_table(side_ ? (*side_)[0] : main, x, y, z, alpha, beta);
+      if (side_) side_->join(main);
+      return;
+    }
+    if (tiles_mode_) {  // as table: suraa_static one launch, suraa's dynamic G1 beside it
+      const bool g1_apart = dynamic_ && d_.plan.g1_end > 0;
+      if (side_) side_->fork(main);
+      if (g1_apart) launch_g1(x, y, z, alpha, beta, main);
+      tiles_.launch(d_.row_ptr.data(), d_.col_idx.data(), d_.values.data(), d_.perm.data(), x, y, z,
+                    alpha, beta, side_ ? (*side_)[0] : main);
       if (side_) side_->join(main);
       return;
     }
@@ -794,6 +809,20 @@ class SuraaCudaOperator final : public Operator<V> {
     table_entries_ = static_cast<index_t>(t.size());
     table_blocks_ = blocks;
     if (!t.empty()) table_ = cuda::DeviceBuffer<SuraaTableEntry>(t);
+  }
+
+  // launch=tiles: balanced tiles of the sorted rows from G1 on (suraa_static) or after it
+  // (suraa), never across a group boundary, so a tile's rows are of one group. The tiling needs
+  // the sorted row pointer on the host (one download at setup).
+  void build_tiles() {
+    const std::vector<index_t> row_ptr = d_.row_ptr.download();
+    const BalancedPolicy policy;
+    BalancedTiling t;
+    balanced_tiling(row_ptr.data(), dynamic_ ? d_.plan.g1_end : 0, d_.plan.rows, policy,
+                    {d_.plan.g1_end, d_.plan.g2_end}, t);
+    tiles_ = BalancedTiles<V>(t, policy);
+    this->info_.matrix_bytes +=
+        tiles_.descriptor_bytes() + 2 * static_cast<std::size_t>(t.partials) * sizeof(V);
   }
 
   void launch_table(cudaStream_t s, const V* x, const V* y, V* z, V alpha, V beta) const {
@@ -869,11 +898,14 @@ class SuraaCudaOperator final : public Operator<V> {
   SuraaDeviceData<V> d_;
   bool dynamic_;
   bool table_mode_;
+  bool tiles_mode_;
   int nnz_per_thread_;
+  BalancedTiles<V> tiles_;  // launch=tiles
   cuda::DeviceBuffer<SuraaTableEntry> table_;
   index_t table_entries_ = 0;
   index_t table_blocks_ = 0;
-  mutable cuda::DeviceBuffer<unsigned int> counters_;  // G1 rows' task counts, back to 0 after each apply
+  mutable cuda::DeviceBuffer<unsigned int>
+      counters_;                    // G1 rows' task counts, back to 0 after each apply
   std::vector<int> launch_stream_;  // per launch: side stream index, -1 for the context stream
   std::unique_ptr<cuda::SideStreams> side_;
   mutable cuda::DeviceBuffer<V> partial_sums_;  // G1 scratch written by every apply
@@ -889,9 +921,9 @@ std::unique_ptr<Operator<V>> make_suraa_cuda(const Csr<V>& a, const SuraaOptions
   if (suraa_use_csr_fallback(a.rows, a.nnz(), mom.sum_squared, o)) {
     std::ostringstream why;
     why << "npr_cv=" << suraa_npr_cv(a.rows, a.nnz(), mom.sum_squared);
-    return std::make_unique<SuraaFallbackOperator<V>>(make_csr_cuda(a, CsrKernel::balanced, Params{}),
-                                                      o.dynamic ? "suraa" : "suraa_static",
-                                                      why.str());
+    return std::make_unique<SuraaFallbackOperator<V>>(
+        make_csr_cuda(a, CsrKernel::balanced, Params{}), o.dynamic ? "suraa" : "suraa_static",
+        why.str());
   }
   return std::make_unique<SuraaCudaOperator<V>>(a, o, suraa_setup_device(a, row_ptr_in, mom, o));
 }

@@ -12,8 +12,9 @@
 namespace spmvkit {
 
 std::vector<std::string> suraa_param_names() {
-  return {"paper",  "max_child_threads", "segment_size",  "low_variance_cv", "short_kernel", "order",
-          "launch", "streams",           "nnz_per_thread"};
+  return {"paper",           "max_child_threads", "segment_size",
+          "low_variance_cv", "short_kernel",      "order",
+          "launch",          "streams",           "nnz_per_thread"};
 }
 
 const char* to_string(SuraaOrder o) {
@@ -36,6 +37,8 @@ const char* to_string(SuraaLaunchMode l) {
       return "merged";
     case SuraaLaunchMode::table:
       return "table";
+    case SuraaLaunchMode::tiles:
+      return "tiles";
   }
   return "?";
 }
@@ -80,8 +83,10 @@ SuraaOptions suraa_options(const Params& p, bool dynamic) {
     o.launch = SuraaLaunchMode::merged;
   else if (launch == "table")
     o.launch = SuraaLaunchMode::table;
+  else if (launch == "tiles")
+    o.launch = SuraaLaunchMode::tiles;
   else
-    throw InputError(name + ": launch must be segment, merged or table, got " + launch);
+    throw InputError(name + ": launch must be segment, merged, table or tiles, got " + launch);
   const long long streams = p.get_int("streams", o.streams);
   if (streams < 0 || streams > 32)
     throw InputError(name + ": streams must be in 0..32, got " + std::to_string(streams));
@@ -157,7 +162,8 @@ std::vector<index_t> suraa_segment_bounds(index_t rows, index_t segment_size,
   if (rows <= 0) return bounds;
   const std::int64_t size = std::max<index_t>(segment_size, 1);
   auto cut = [&](std::int64_t begin, std::int64_t end) {
-    for (std::int64_t b = begin + size; b < end; b += size) bounds.push_back(static_cast<index_t>(b));
+    for (std::int64_t b = begin + size; b < end; b += size)
+      bounds.push_back(static_cast<index_t>(b));
     bounds.push_back(static_cast<index_t>(end));
   };
   if (class_runs.empty()) {
@@ -396,7 +402,7 @@ SuraaCpuSchedule suraa_cpu_schedule(const SuraaPlan& plan,
 }
 
 #define SPMVKIT_INSTANTIATE(V)                                                    \
-  template std::vector<index_t> suraa_sort_rows(const Csr<V>&, SuraaOrder);             \
+  template std::vector<index_t> suraa_sort_rows(const Csr<V>&, SuraaOrder);       \
   template Csr<V> suraa_permute_rows(const Csr<V>&, const std::vector<index_t>&); \
   template SuraaPlan suraa_plan_host(const Csr<V>&, const SuraaOptions&, Csr<V>*);
 SPMVKIT_INSTANTIATE(float)

@@ -498,10 +498,9 @@ TEST(SuraaParams, PaperPresetAndOverrides) {
 }
 
 TEST(SuraaParams, BadValuesAreRejected) {
-  for (const char* bad :
-       {"max_child_threads=-1", "segment_size=-2", "low_variance_cv=-1", "short_kernel=warp",
-        "launch=each", "streams=33", "nnz_per_thread=0", "paper=maybe", "order=radix",
-        "launch=fused"})
+  for (const char* bad : {"max_child_threads=-1", "segment_size=-2", "low_variance_cv=-1",
+                          "short_kernel=warp", "launch=each", "streams=33", "nnz_per_thread=0",
+                          "paper=maybe", "order=radix", "launch=fused", "launch=tile"})
     EXPECT_THROW(suraa_options(Params::parse(bad), true), InputError) << bad;
   EXPECT_THROW(build_operator<double>("suraa", testing::zoo_matrix("one_by_one"),
                                       Params::parse("threads_per_row=4"), Backend::cpu),
@@ -569,6 +568,10 @@ TEST(SuraaSettings, MatchReferenceOnEveryBackend) {
       "low_variance_cv=0,launch=table,segment_size=1,max_child_threads=1",
       "low_variance_cv=0,launch=table,max_child_threads=100000,nnz_per_thread=1",
       "low_variance_cv=0,launch=table,short_kernel=scalar,order=paper",
+      "low_variance_cv=0,launch=tiles",
+      "low_variance_cv=0,launch=tiles,order=paper,streams=0",
+      "low_variance_cv=0,launch=tiles,segment_size=1,max_child_threads=1",
+      "low_variance_cv=0,launch=tiles,max_child_threads=100000,order=pow2",
   };
   for (Backend b : {Backend::cpu, Backend::cuda}) {
     if (b == Backend::cuda && !cuda_available()) continue;
@@ -590,8 +593,8 @@ TEST(SuraaCuda, GpuSetupMatchesHostPlan) {
   for (const std::string& m : testing::zoo_names()) {
     SCOPED_TRACE(m);
     const Csr<double>& a = testing::zoo_matrix(m);
-    for (const char* params :
-         {"low_variance_cv=0", "low_variance_cv=0,order=pow2", "low_variance_cv=0,order=bucketed"}) {
+    for (const char* params : {"low_variance_cv=0", "low_variance_cv=0,order=pow2",
+                               "low_variance_cv=0,order=bucketed"}) {
       const SuraaOptions o = suraa_options(Params::parse(params), true);
       const SuraaPlan host = suraa_plan_host(a, o);
       const SuraaPlan gpu = suraa_plan_cuda(a, o);

@@ -1,0 +1,258 @@
+// The balanced CSR kernel (nnz-split row tiles), shared by csr_balanced and suraa's
+// launch=tiles (included by .cu files only).
+//
+// Setup cuts the rows into tiles of at most `tile_nnz` nonzeros (and at most `max_tile_rows`
+// rows). A tile of whole rows is processed by one thread block: all threads first compute the
+// products values[k] * x[col_idx[k]] of the tile into shared memory with coalesced loads
+// (`items_per_thread` independent loads in flight per thread), then groups of
+// `threads_per_row` threads (chosen per tile from its mean row length) reduce each row from
+// shared memory. A row longer than `tile_nnz` is split over several blocks (slices), each
+// reducing its slice into a partial sum; the slice that finishes last (a counter per long row)
+// adds the row's partial sums in slice order and writes z, so one launch does it all and the
+// result does not depend on the schedule. Every block thus does the same bounded work whatever
+// the row lengths.
+//
+// Output rows: row r of the tiled matrix is written to z[out_row[r]] when out_row is given
+// (suraa's sorted rows), else to z[r].
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <cub/block/block_reduce.cuh>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "backend/cuda/cuda.hpp"
+#include "backend/cuda/finish.cuh"
+#include "spmvkit/csr.hpp"
+#include "spmvkit/error.hpp"
+
+namespace spmvkit {
+
+struct BalancedPolicy {
+  int block_threads = 128;  // measured on H100: 128 x 8 best on stencil27_150 (bench/results)
+  int items_per_thread = 8;
+  int tile_nnz() const { return block_threads * items_per_thread; }
+  static constexpr int max_tile_rows(int block_threads) { return block_threads * 2; }
+  int max_tile_rows() const { return max_tile_rows(block_threads); }
+};
+
+struct BalancedTile {
+  index_t row_begin;
+  index_t row_end;  // == row_begin + 1 for a slice of a long row
+  index_t nnz_begin;
+  index_t nnz_end;
+  int threads_per_row;  // 0 marks a long-row slice
+  index_t partial;      // slice: index into the partial sums
+  index_t long_row;     // slice: index into the long rows
+};
+
+struct BalancedLongRow {
+  index_t row;
+  index_t partial_begin;
+  index_t partial_end;
+};
+
+// Up to 8 items a thread: 1536 threads an SM (40 registers). On H100 this took stencil27_150
+// from 0.448 to 0.434 ms (10 blocks of 128 at 48 registers before).
+template <class V, int BLOCK, int ITEMS>
+__global__ void __launch_bounds__(BLOCK, ITEMS <= 8 ? 1536 / BLOCK : 1)
+    csr_balanced_kernel(const BalancedTile* __restrict__ tiles,
+                        const BalancedLongRow* __restrict__ long_rows,
+                        const index_t* __restrict__ row_ptr, const index_t* __restrict__ col_idx,
+                        const V* __restrict__ values, const index_t* __restrict__ out_row,
+                        const V* __restrict__ x, const V* y, V* z, V* partials,
+                        unsigned int* counters, V alpha, V beta) {
+  __shared__ V products[BLOCK * ITEMS];
+  __shared__ index_t offsets[BalancedPolicy::max_tile_rows(BLOCK) + 1];
+  using BlockReduce = cub::BlockReduce<V, BLOCK>;
+  __shared__ typename BlockReduce::TempStorage reduce_storage;
+  __shared__ bool last_slice;
+  const BalancedTile tile = tiles[blockIdx.x];
+  const int tid = threadIdx.x;
+  const index_t n = tile.nnz_end - tile.nnz_begin;
+
+  if (tile.threads_per_row == 0) {  // a slice of a long row: block reduction to a partial
+    V sum = 0;
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) {
+      const index_t k = i * BLOCK + tid;
+      if (k < n)
+        sum +=
+            __ldcs(values + tile.nnz_begin + k) * __ldg(x + __ldcs(col_idx + tile.nnz_begin + k));
+    }
+    sum = BlockReduce(reduce_storage).Sum(sum);
+    const BalancedLongRow lr = long_rows[tile.long_row];
+    if (tid == 0) {
+      // Publish the partial, then count the slice (threadFenceReduction): the slice that
+      // counts last sees every other slice's partial.
+      partials[tile.partial] = sum;
+      __threadfence();
+      const unsigned int slices = static_cast<unsigned int>(lr.partial_end - lr.partial_begin);
+      last_slice = atomicAdd(counters + tile.long_row, 1u) == slices - 1;
+    }
+    __syncthreads();
+    if (!last_slice) return;
+    __threadfence();
+    V total = 0;
+    for (index_t p = lr.partial_begin + tid; p < lr.partial_end; p += BLOCK)
+      total += __ldcg(partials + p);  // from L2: this block's L1 may hold none of them
+    total = BlockReduce(reduce_storage).Sum(total);
+    if (tid == 0) {
+      const index_t out = out_row != nullptr ? out_row[lr.row] : lr.row;
+      z[out] = cuda::finish(total, y, out, alpha, beta);
+      counters[tile.long_row] = 0;  // every slice has counted: ready for the next apply
+    }
+    return;
+  }
+
+  // Phase 1: coalesced products into shared memory, and the tile's row offsets beside them
+  // (so phase 2 makes no dependent global loads).
+  const index_t rows = tile.row_end - tile.row_begin;
+  for (index_t r = tid; r <= rows; r += BLOCK)
+    offsets[r] = row_ptr[tile.row_begin + r] - tile.nnz_begin;
+  V prod[ITEMS];
+#pragma unroll
+  for (int i = 0; i < ITEMS; ++i) {
+    const index_t k = i * BLOCK + tid;
+    // The matrix streams through once (evict-first loads), so L2 keeps x.
+    prod[i] = k < n ? __ldcs(values + tile.nnz_begin + k) *
+                          __ldg(x + __ldcs(col_idx + tile.nnz_begin + k))
+                    : V(0);
+  }
+#pragma unroll
+  for (int i = 0; i < ITEMS; ++i) products[i * BLOCK + tid] = prod[i];
+  __syncthreads();
+
+  // Phase 2: groups of threads_per_row lanes reduce rows from shared memory.
+  const int group = tile.threads_per_row;
+  const int lane = tid % group;
+  const int groups = BLOCK / group;
+  const index_t rounds = (rows + groups - 1) / groups;  // the same for every thread
+  for (index_t round = 0; round < rounds; ++round) {
+    const index_t local = round * groups + tid / group;
+    const bool active = local < rows;
+    const index_t row = tile.row_begin + local;
+    const index_t begin = active ? offsets[local] : 0;
+    const index_t end = active ? offsets[local + 1] : 0;
+    V sum = 0;
+    for (index_t k = begin + lane; k < end; k += group) sum += products[k];
+    for (int offset = group / 2; offset > 0; offset /= 2)
+      sum += __shfl_down_sync(0xffffffffu, sum, offset, group);
+    if (active && lane == 0) {
+      const index_t out = out_row != nullptr ? out_row[row] : row;
+      z[out] = cuda::finish(sum, y, out, alpha, beta);
+    }
+  }
+}
+
+inline int pow2_at_least(double v, int lo, int hi) {
+  int p = lo;
+  while (p < hi && p < v) p *= 2;
+  return p;
+}
+
+// Tiles of rows [row_begin, row_end) of a row pointer, appended to `tiles` / `long_rows`
+// (partial-sum slots numbered from `partials`, which is advanced): whole rows while they fit in
+// tile_nnz nonzeros and max_tile_rows rows, a longer row cut into slices of tile_nnz. Tiles
+// never cross a row listed in `cuts` (sorted; a tile ends before each cut).
+struct BalancedTiling {
+  std::vector<BalancedTile> tiles;
+  std::vector<BalancedLongRow> long_rows;
+  index_t partials = 0;
+};
+inline void balanced_tiling(const index_t* row_ptr, index_t row_begin, index_t row_end,
+                            const BalancedPolicy& policy, const std::vector<index_t>& cuts,
+                            BalancedTiling& t) {
+  const index_t tile_nnz = policy.tile_nnz();
+  const index_t max_rows = policy.max_tile_rows();
+  auto length = [row_ptr](index_t r) { return row_ptr[r + 1] - row_ptr[r]; };
+  auto next_cut = cuts.begin();
+  index_t r = row_begin;
+  while (r < row_end) {
+    while (next_cut != cuts.end() && *next_cut <= r) ++next_cut;
+    const index_t limit = next_cut != cuts.end() ? std::min(*next_cut, row_end) : row_end;
+    const index_t len = length(r);
+    if (len > tile_nnz) {
+      BalancedLongRow lr{r, t.partials, t.partials};
+      const auto id = static_cast<index_t>(t.long_rows.size());
+      for (index_t k = row_ptr[r]; k < row_ptr[r + 1]; k += tile_nnz)
+        t.tiles.push_back(
+            BalancedTile{r, r + 1, k, std::min(k + tile_nnz, row_ptr[r + 1]), 0, t.partials++, id});
+      lr.partial_end = t.partials;
+      t.long_rows.push_back(lr);
+      ++r;
+      continue;
+    }
+    const index_t begin = r;
+    while (r < limit && r - begin < max_rows && length(r) <= tile_nnz &&
+           row_ptr[r + 1] - row_ptr[begin] <= tile_nnz)
+      ++r;
+    const index_t nnz = row_ptr[r] - row_ptr[begin];
+    const double mean = static_cast<double>(nnz) / (r - begin);
+    t.tiles.push_back(
+        BalancedTile{begin, r, row_ptr[begin], row_ptr[r], pow2_at_least(mean / 2.0, 1, 32), 0, 0});
+  }
+}
+
+// A tiling on the device, and its launch.
+template <class V>
+class BalancedTiles {
+ public:
+  BalancedTiles() = default;
+  BalancedTiles(const BalancedTiling& t, const BalancedPolicy& policy)
+      : policy_(policy),
+        tiles_(t.tiles),
+        long_rows_(t.long_rows),
+        partials_(static_cast<std::size_t>(t.partials)),
+        counters_(t.long_rows.size()) {
+    if (t.tiles.size() > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+      throw UnsupportedError("balanced CSR: more than 2^31 - 1 tiles");
+    if (counters_.size() > 0) cuda::fill_bytes(counters_.data(), 0, counters_.bytes());
+  }
+
+  std::size_t tiles() const { return tiles_.size(); }
+  std::size_t long_rows() const { return long_rows_.size(); }
+  // Read once per apply besides the matrix: the tile and long-row descriptors.
+  std::size_t descriptor_bytes() const { return tiles_.bytes() + long_rows_.bytes(); }
+
+  void launch(const index_t* row_ptr, const index_t* col_idx, const V* values,
+              const index_t* out_row, const V* x, const V* y, V* z, V alpha, V beta,
+              cudaStream_t stream) const {
+    if (tiles_.size() == 0) return;
+    if (policy_.block_threads == 128)
+      launch_block<128>(row_ptr, col_idx, values, out_row, x, y, z, alpha, beta, stream);
+    else
+      launch_block<256>(row_ptr, col_idx, values, out_row, x, y, z, alpha, beta, stream);
+    SPMVKIT_LAUNCH_CHECK();
+  }
+
+ private:
+  template <int BLOCK>
+  void launch_block(const index_t* row_ptr, const index_t* col_idx, const V* values,
+                    const index_t* out_row, const V* x, const V* y, V* z, V alpha, V beta,
+                    cudaStream_t stream) const {
+    auto run = [&](auto kernel) {
+      kernel<<<static_cast<unsigned>(tiles_.size()), BLOCK, 0, stream>>>(
+          tiles_.data(), long_rows_.data(), row_ptr, col_idx, values, out_row, x, y, z,
+          partials_.data(), counters_.data(), alpha, beta);
+    };
+    switch (policy_.items_per_thread) {
+      case 4:
+        return run(csr_balanced_kernel<V, BLOCK, 4>);
+      case 16:
+        return run(csr_balanced_kernel<V, BLOCK, 16>);
+      default:
+        return run(csr_balanced_kernel<V, BLOCK, 8>);
+    }
+  }
+
+  BalancedPolicy policy_;
+  cuda::DeviceBuffer<BalancedTile> tiles_;
+  cuda::DeviceBuffer<BalancedLongRow> long_rows_;
+  mutable cuda::DeviceBuffer<V> partials_;             // scratch written by every apply
+  mutable cuda::DeviceBuffer<unsigned int> counters_;  // slices counted; back to 0 after each
+};
+
+}  // namespace spmvkit
