@@ -71,8 +71,10 @@ enum class SuraaGroup : std::uint8_t { dynamic = 1, vector = 2, scalar = 3 };  /
 
 // Row order (see the file comment): paper = npr descending, ties by first column; pow2 = npr's
 // power-of-two class descending, ties by first column; bucketed = class descending, ties by
-// row index (the matrix order), segments cut at class boundaries.
-enum class SuraaOrder : std::uint8_t { paper, pow2, bucketed };
+// row index (the matrix order), segments cut at class boundaries; groups = as bucketed with
+// three classes only: rows of >= 32 entries (the paper's warp threshold), shorter rows, empty
+// rows.
+enum class SuraaOrder : std::uint8_t { paper, pow2, bucketed, groups };
 // How G2/G3 are launched: a launch per segment (paper), per run of segments with one shape,
 // one fused segment-table kernel, or balanced tiles of the sorted rows.
 enum class SuraaLaunchMode : std::uint8_t { segment, merged, table, tiles };
@@ -98,6 +100,11 @@ struct SuraaOptions {
   int nnz_per_thread = 8;  // G1 child / G2 vector threads per row ~ npr / this (paper: 2)
   SuraaOrder order = SuraaOrder::paper;
   bool class_sort() const { return order != SuraaOrder::paper; }
+  // Ties keep the matrix's row order (no first-column key), segments cut at class runs.
+  bool row_order_ties() const { return keeps_row_order(order); }
+  static constexpr bool keeps_row_order(SuraaOrder o) {
+    return o == SuraaOrder::bucketed || o == SuraaOrder::groups;
+  }
 };
 
 std::vector<std::string> suraa_param_names();
@@ -238,6 +245,17 @@ SPMVKIT_SURAA_HD inline index_t suraa_sort_class(index_t npr, bool class_sort) {
   index_t b = 0;
   for (auto v = static_cast<std::uint32_t>(npr); v != 0; v >>= 1) ++b;
   return b;
+}
+// order=groups merges the power-of-two classes: 0 (empty), 1 (1..31 entries: classes 1..5),
+// 2 (32 or more: classes 6..32).
+SPMVKIT_SURAA_HD inline index_t suraa_group_class(index_t pow2_class) {
+  return pow2_class == 0 ? 0 : pow2_class <= 5 ? 1 : 2;
+}
+// The sort key's length part for an order.
+SPMVKIT_SURAA_HD inline index_t suraa_order_class(index_t npr, SuraaOrder order) {
+  if (order == SuraaOrder::paper) return npr;
+  const index_t c = suraa_sort_class(npr, true);
+  return order == SuraaOrder::groups ? suraa_group_class(c) : c;
 }
 
 // --- the plan --------------------------------------------------------------------------------

@@ -37,10 +37,10 @@ class SuraaCpuOperator final : public Operator<V> {
     std::ostringstream d;
     d << "path=suraa,order=" << to_string(o.order)
       << ",segment_size=" << plan_.segmentation.segment_size
-      << ",segments=" << plan_.segments.size()
-      << ",max_child_threads=" << plan_.max_child_threads << ",g1_rows=" << plan_.g1_end
-      << ",g2_rows=" << plan_.g2_end - plan_.g1_end << ",g3_rows=" << plan_.rows - plan_.g2_end
-      << ",chunks=" << schedule_.chunks.size() << ",long_rows=" << schedule_.long_rows.size();
+      << ",segments=" << plan_.segments.size() << ",max_child_threads=" << plan_.max_child_threads
+      << ",g1_rows=" << plan_.g1_end << ",g2_rows=" << plan_.g2_end - plan_.g1_end
+      << ",g3_rows=" << plan_.rows - plan_.g2_end << ",chunks=" << schedule_.chunks.size()
+      << ",long_rows=" << schedule_.long_rows.size();
     this->info_.details = d.str();
   }
 

@@ -3,9 +3,9 @@
 //
 // Setup, all on the context stream: npr moments (the low-variance fallback, the npr range, the
 // rows with npr > 32, the rows of each power-of-two class); sort keys (npr, or its power-of-two
-// class with order=pow2|bucketed, descending; first column ascending, except bucketed) and a
-// CUB radix sort of (key, row) pairs, stable, so that remaining ties keep the row order, giving
-// perm; the sorted row pointer by a CUB scan;
+// class with order=pow2|bucketed, or its group class with order=groups, descending; first
+// column ascending, except bucketed and groups) and a CUB radix sort of (key, row) pairs, stable,
+// so that remaining ties keep the row order, giving perm; the sorted row pointer by a CUB scan;
 // col_idx and values gathered into sorted order ("Rearrange A_csr using perm"); the order
 // statistics the Freedman-Diaconis rule needs, read from the sorted npr in O(1); the nonzeros
 // of each segment. The host then applies the rules (suraa_finish_plan) to those few numbers
@@ -179,9 +179,9 @@ __global__ void __launch_bounds__(BLOCK)
 // Sort keys of Section 4.1: (max_class - class(npr)) in the high bits (class = npr, or its
 // power-of-two class with class_sort), the first column (cols for an empty row) in the low
 // `col_bits` bits; an ascending sort gives npr descending, ties by first column ascending.
-// col_bits == 0 (bucketed): the class alone, the stable sort keeps the row order within it. A
-// thread a row.
-__global__ void suraa_sort_keys_kernel(index_t m, index_t cols, index_t max_class, bool class_sort,
+// col_bits == 0 (bucketed, groups): the class alone, the stable sort keeps the row order within it.
+// A thread a row.
+__global__ void suraa_sort_keys_kernel(index_t m, index_t cols, index_t max_class, SuraaOrder order,
                                        int col_bits, const index_t* __restrict__ row_ptr,
                                        const index_t* __restrict__ col_idx,
                                        std::uint64_t* __restrict__ keys,
@@ -190,7 +190,7 @@ __global__ void suraa_sort_keys_kernel(index_t m, index_t cols, index_t max_clas
   if (i >= m) return;
   const index_t b = row_ptr[i], e = row_ptr[i + 1];
   const auto first = col_bits == 0 ? 0 : static_cast<std::uint64_t>(e > b ? col_idx[b] : cols);
-  const index_t cls = suraa_sort_class(e - b, class_sort);
+  const index_t cls = suraa_order_class(e - b, order);
   keys[i] = (static_cast<std::uint64_t>(max_class - cls) << col_bits) | first;
   rows[i] = static_cast<index_t>(i);
 }
@@ -540,6 +540,16 @@ NprMoments npr_moments(index_t m, const index_t* row_ptr) {
                     std::vector<std::int64_t>(h.begin() + 4, h.end())};
 }
 
+// Rows of each class of `order` from the rows of each power-of-two class.
+std::vector<std::int64_t> order_class_count(const std::vector<std::int64_t>& pow2_count,
+                                            SuraaOrder order) {
+  if (order != SuraaOrder::groups) return pow2_count;
+  std::vector<std::int64_t> count(pow2_count.size(), 0);
+  for (std::size_t c = 0; c < pow2_count.size(); ++c)
+    count[static_cast<std::size_t>(suraa_group_class(static_cast<index_t>(c)))] += pow2_count[c];
+  return count;
+}
+
 // What the GPU setup leaves: the sorted matrix, perm, G1's partial-sum layout and the plan.
 template <class V>
 struct SuraaDeviceData {
@@ -580,15 +590,14 @@ SuraaDeviceData<V> suraa_setup_device(const Csr<V>& a,
   // Sort (Algorithm 2 line 4): keys with only the bits they need, so the radix sort makes
   // as few passes as the matrix allows.
   {
-    const int col_bits =
-        o.order == SuraaOrder::bucketed ? 0 : bits_for(static_cast<std::uint64_t>(n));
-    const index_t max_class = suraa_sort_class(mom.max, o.class_sort());
+    const int col_bits = o.row_order_ties() ? 0 : bits_for(static_cast<std::uint64_t>(n));
+    const index_t max_class = suraa_order_class(mom.max, o.order);
     const int end_bit = std::max(1, col_bits + bits_for(static_cast<std::uint64_t>(max_class)));
     cuda::DeviceBuffer<std::uint64_t> keys_in(m), keys_out(m);
     cuda::DeviceBuffer<index_t> rows_in(m);
     d.perm = cuda::DeviceBuffer<index_t>(m);
     suraa_sort_keys_kernel<<<cuda::grid_for(m, block), block, 0, s>>>(
-        m, n, max_class, o.class_sort(), col_bits, row_ptr_in.data(), col_in.data(), keys_in.data(),
+        m, n, max_class, o.order, col_bits, row_ptr_in.data(), col_in.data(), keys_in.data(),
         rows_in.data());
     SPMVKIT_LAUNCH_CHECK();
     cub_call(
@@ -642,11 +651,12 @@ SuraaDeviceData<V> suraa_setup_device(const Csr<V>& a,
   }
   const SuraaSegmentation seg = fd_segmentation(probes, o.segment_size);
 
-  // Segment bounds (cut per class run for bucketed), their nonzeros, then grouping and
+  // Segment bounds (cut per class run for bucketed and groups), their nonzeros, then grouping and
   // launches on the host (lines 9-17).
   const std::vector<index_t> bounds = suraa_segment_bounds(
       m, seg.segment_size,
-      o.order == SuraaOrder::bucketed ? suraa_class_runs(mom.class_count) : std::vector<index_t>{});
+      o.row_order_ties() ? suraa_class_runs(order_class_count(mom.class_count, o.order))
+                         : std::vector<index_t>{});
   const auto segments = static_cast<index_t>(bounds.size() - 1);
   std::vector<std::int64_t> segment_nnz;
   {

@@ -25,6 +25,8 @@ const char* to_string(SuraaOrder o) {
       return "pow2";
     case SuraaOrder::bucketed:
       return "bucketed";
+    case SuraaOrder::groups:
+      return "groups";
   }
   return "?";
 }
@@ -102,8 +104,10 @@ SuraaOptions suraa_options(const Params& p, bool dynamic) {
     o.order = SuraaOrder::pow2;
   else if (order == "bucketed")
     o.order = SuraaOrder::bucketed;
+  else if (order == "groups")
+    o.order = SuraaOrder::groups;
   else
-    throw InputError(name + ": order must be paper, pow2 or bucketed, got " + order);
+    throw InputError(name + ": order must be paper, pow2, bucketed or groups, got " + order);
   return o;
 }
 
@@ -284,17 +288,16 @@ SuraaPlan suraa_finish_plan(index_t rows, index_t cols, const SuraaProbes& probe
 
 template <class V>
 std::vector<index_t> suraa_sort_rows(const Csr<V>& a, SuraaOrder order) {
-  const bool class_sort = order != SuraaOrder::paper;
   std::vector<index_t> perm(static_cast<std::size_t>(a.rows));
   std::iota(perm.begin(), perm.end(), 0);
   auto first_col = [&](index_t r) {
     return a.row_length(r) > 0 ? a.col_idx[a.row_ptr[r]] : a.cols;
   };
   std::stable_sort(perm.begin(), perm.end(), [&](index_t p, index_t q) {
-    const index_t lp = suraa_sort_class(a.row_length(p), class_sort);
-    const index_t lq = suraa_sort_class(a.row_length(q), class_sort);
+    const index_t lp = suraa_order_class(a.row_length(p), order);
+    const index_t lq = suraa_order_class(a.row_length(q), order);
     if (lp != lq) return lp > lq;
-    return order != SuraaOrder::bucketed && first_col(p) < first_col(q);
+    return !SuraaOptions::keeps_row_order(order) && first_col(p) < first_col(q);
   });
   return perm;
 }
@@ -327,9 +330,9 @@ SuraaPlan suraa_plan_host(const Csr<V>& a, const SuraaOptions& o, Csr<V>* sorted
   const SuraaProbes probes = suraa_probes(npr);
   const SuraaSegmentation seg = fd_segmentation(probes, o.segment_size);
   std::vector<index_t> runs;
-  if (o.order == SuraaOrder::bucketed) {
+  if (o.row_order_ties()) {
     std::vector<std::int64_t> count(33, 0);
-    for (index_t len : npr) ++count[static_cast<std::size_t>(suraa_sort_class(len, true))];
+    for (index_t len : npr) ++count[static_cast<std::size_t>(suraa_order_class(len, o.order))];
     runs = suraa_class_runs(count);
   }
   const std::vector<index_t> bounds = suraa_segment_bounds(a.rows, seg.segment_size, runs);

@@ -161,6 +161,26 @@ TEST(SuraaSort, PowerOfTwoClassesKeepFirstColumnOrder) {
   EXPECT_EQ(suraa_sort_rows(c, SuraaOrder::bucketed), (std::vector<index_t>{0, 1, 3, 2}));
 }
 
+// groups: three classes (>= 32 entries, 1..31, empty), the row order inside each.
+TEST(SuraaSort, GroupsKeepRowOrderInThreeClasses) {
+  EXPECT_EQ(suraa_order_class(0, SuraaOrder::groups), 0);
+  EXPECT_EQ(suraa_order_class(1, SuraaOrder::groups), 1);
+  EXPECT_EQ(suraa_order_class(31, SuraaOrder::groups), 1);
+  EXPECT_EQ(suraa_order_class(32, SuraaOrder::groups), 2);
+  EXPECT_EQ(suraa_order_class(100000, SuraaOrder::groups), 2);
+  EXPECT_EQ(suraa_order_class(37, SuraaOrder::paper), 37);
+  EXPECT_EQ(suraa_order_class(37, SuraaOrder::bucketed), 6);
+  const Csr<double> a = from_lengths({5, 40, 0, 33, 2, 31, 64}, 64);
+  EXPECT_EQ(suraa_sort_rows(a, SuraaOrder::groups), (std::vector<index_t>{1, 3, 6, 0, 4, 5, 2}));
+  SuraaOptions o = no_fallback();
+  o.order = SuraaOrder::groups;
+  o.segment_size = 2;
+  const SuraaPlan p = suraa_plan_host(a, o);
+  std::vector<index_t> begins;
+  for (const auto& seg : p.segments) begins.push_back(seg.row_begin);
+  EXPECT_EQ(begins, (std::vector<index_t>{0, 2, 3, 5, 6}));  // cut at the class runs 3 | 3 | 1
+}
+
 // bucketed: a permutation; classes descending; inside a class the original row order; every
 // segment inside one class; threads per row from the segment's mean.
 TEST(SuraaSort, BucketedKeepsRowOrderWithinAClass) {
@@ -572,6 +592,8 @@ TEST(SuraaSettings, MatchReferenceOnEveryBackend) {
       "low_variance_cv=0,launch=tiles,order=paper,streams=0",
       "low_variance_cv=0,launch=tiles,segment_size=1,max_child_threads=1",
       "low_variance_cv=0,launch=tiles,max_child_threads=100000,order=pow2",
+      "low_variance_cv=0,launch=tiles,order=groups",
+      "low_variance_cv=0,launch=table,order=groups",
   };
   for (Backend b : {Backend::cpu, Backend::cuda}) {
     if (b == Backend::cuda && !cuda_available()) continue;
