@@ -15,7 +15,8 @@
 // plain CSR vector kernel instead: the sort buys nothing there and perm costs bytes.
 //
 // Departures, each a parameter (the paper's choice is one value of it; `paper=1` takes all):
-//   order=paper|pow2|bucketed. The paper's exact sort scatters rows that are neighbours in the
+//   order=paper|pow2|bucketed|groups. The paper's exact sort scatters rows that are neighbours in
+//   the
 //     matrix, and neighbours share x windows (FEM, circuits, the power-law generator's local
 //     window): on powerlaw_8000000 about 2 rows of 5 entries in 5 have a first column drawn
 //     uniformly below their window (1 - integral of (1 - u/4)^4 over u in [0,1] = 0.39), so
@@ -27,6 +28,10 @@
 //     within a factor two of one length (what the sort is for: equal work per lane) while a
 //     warp's rows stay neighbours in the matrix. What is kept of the paper: length-sorted
 //     segments, the FD segment size, the three groups and their thresholds, the G1 cap.
+//     groups keeps three classes only (>= 32 entries, 1-31, empty): the paper's G1/G2 rows
+//     before the G3 rows, each in matrix order. With launch=tiles, whose tiles size their
+//     sub-warps per tile, that is all the sort needs to do, and x is swept three times instead
+//     of once per power-of-two class.
 //   short_kernel=scalar|subwarp: G3 by a thread a row (paper) or 1..32 lanes a row.
 //   launch=segment|merged|table: a launch per segment on side streams (paper); a launch per run
 //     of segments with one shape; or one fused kernel reading a segment table (a block looks up
@@ -40,7 +45,7 @@
 //     split over several blocks, the last of which adds the partial sums), writing
 //     z[perm[row]]. One launch. The row kernels above keep one load in flight per lane for
 //     rows of 1-31 entries and wait on memory latency: on powerlaw_8000000 (H100) the table
-//     kernel took 4.4 ms against the balanced kernel's 1.0 ms on the unsorted matrix.
+//     kernel took 4.4 ms, tiles of the same (bucketed) rows 1.28 ms.
 #pragma once
 
 #include <cstddef>
@@ -87,8 +92,11 @@ inline constexpr int kSuraaTableBlock = 256;
 // Choices read from Params (names in suraa_param_names()). `paper=1` selects the paper's own
 // choices for every one not given explicitly. Defaults: suraa keeps the paper's order and
 // merged launches on streams (the dynamic-parallelism variant as the paper describes it, with
-// sub-warps for short rows); suraa_static takes order=bucketed and launch=table (x locality,
-// one launch).
+// sub-warps for short rows); suraa_static takes order=groups and launch=tiles (x locality, one
+// launch, 8 loads in flight a thread). Measured on an H100
+// (bench/results/2026-11-23-h100-suraa-tiles): powerlaw_8000000 1.05 ms with groups + tiles, 1.28
+// bucketed + tiles, 4.38 bucketed + table; on the 35 real matrices faster than cuSPARSE CSR on 34,
+// none below 0.8x.
 struct SuraaOptions {
   bool dynamic = true;             // G1 by child grids (suraa) or static blocks (suraa_static)
   index_t max_child_threads = 0;   // G1 row cap; 0: derived (suraa_max_child_threads)

@@ -31,7 +31,8 @@ FormatEntry suraa_static_format() {
   return make_format(
       "suraa_static",
       "SURAA with the dynamic-parallelism group replaced by a static kernel (blocks per long "
-      "row decided at setup), bucketed order and one fused launch: the faster SURAA",
+      "row decided at setup): rows in the paper's groups, balanced tiles, one launch; the "
+      "faster SURAA",
       suraa_param_names(),
       [](const auto& a, const Params& p, Backend b) { return build_suraa(a, p, b, false); });
 }

@@ -49,8 +49,8 @@ SuraaOptions suraa_options(const Params& p, bool dynamic) {
   SuraaOptions o;
   o.dynamic = dynamic;
   if (!dynamic) {  // suraa_static's own defaults (suraa.hpp's file comment says why)
-    o.order = SuraaOrder::bucketed;
-    o.launch = SuraaLaunchMode::table;
+    o.order = SuraaOrder::groups;
+    o.launch = SuraaLaunchMode::tiles;
   }
   if (p.get_bool("paper", false)) {  // the paper's own choices (Sections 4.1-4.2)
     o.low_variance_cv = 0;

@@ -501,14 +501,14 @@ TEST(SuraaParams, PaperPresetAndOverrides) {
   EXPECT_EQ(mixed.nnz_per_thread, 4);
   EXPECT_EQ(mixed.launch, SuraaLaunchMode::segment);
   EXPECT_EQ(mixed.order, SuraaOrder::paper);
-  // Defaults: suraa the paper's order, merged launches; suraa_static bucketed, one table.
+  // Defaults: suraa the paper's order, merged launches; suraa_static groups order, tiles.
   const SuraaOptions dyn = suraa_options(Params{}, true);
   EXPECT_EQ(dyn.order, SuraaOrder::paper);
   EXPECT_EQ(dyn.launch, SuraaLaunchMode::merged);
   EXPECT_FALSE(dyn.scalar_short_rows);
   const SuraaOptions stat = suraa_options(Params{}, false);
-  EXPECT_EQ(stat.order, SuraaOrder::bucketed);
-  EXPECT_EQ(stat.launch, SuraaLaunchMode::table);
+  EXPECT_EQ(stat.order, SuraaOrder::groups);
+  EXPECT_EQ(stat.launch, SuraaLaunchMode::tiles);
   EXPECT_FALSE(stat.scalar_short_rows);
   const SuraaOptions chosen =
       suraa_options(Params::parse("order=pow2,launch=merged,short_kernel=scalar"), false);
