@@ -7,10 +7,13 @@
 // (`items_per_thread` independent loads in flight per thread), then groups of
 // `threads_per_row` threads (chosen per tile from its mean row length) reduce each row from
 // shared memory. A row longer than `tile_nnz` is split over several blocks (slices), each
-// reducing its slice into a partial sum; the slice that finishes last (a counter per long row)
-// adds the row's partial sums in slice order and writes z, so one launch does it all and the
-// result does not depend on the schedule. Every block thus does the same bounded work whatever
-// the row lengths.
+// reducing its slice into a partial sum. The partial sums are added in slice order (the result
+// does not depend on the schedule) either by a fix-up kernel after the tiles
+// (LongRowFinish::fixup), or by the slice that finishes last, found with a counter per long row
+// (LongRowFinish::last_slice: one launch in all, what suraa needs for its single launch).
+// On powerlaw_8000000 (H100, 1701 long rows, 2026-11-23) last_slice made csr_balanced 0.5%
+// slower (0.8354-0.8363 ms against 0.8298-0.8308 in three runs each), so csr_balanced keeps the
+// fix-up. Every block does the same bounded work whatever the row lengths.
 //
 // Output rows: row r of the tiled matrix is written to z[out_row[r]] when out_row is given
 // (suraa's sorted rows), else to z[r].
@@ -83,6 +86,10 @@ __global__ void __launch_bounds__(BLOCK, ITEMS <= 8 ? 1536 / BLOCK : 1)
             __ldcs(values + tile.nnz_begin + k) * __ldg(x + __ldcs(col_idx + tile.nnz_begin + k));
     }
     sum = BlockReduce(reduce_storage).Sum(sum);
+    if (counters == nullptr) {  // LongRowFinish::fixup
+      if (tid == 0) partials[tile.partial] = sum;
+      return;
+    }
     const BalancedLongRow lr = long_rows[tile.long_row];
     if (tid == 0) {
       // Publish the partial, then count the slice (threadFenceReduction): the slice that
@@ -147,6 +154,23 @@ __global__ void __launch_bounds__(BLOCK, ITEMS <= 8 ? 1536 / BLOCK : 1)
   }
 }
 
+// LongRowFinish::fixup: a thread a long row adds its partial sums in slice order.
+template <class V>
+__global__ void csr_long_row_fixup_kernel(const BalancedLongRow* __restrict__ long_rows,
+                                          index_t count, const V* __restrict__ partials,
+                                          const index_t* __restrict__ out_row, const V* y, V* z,
+                                          V alpha, V beta) {
+  const index_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= count) return;
+  const BalancedLongRow lr = long_rows[i];
+  V sum = 0;
+  for (index_t p = lr.partial_begin; p < lr.partial_end; ++p) sum += partials[p];
+  const index_t out = out_row != nullptr ? out_row[lr.row] : lr.row;
+  z[out] = cuda::finish(sum, y, out, alpha, beta);
+}
+
+enum class LongRowFinish { fixup, last_slice };
+
 inline int pow2_at_least(double v, int lo, int hi) {
   int p = lo;
   while (p < hi && p < v) p *= 2;
@@ -201,12 +225,13 @@ template <class V>
 class BalancedTiles {
  public:
   BalancedTiles() = default;
-  BalancedTiles(const BalancedTiling& t, const BalancedPolicy& policy)
+  BalancedTiles(const BalancedTiling& t, const BalancedPolicy& policy, LongRowFinish finish)
       : policy_(policy),
+        finish_(finish),
         tiles_(t.tiles),
         long_rows_(t.long_rows),
         partials_(static_cast<std::size_t>(t.partials)),
-        counters_(t.long_rows.size()) {
+        counters_(finish == LongRowFinish::last_slice ? t.long_rows.size() : 0) {
     if (t.tiles.size() > static_cast<std::size_t>(std::numeric_limits<int>::max()))
       throw UnsupportedError("balanced CSR: more than 2^31 - 1 tiles");
     if (counters_.size() > 0) cuda::fill_bytes(counters_.data(), 0, counters_.bytes());
@@ -226,6 +251,12 @@ class BalancedTiles {
     else
       launch_block<256>(row_ptr, col_idx, values, out_row, x, y, z, alpha, beta, stream);
     SPMVKIT_LAUNCH_CHECK();
+    if (finish_ == LongRowFinish::fixup && long_rows_.size() > 0) {
+      const auto count = static_cast<index_t>(long_rows_.size());
+      csr_long_row_fixup_kernel<V><<<cuda::grid_for(count, 128), 128, 0, stream>>>(
+          long_rows_.data(), count, partials_.data(), out_row, y, z, alpha, beta);
+      SPMVKIT_LAUNCH_CHECK();
+    }
   }
 
  private:
@@ -236,7 +267,8 @@ class BalancedTiles {
     auto run = [&](auto kernel) {
       kernel<<<static_cast<unsigned>(tiles_.size()), BLOCK, 0, stream>>>(
           tiles_.data(), long_rows_.data(), row_ptr, col_idx, values, out_row, x, y, z,
-          partials_.data(), counters_.data(), alpha, beta);
+          partials_.data(), finish_ == LongRowFinish::last_slice ? counters_.data() : nullptr,
+          alpha, beta);
     };
     switch (policy_.items_per_thread) {
       case 4:
@@ -249,6 +281,7 @@ class BalancedTiles {
   }
 
   BalancedPolicy policy_;
+  LongRowFinish finish_ = LongRowFinish::fixup;
   cuda::DeviceBuffer<BalancedTile> tiles_;
   cuda::DeviceBuffer<BalancedLongRow> long_rows_;
   mutable cuda::DeviceBuffer<V> partials_;             // scratch written by every apply

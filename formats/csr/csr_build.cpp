@@ -34,13 +34,14 @@ FormatEntry csr_vector_format() {
 }
 
 FormatEntry csr_balanced_format() {
-  return make_format("csr_balanced",
-                     "CSR, nnz-split tiles (one huge row cannot stall); options: column panels "
-                     "(panels=N), far entries in COO column panels (far_panels=N, near_band=B)",
-                     {"items_per_thread", "block_threads", "panels", "far_panels", "near_band"},
-                     [](const auto& a, const Params& p, Backend b) {
-                       return build_csr(a, p, b, CsrKernel::balanced);
-                     });
+  return make_format(
+      "csr_balanced",
+      "CSR, nnz-split tiles (one huge row cannot stall); options: column panels "
+      "(panels=N), far entries in COO column panels (far_panels=N, near_band=B)",
+      {"items_per_thread", "block_threads", "panels", "far_panels", "near_band", "long_row_finish"},
+      [](const auto& a, const Params& p, Backend b) {
+        return build_csr(a, p, b, CsrKernel::balanced);
+      });
 }
 
 }  // namespace spmvkit

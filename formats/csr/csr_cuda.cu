@@ -95,6 +95,11 @@ class CsrCudaOperator final : public Operator<V> {
         throw InputError("csr_balanced: items_per_thread must be 4, 8 or 16");
       if (policy_.block_threads != 128 && policy_.block_threads != 256)
         throw InputError("csr_balanced: block_threads must be 128 or 256");
+      const std::string finish = p.get_string("long_row_finish", "fixup");
+      if (finish != "fixup" && finish != "last_slice")
+        throw InputError("csr_balanced: long_row_finish must be fixup or last_slice, got " +
+                         finish);
+      long_row_finish_ = finish == "fixup" ? LongRowFinish::fixup : LongRowFinish::last_slice;
       // Column panels (cache blocking of x, csr_panels.cpp): an option, off by default: on
       // powerlaw_8000000 (x 64 MB > L2) 2 panels gave 0.99x the time of 1, 3-8 panels
       // 1.06-1.65x, and on stencil27_150 every split was slower
@@ -247,13 +252,14 @@ class CsrCudaOperator final : public Operator<V> {
     part.row_ptr = cuda::DeviceBuffer<index_t>(a.row_ptr);
     part.col_idx = cuda::DeviceBuffer<index_t>(a.col_idx);
     part.values = cuda::DeviceBuffer<V>(a.values);
-    part.tiles = BalancedTiles<V>(tiling, policy_);
+    part.tiles = BalancedTiles<V>(tiling, policy_, long_row_finish_);
     parts_.push_back(std::move(part));
   }
 
   CsrKernel kernel_;
   int threads_per_row_ = 32;
   BalancedPolicy policy_;
+  LongRowFinish long_row_finish_ = LongRowFinish::fixup;
   cuda::DeviceBuffer<index_t> row_ptr_;  // scalar and vector
   cuda::DeviceBuffer<index_t> col_idx_;
   cuda::DeviceBuffer<V> values_;

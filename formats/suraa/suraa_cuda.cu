@@ -830,7 +830,7 @@ class SuraaCudaOperator final : public Operator<V> {
     BalancedTiling t;
     balanced_tiling(row_ptr.data(), dynamic_ ? d_.plan.g1_end : 0, d_.plan.rows, policy,
                     {d_.plan.g1_end, d_.plan.g2_end}, t);
-    tiles_ = BalancedTiles<V>(t, policy);
+    tiles_ = BalancedTiles<V>(t, policy, LongRowFinish::last_slice);  // one launch
     this->info_.matrix_bytes +=
         tiles_.descriptor_bytes() + 2 * static_cast<std::size_t>(t.partials) * sizeof(V);
   }

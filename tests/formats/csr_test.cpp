@@ -161,6 +161,27 @@ TEST(CsrNearFar, BalancedWithFarPanelsMatchesReference) {
   EXPECT_EQ(op->info().details.find("far_nnz=0,"), std::string::npos) << op->info().details;
 }
 
+// Long rows finished by their last slice (one launch) instead of the fix-up kernel; the
+// operator is applied three times (expect_spmv_matches), so the counters must reset.
+TEST(CsrBalanced, LastSliceFinishesLongRows) {
+  if (!cuda_available())
+    GTEST_SKIP() << "no CUDA device: long_row_finish is read by the GPU builder";
+  const Params p = Params::parse("long_row_finish=last_slice");
+  for (const char* name : {"one_huge_row", "long_rows_mixed", "powerlaw_20000", "empty_rows",
+                           "rect_wide", "one_by_one", "empty_0x0"}) {
+    testing::expect_spmv_matches<double>("csr_balanced", testing::zoo_matrix(name), p,
+                                         Backend::cuda);
+    testing::expect_spmv_matches<float>("csr_balanced", testing::zoo_matrix(name), p,
+                                        Backend::cuda);
+  }
+  const auto op =
+      build_operator<double>("csr_balanced", testing::zoo_matrix("one_huge_row"), p, Backend::cuda);
+  EXPECT_EQ(op->info().details.find("long_rows=0"), std::string::npos) << op->info().details;
+  EXPECT_THROW(build_operator<double>("csr_balanced", testing::zoo_matrix("one_by_one"),
+                                      Params::parse("long_row_finish=atomic"), Backend::cuda),
+               InputError);
+}
+
 TEST(CsrNearFar, BadFarPanelsIsAnInputError) {
   if (!cuda_available())
     GTEST_SKIP() << "no CUDA device: the far-panel parameters are read by the GPU builder";
