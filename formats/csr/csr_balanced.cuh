@@ -11,8 +11,8 @@
 // does not depend on the schedule) either by a fix-up kernel after the tiles
 // (LongRowFinish::fixup), or by the slice that finishes last, found with a counter per long row
 // (LongRowFinish::last_slice: one launch in all, what suraa needs for its single launch).
-// On powerlaw_8000000 (H100, 1701 long rows, 2026-11-23) last_slice made csr_balanced 0.5%
-// slower (0.8354-0.8363 ms against 0.8298-0.8308 in three runs each), so csr_balanced keeps the
+// On powerlaw_8000000 (H100, 1701 long rows, 2026-11-23, both in one run, two orders)
+// last_slice took 0.8354-0.8360 ms against 0.8337-0.8340 for the fix-up, so csr_balanced keeps the
 // fix-up. Every block does the same bounded work whatever the row lengths.
 //
 // Output rows: row r of the tiled matrix is written to z[out_row[r]] when out_row is given
