@@ -59,6 +59,21 @@ NearFarSplit<V> csr_split_near_far(const Csr<V>& a, index_t band, int panels);
 template <class V>
 std::int64_t csr_count_far(const Csr<V>& a, index_t band);
 
+// The near/far options of a format (`far_panels`: auto or 0..64, `near_band`: columns, default
+// 8 MB of x either side), read and checked; InputError names `who`. far_panels=auto: when x
+// (cols values) is larger than half of `l2_bytes` and at least 1/20 of the entries lie outside
+// the band, as many panels as it takes for a panel's slice of x to fit in half the L2. Measured
+// on H100 (bench/results/2026-11-22-h100-far): powerlaw_8000000 (x 64 MB, 23% far) 0.86 ms with
+// 3 panels against 1.00 ms without; 2 and 4 panels 0.87 and 0.88 ms.
+struct FarSplitChoice {
+  index_t band = 0;
+  int panels = 0;  // 0: no split
+  bool automatic = true;
+};
+template <class V>
+FarSplitChoice csr_far_split_choice(const Csr<V>& a, const Params& p, const std::string& who,
+                                    double l2_bytes);
+
 template <class V>
 std::unique_ptr<Operator<V>> make_csr_cpu(const Csr<V>& a, CsrKernel kernel);
 

@@ -110,22 +110,15 @@ class CsrCudaOperator final : public Operator<V> {
                          p.get_string("panels", ""));
       // Near/far split (csr_split_near_far): far entries in COO panels after the CSR pass.
       // Default band: 1M columns either side of the diagonal for double (8 MB of x each way).
-      const long long band =
-          p.get_int("near_band", static_cast<long long>((std::size_t{8} << 20) / sizeof(V)));
-      if (band < 0 || band > std::numeric_limits<index_t>::max())
-        throw InputError("csr_balanced: near_band must be in 0..2^31-1, got " +
-                         p.get_string("near_band", ""));
-      long long far_panels = 0;
-      if (p.get_string("far_panels", "auto") == "auto") {
-        if (n_panels == 1) far_panels = auto_far_panels(a, static_cast<index_t>(band));
-      } else {
-        far_panels = p.get_int("far_panels", 0);
-        if (far_panels < 0 || far_panels > 64)
-          throw InputError("csr_balanced: far_panels must be auto or an integer in 0..64, got " +
-                           p.get_string("far_panels", ""));
-        if (far_panels > 0 && n_panels > 1)
+      FarSplitChoice far = csr_far_split_choice(
+          a, p, "csr_balanced", static_cast<double>(cuda::Context::get().props().l2CacheSize));
+      if (n_panels > 1) {
+        if (far.automatic) far.panels = 0;
+        if (far.panels > 0)
           throw InputError("csr_balanced: panels and far_panels exclude each other");
       }
+      const index_t band = far.band;
+      const int far_panels = far.panels;
       std::size_t tiles = 0, long_rows = 0;
       if (far_panels > 0) {
         NearFarSplit<V> split =
@@ -231,18 +224,6 @@ class CsrCudaOperator final : public Operator<V> {
                        cudaStream_t stream) const {
     part.tiles.launch(part.row_ptr.data(), part.col_idx.data(), part.values.data(), nullptr, x, y,
                       z, alpha, beta, stream);
-  }
-
-  // far_panels=auto: when x is larger than half the L2 and at least 1/20 of the entries lie
-  // outside the band, as many panels as it takes for a panel's slice of x to fit in half the
-  // L2. Measured on H100 (bench/results/2026-11-22-h100-far): powerlaw_8000000 (x 64 MB, 23%
-  // far) 0.86 ms with 3 panels against 1.00 ms without; 2 and 4 panels 0.87 and 0.88 ms.
-  static int auto_far_panels(const Csr<V>& a, index_t band) {
-    const double x_bytes = static_cast<double>(a.cols) * sizeof(V);
-    const double half_l2 = cuda::Context::get().props().l2CacheSize / 2.0;
-    if (half_l2 <= 0 || x_bytes <= half_l2) return 0;
-    if (csr_count_far(a, band) * 20 < a.nnz()) return 0;
-    return static_cast<int>(std::min(64.0, std::ceil(x_bytes / half_l2)));
   }
 
   void add_part(const Csr<V>& a) {

@@ -9,7 +9,9 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <string>
 #include <utility>
 
@@ -151,6 +153,37 @@ NearFarSplit<V> csr_split_near_far(const Csr<V>& a, index_t band, int panels) {
   return s;
 }
 
+template <class V>
+FarSplitChoice csr_far_split_choice(const Csr<V>& a, const Params& p, const std::string& who,
+                                    double l2_bytes) {
+  FarSplitChoice c;
+  const long long band =
+      p.get_int("near_band", static_cast<long long>((std::size_t{8} << 20) / sizeof(V)));
+  if (band < 0 || band > std::numeric_limits<index_t>::max())
+    throw InputError(who + ": near_band must be in 0..2^31-1, got " +
+                     p.get_string("near_band", ""));
+  c.band = static_cast<index_t>(band);
+  if (p.get_string("far_panels", "auto") != "auto") {
+    c.automatic = false;
+    const long long n = p.get_int("far_panels", 0);
+    if (n < 0 || n > 64)
+      throw InputError(who + ": far_panels must be auto or an integer in 0..64, got " +
+                       p.get_string("far_panels", ""));
+    c.panels = static_cast<int>(n);
+    return c;
+  }
+  const double x_bytes = static_cast<double>(a.cols) * sizeof(V);
+  const double half_l2 = l2_bytes / 2.0;
+  if (half_l2 <= 0 || x_bytes <= half_l2) return c;
+  if (csr_count_far(a, c.band) * 20 < a.nnz()) return c;
+  c.panels = static_cast<int>(std::min(64.0, std::ceil(x_bytes / half_l2)));
+  return c;
+}
+
+template FarSplitChoice csr_far_split_choice(const Csr<float>&, const Params&, const std::string&,
+                                             double);
+template FarSplitChoice csr_far_split_choice(const Csr<double>&, const Params&, const std::string&,
+                                             double);
 template std::int64_t csr_count_far(const Csr<float>&, index_t);
 template std::int64_t csr_count_far(const Csr<double>&, index_t);
 template NearFarSplit<float> csr_split_near_far(const Csr<float>&, index_t, int);

@@ -43,6 +43,7 @@
 #include "backend/cuda/finish.cuh"
 #include "formats/csr/csr.hpp"
 #include "formats/csr/csr_balanced.cuh"
+#include "formats/hyb/coo_add.cuh"
 #include "formats/suraa/suraa.hpp"
 #include "spmvkit/error.hpp"
 
@@ -921,6 +922,42 @@ class SuraaCudaOperator final : public Operator<V> {
   mutable cuda::DeviceBuffer<V> partial_sums_;  // G1 scratch written by every apply
 };
 
+// launch=tiles with a near/far split: SURAA over the near entries, then the far entries in COO
+// column panels (csr_balanced's far part: coo_add.cuh, one launch for all panels) added to z.
+template <class V>
+class SuraaNearFarOperator final : public Operator<V> {
+ public:
+  SuraaNearFarOperator(const Csr<V>& a, std::unique_ptr<Operator<V>> near, NearFarSplit<V> split,
+                       int panels, index_t band)
+      : Operator<V>(near->info()), near_(std::move(near)) {
+    far_row_ = cuda::DeviceBuffer<index_t>(split.far_row);
+    far_col_ = cuda::DeviceBuffer<index_t>(split.far_col);
+    far_val_ = cuda::DeviceBuffer<V>(split.far_val);
+    this->info_.nnz = a.nnz();
+    this->info_.cols = a.cols;
+    // As csr_balanced's far part: the entries with their rows, and z read and written once
+    // more per (panel, row) pair with far entries.
+    this->info_.matrix_bytes += far_row_.bytes() + far_col_.bytes() + far_val_.bytes() +
+                                static_cast<std::size_t>(split.far_row_segments) * 2 * sizeof(V);
+    this->info_.paper_bytes = suraa_paper_bytes(a.rows, a.cols, a.nnz(), sizeof(V));
+    this->info_.details += ",far_panels=" + std::to_string(panels) +
+                           ",near_band=" + std::to_string(band) +
+                           ",far_nnz=" + std::to_string(far_row_.size());
+  }
+
+  void apply(const V* x, const V* y, V* z, V alpha, V beta) const override {
+    near_->apply(x, y, z, alpha, beta);
+    launch_coo_add(static_cast<index_t>(far_row_.size()), far_row_.data(), far_col_.data(),
+                   far_val_.data(), x, z, alpha, cuda::Context::get().stream());
+  }
+
+ private:
+  std::unique_ptr<Operator<V>> near_;
+  cuda::DeviceBuffer<index_t> far_row_;
+  cuda::DeviceBuffer<index_t> far_col_;
+  cuda::DeviceBuffer<V> far_val_;
+};
+
 }  // namespace
 
 template <class V>
@@ -928,12 +965,25 @@ std::unique_ptr<Operator<V>> make_suraa_cuda(const Csr<V>& a, const SuraaOptions
   if (a.rows == 0) return std::make_unique<SuraaCudaOperator<V>>(a, o, SuraaDeviceData<V>{});
   const cuda::DeviceBuffer<index_t> row_ptr_in(a.row_ptr);
   const NprMoments mom = npr_moments(a.rows, row_ptr_in.data());
+  const std::string name = o.dynamic ? "suraa" : "suraa_static";
   if (suraa_use_csr_fallback(a.rows, a.nnz(), mom.sum_squared, o)) {
     std::ostringstream why;
     why << "npr_cv=" << suraa_npr_cv(a.rows, a.nnz(), mom.sum_squared);
-    return std::make_unique<SuraaFallbackOperator<V>>(
-        make_csr_cuda(a, CsrKernel::balanced, Params{}), o.dynamic ? "suraa" : "suraa_static",
-        why.str());
+    return std::make_unique<SuraaFallbackOperator<V>>(make_csr_cuda(a, CsrKernel::balanced, o.far),
+                                                      name, why.str());
+  }
+  if (o.launch == SuraaLaunchMode::tiles) {
+    const FarSplitChoice far = csr_far_split_choice(
+        a, o.far, name, static_cast<double>(cuda::Context::get().props().l2CacheSize));
+    if (far.panels > 0) {
+      NearFarSplit<V> split = csr_split_near_far(a, far.band, far.panels);
+      const cuda::DeviceBuffer<index_t> near_row_ptr(split.near.row_ptr);
+      const NprMoments near_mom = npr_moments(a.rows, near_row_ptr.data());
+      auto near = std::make_unique<SuraaCudaOperator<V>>(
+          split.near, o, suraa_setup_device(split.near, near_row_ptr, near_mom, o));
+      return std::make_unique<SuraaNearFarOperator<V>>(a, std::move(near), std::move(split),
+                                                       far.panels, far.band);
+    }
   }
   return std::make_unique<SuraaCudaOperator<V>>(a, o, suraa_setup_device(a, row_ptr_in, mom, o));
 }

@@ -12,9 +12,9 @@
 namespace spmvkit {
 
 std::vector<std::string> suraa_param_names() {
-  return {"paper",           "max_child_threads", "segment_size",
-          "low_variance_cv", "short_kernel",      "order",
-          "launch",          "streams",           "nnz_per_thread"};
+  return {
+      "paper",  "max_child_threads", "segment_size",   "low_variance_cv", "short_kernel", "order",
+      "launch", "streams",           "nnz_per_thread", "far_panels",      "near_band"};
 }
 
 const char* to_string(SuraaOrder o) {
@@ -97,6 +97,8 @@ SuraaOptions suraa_options(const Params& p, bool dynamic) {
   if (npt < 1 || npt > 64)
     throw InputError(name + ": nnz_per_thread must be in 1..64, got " + std::to_string(npt));
   o.nnz_per_thread = static_cast<int>(npt);
+  for (const char* key : {"far_panels", "near_band"})
+    if (const std::string v = p.get_string(key, ""); !v.empty()) o.far.set(key, v);
   const std::string order = p.get_string("order", to_string(o.order));
   if (order == "paper")
     o.order = SuraaOrder::paper;
