@@ -94,9 +94,9 @@ inline constexpr int kSuraaTableBlock = 256;
 // merged launches on streams (the dynamic-parallelism variant as the paper describes it, with
 // sub-warps for short rows); suraa_static takes order=groups and launch=tiles (x locality, one
 // launch, 8 loads in flight a thread). Measured on an H100
-// (bench/results/2026-11-23-h100-suraa-tiles): powerlaw_8000000 1.05 ms with groups + tiles, 1.28
-// bucketed + tiles, 4.38 bucketed + table; on the 35 real matrices faster than cuSPARSE CSR on 34,
-// none below 0.8x.
+// (bench/results/2026-11-23-h100-suraa-tiles): powerlaw_8000000 1.05 ms with groups + tiles
+// (0.92 ms with the far split), 1.28 bucketed + tiles, 4.38 bucketed + table; on the 35 real
+// matrices faster than cuSPARSE CSR on 33-34, none below 0.8x.
 struct SuraaOptions {
   bool dynamic = true;             // G1 by child grids (suraa) or static blocks (suraa_static)
   index_t max_child_threads = 0;   // G1 row cap; 0: derived (suraa_max_child_threads)
