@@ -56,7 +56,9 @@ struct SuraaPolicy {
   static constexpr int setup_block = 256;   // moments, keys, npr and segment kernels
   static constexpr int gather_block = 256;  // rearranging col_idx/values
   static constexpr int gather_items = 8;    // nonzeros a gather thread moves
+#if !defined(SPMVKIT_NO_CUDA_DP)
   static constexpr int parent_block = 128;  // G1 parent: a thread a row (Algorithm 3)
+#endif
   static constexpr int finish_block = 256;  // G1 finish: a thread a row
   static constexpr int rows_block = 256;    // G2/G3 (a block of threads_per_row when larger)
   static constexpr std::size_t max_pending_launches = 1 << 16;  // cap on the limit we request
@@ -344,6 +346,16 @@ __global__ void suraa_child_kernel(index_t begin, index_t end, const index_t* __
   if (threadIdx.x == 0) partials[blockIdx.x] = sum;
 }
 
+// Built with SPMVKIT_CUDA_DYNAMIC_PARALLELISM=OFF (SPMVKIT_NO_CUDA_DP), the library holds no
+// device-side launch, and suraa's G1 runs the static kernel: compute-sanitizer's racecheck
+// checks nothing in a program that contains one (it warns "CUDA Dynamic Parallelism is not
+// supported by the selected tool" and then misses a plain shared-memory race; H100,
+// 2026-11-23), so that build is the one racecheck runs on.
+#if defined(SPMVKIT_NO_CUDA_DP)
+constexpr bool kDynamicParallelism = false;
+#else
+constexpr bool kDynamicParallelism = true;
+
 // G1 parent (Algorithm 3): a thread a G1 row launches that row's child grid into the
 // fire-and-forget stream (CUDA 12+: no device-side synchronisation; see the file comment for
 // how completion is known). A launch the device runtime refuses (pending-launch buffer full)
@@ -371,6 +383,7 @@ __global__ void suraa_parent_kernel(index_t g1_rows, const index_t* __restrict__
   partials[p] = sum;
   for (index_t j = 1; j < blocks; ++j) partials[p + j] = V(0);
 }
+#endif  // SPMVKIT_NO_CUDA_DP
 
 // suraa_static's G1: a block a task (long_row_slice); block sum into partials[b]. Bytes as
 // the child grid's.
@@ -676,7 +689,7 @@ SuraaDeviceData<V> suraa_setup_device(const Csr<V>& a,
   if (g1 > 0) {
     cuda::DeviceBuffer<index_t> blocks(static_cast<std::size_t>(g1));
     suraa_g1_blocks_kernel<<<cuda::grid_for(g1, block), block, 0, s>>>(
-        g1, d.row_ptr.data(), o.dynamic, o.nnz_per_thread, blocks.data());
+        g1, d.row_ptr.data(), o.dynamic && kDynamicParallelism, o.nnz_per_thread, blocks.data());
     SPMVKIT_LAUNCH_CHECK();
     d.partial_ptr = cuda::DeviceBuffer<index_t>(static_cast<std::size_t>(g1) + 1);
     cuda::fill_bytes(d.partial_ptr.data(), 0, sizeof(index_t));
@@ -701,7 +714,7 @@ class SuraaCudaOperator final : public Operator<V> {
       : Operator<V>(OperatorInfo{a.rows, a.cols, a.nnz(), 0, Backend::cuda,
                                  o.dynamic ? "suraa" : "suraa_static", ""}),
         d_(std::move(d)),
-        dynamic_(o.dynamic),
+        dynamic_(o.dynamic && kDynamicParallelism),
         table_mode_(o.launch == SuraaLaunchMode::table),
         tiles_mode_(o.launch == SuraaLaunchMode::tiles),
         nnz_per_thread_(o.nnz_per_thread) {
@@ -743,8 +756,11 @@ class SuraaCudaOperator final : public Operator<V> {
     }
 
     std::ostringstream det;
-    det << "path=suraa,g1=" << (dynamic_ ? "dynamic" : "static") << ",order=" << to_string(o.order)
-        << ",launch=" << to_string(o.launch)
+    det << "path=suraa,g1="
+        << (dynamic_    ? "dynamic"
+            : o.dynamic ? "static(built without dynamic parallelism)"
+                        : "static")
+        << ",order=" << to_string(o.order) << ",launch=" << to_string(o.launch)
         << ",short_kernel=" << (o.scalar_short_rows ? "scalar" : "subwarp")
         << ",segment_size=" << plan.segmentation.segment_size
         << ",segments=" << plan.segments.size() << ",fd_bin_width=" << plan.segmentation.bin_width
@@ -848,10 +864,12 @@ class SuraaCudaOperator final : public Operator<V> {
   void launch_g1(const V* x, const V* y, V* z, V alpha, V beta, cudaStream_t s) const {
     const index_t g1 = d_.plan.g1_end;
     if (dynamic_) {
+#if !defined(SPMVKIT_NO_CUDA_DP)
       constexpr int pb = SuraaPolicy::parent_block;
       suraa_parent_kernel<V><<<cuda::grid_for(g1, pb), pb, 0, s>>>(
           g1, d_.row_ptr.data(), d_.partial_ptr.data(), d_.col_idx.data(), d_.values.data(), x,
           partial_sums_.data(), nnz_per_thread_);
+#endif
     } else {
       suraa_long_rows_kernel<V, kSuraaLongBlock>
           <<<static_cast<unsigned>(d_.partials), kSuraaLongBlock, 0, s>>>(

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# compute-sanitizer over the GPU tests, on the GPU machine (needs the carried .deps/).
+#   FILTER='gtest filter' TOOLS='memcheck racecheck' scripts/gpu-sanitize.sh
+# Builds the tests without dynamic parallelism (SPMVKIT_CUDA_DYNAMIC_PARALLELISM=OFF) in
+# build-nodp/: racecheck checks nothing in a program that holds a device-side launch. First
+# runs racecheck on scripts/racecheck_probe.cu (a race on purpose) and stops unless it is
+# reported. Writes <tool>.txt under $OUT.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-$PWD/gpu-out}
+mkdir -p "$OUT" /tmp/deps
+for f in .deps/debs/*.deb; do dpkg -x "$f" /tmp/deps; done
+export CMAKE_PREFIX_PATH=/tmp/deps/usr${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}
+export SPMVKIT_MATRICES=$PWD/.deps/matrices
+CS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+
+nvcc -arch=sm_90 -o /tmp/racecheck_probe scripts/racecheck_probe.cu || exit 1
+if ! "$CS" --tool racecheck /tmp/racecheck_probe 2>&1 | grep -q "Race reported"; then
+  echo "racecheck did not report the probe's race: its results would mean nothing"; exit 1
+fi
+echo "racecheck probe: race reported (the tool works here)"
+
+t0=$(date +%s)
+{ cmake -S . -B build-nodp -G Ninja -DCMAKE_BUILD_TYPE=Release -DSPMVKIT_CUDA=ON \
+        -DSPMVKIT_CUDA_ARCHS=90 -DSPMVKIT_CUDA_DYNAMIC_PARALLELISM=OFF &&
+  cmake --build build-nodp -j "$(nproc)" --target spmvkit_formats_tests; } > /tmp/nodp-build.log 2>&1 ||
+  { grep -E 'error|FAILED' /tmp/nodp-build.log | head -30; exit 1; }
+echo "build (no dynamic parallelism) $(( $(date +%s) - t0 ))s"
+T=build-nodp/tests/spmvkit_formats_tests
+for tool in ${TOOLS:-memcheck racecheck}; do
+  t0=$(date +%s)
+  timeout "${TOOL_TIMEOUT:-400}" "$CS" --tool "$tool" "$T" --gtest_filter="${FILTER:-*uraa*}" \
+    > "$OUT/$tool.txt" 2>&1
+  echo "$tool rc=$? $(( $(date +%s) - t0 ))s"
+  grep -E "^\[  (PASSED|FAILED) |tests? ran|SUMMARY|Warning" "$OUT/$tool.txt" | sort | uniq -c
+done
