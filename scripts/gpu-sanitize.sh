@@ -15,7 +15,8 @@ export SPMVKIT_MATRICES=$PWD/.deps/matrices
 CS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 
 nvcc -arch=sm_90 -o /tmp/racecheck_probe scripts/racecheck_probe.cu || exit 1
-if ! "$CS" --tool racecheck /tmp/racecheck_probe 2>&1 | grep -q "Race reported"; then
+probe=$("$CS" --tool racecheck /tmp/racecheck_probe 2>&1)
+if ! grep -q "Race reported" <<< "$probe"; then
   echo "racecheck did not report the probe's race: its results would mean nothing"; exit 1
 fi
 echo "racecheck probe: race reported (the tool works here)"
