@@ -4,9 +4,7 @@
 # Writes under $OUT: bsr_tests.txt, tune.txt, defaults.cpp, bench_bsr_all.{txt,json}.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-mkdir -p /tmp/deps
-for f in .deps/debs/*.deb; do dpkg -x "$f" /tmp/deps; done
-export CMAKE_PREFIX_PATH=/tmp/deps/usr SPMVKIT_MATRICES=$PWD/.deps/matrices
+. scripts/gpu-env.sh
 export SPMVKIT_TUNING_FILE=/tmp/tuning.tsv
 rm -f /tmp/tuning.tsv
 t0=$(date +%s)

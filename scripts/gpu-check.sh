@@ -13,10 +13,7 @@ mkdir -p "$OUT"
 suites=("$@")
 [ ${#suites[@]} -eq 0 ] && suites=(smoke)
 export NCCL_NVLS_ENABLE=0
-mkdir -p /tmp/deps
-for f in .deps/debs/*.deb; do dpkg -x "$f" /tmp/deps; done
-export CMAKE_PREFIX_PATH=/tmp/deps/usr${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}
-export SPMVKIT_MATRICES=$PWD/.deps/matrices
+. scripts/gpu-env.sh
 export SPMVKIT_TUNING_FILE=${SPMVKIT_TUNING_FILE:-$OUT/tuning.tsv}
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv > "$OUT/gpu.txt" 2>&1
 cat "$OUT/gpu.txt"

@@ -8,10 +8,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/gpu-out}
-mkdir -p "$OUT" /tmp/deps
-for f in .deps/debs/*.deb; do dpkg -x "$f" /tmp/deps; done
-export CMAKE_PREFIX_PATH=/tmp/deps/usr${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}
-export SPMVKIT_MATRICES=$PWD/.deps/matrices
+mkdir -p "$OUT"
+. scripts/gpu-env.sh
 CS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 
 nvcc -arch=sm_90 -o /tmp/racecheck_probe scripts/racecheck_probe.cu || exit 1

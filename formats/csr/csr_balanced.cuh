@@ -28,6 +28,8 @@
 
 #include "backend/cuda/cuda.hpp"
 #include "backend/cuda/finish.cuh"
+#include "formats/csr/csr.hpp"
+#include "formats/hyb/coo_add.cuh"
 #include "spmvkit/csr.hpp"
 #include "spmvkit/error.hpp"
 
@@ -286,6 +288,36 @@ class BalancedTiles {
   cuda::DeviceBuffer<BalancedLongRow> long_rows_;
   mutable cuda::DeviceBuffer<V> partials_;             // scratch written by every apply
   mutable cuda::DeviceBuffer<unsigned int> counters_;  // slices counted; back to 0 after each
+};
+
+// The far entries of a near/far split (csr_split_near_far) on the device, added to z after the
+// near part by the COO kernel (all column panels in one launch): csr_balanced's far part, and
+// suraa's with launch=tiles.
+template <class V>
+class FarEntries {
+ public:
+  FarEntries() = default;
+  explicit FarEntries(const NearFarSplit<V>& s)
+      : row_(s.far_row), col_(s.far_col), val_(s.far_val), row_segments_(s.far_row_segments) {}
+
+  std::size_t size() const { return row_.size(); }
+  // Read once per apply: the entries with their rows, and z read and written once more per
+  // (panel, row) pair with far entries.
+  std::size_t bytes() const {
+    return row_.bytes() + col_.bytes() + val_.bytes() +
+           static_cast<std::size_t>(row_segments_) * 2 * sizeof(V);
+  }
+  // z += alpha * (far entries) * x.
+  void add_to(const V* x, V* z, V alpha, cudaStream_t stream) const {
+    launch_coo_add(static_cast<index_t>(row_.size()), row_.data(), col_.data(), val_.data(), x, z,
+                   alpha, stream);
+  }
+
+ private:
+  cuda::DeviceBuffer<index_t> row_;
+  cuda::DeviceBuffer<index_t> col_;
+  cuda::DeviceBuffer<V> val_;
+  std::int64_t row_segments_ = 0;
 };
 
 }  // namespace spmvkit

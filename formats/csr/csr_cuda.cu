@@ -12,7 +12,6 @@
 #include "backend/cuda/finish.cuh"
 #include "formats/csr/csr.hpp"
 #include "formats/csr/csr_balanced.cuh"
-#include "formats/hyb/coo_add.cuh"
 #include "spmvkit/error.hpp"
 
 namespace spmvkit {
@@ -121,17 +120,11 @@ class CsrCudaOperator final : public Operator<V> {
       const int far_panels = far.panels;
       std::size_t tiles = 0, long_rows = 0;
       if (far_panels > 0) {
-        NearFarSplit<V> split =
-            csr_split_near_far(a, static_cast<index_t>(band), static_cast<int>(far_panels));
+        NearFarSplit<V> split = csr_split_near_far(a, band, far_panels);
         add_part(split.near);
-        far_row_ = cuda::DeviceBuffer<index_t>(split.far_row);
-        far_col_ = cuda::DeviceBuffer<index_t>(split.far_col);
-        far_val_ = cuda::DeviceBuffer<V>(split.far_val);
-        // The near part's CSR replaces the matrix's; far entries carry their row index, and
-        // each (panel, row) pair with far entries reads and writes its z entry once more.
-        this->info_.matrix_bytes = csr_matrix_bytes(split.near) + far_row_.bytes() +
-                                   far_col_.bytes() + far_val_.bytes() +
-                                   static_cast<std::size_t>(split.far_row_segments) * 2 * sizeof(V);
+        far_ = FarEntries<V>(split);
+        // The near part's CSR replaces the matrix's, the far entries come on top.
+        this->info_.matrix_bytes = csr_matrix_bytes(split.near) + far_.bytes();
       } else if (n_panels == 1) {
         add_part(a);
       } else {
@@ -151,7 +144,7 @@ class CsrCudaOperator final : public Operator<V> {
           "block_threads=" + std::to_string(policy_.block_threads) +
           ",items_per_thread=" + std::to_string(policy_.items_per_thread) +
           ",panels=" + std::to_string(parts_.size()) + ",far_panels=" + std::to_string(far_panels) +
-          ",near_band=" + std::to_string(band) + ",far_nnz=" + std::to_string(far_row_.size()) +
+          ",near_band=" + std::to_string(band) + ",far_nnz=" + std::to_string(far_.size()) +
           ",tiles=" + std::to_string(tiles) + ",long_rows=" + std::to_string(long_rows);
     }
   }
@@ -182,8 +175,7 @@ class CsrCudaOperator final : public Operator<V> {
         }
         // Far entries: every column panel in one launch (each panel sorted by row, one after
         // the other, so that one panel's slice of x is in L2 at a time).
-        launch_coo_add(static_cast<index_t>(far_row_.size()), far_row_.data(), far_col_.data(),
-                       far_val_.data(), x, z, alpha, stream);
+        far_.add_to(x, z, alpha, stream);
         return;
     }
     SPMVKIT_LAUNCH_CHECK();
@@ -245,9 +237,7 @@ class CsrCudaOperator final : public Operator<V> {
   cuda::DeviceBuffer<index_t> col_idx_;
   cuda::DeviceBuffer<V> values_;
   std::vector<BalancedPart<V>> parts_;  // balanced: one per column panel
-  cuda::DeviceBuffer<index_t> far_row_;
-  cuda::DeviceBuffer<index_t> far_col_;
-  cuda::DeviceBuffer<V> far_val_;
+  FarEntries<V> far_;                   // balanced with far_panels
 };
 
 }  // namespace

@@ -43,7 +43,6 @@
 #include "backend/cuda/finish.cuh"
 #include "formats/csr/csr.hpp"
 #include "formats/csr/csr_balanced.cuh"
-#include "formats/hyb/coo_add.cuh"
 #include "formats/suraa/suraa.hpp"
 #include "spmvkit/error.hpp"
 
@@ -385,6 +384,14 @@ __global__ void suraa_parent_kernel(index_t g1_rows, const index_t* __restrict__
 }
 #endif  // SPMVKIT_NO_CUDA_DP
 
+// G1 by child grids: suraa, in a build with dynamic parallelism.
+bool g1_dynamic(const SuraaOptions& o) { return o.dynamic && kDynamicParallelism; }
+// G1 by its own kernels, into its own partial sums: all but launch=tiles with a static G1,
+// whose long rows are tiles like the others.
+bool g1_own_kernels(const SuraaOptions& o) {
+  return o.launch != SuraaLaunchMode::tiles || g1_dynamic(o);
+}
+
 // suraa_static's G1: a block a task (long_row_slice); block sum into partials[b]. Bytes as
 // the child grid's.
 template <class V, int BLOCK>
@@ -686,10 +693,10 @@ SuraaDeviceData<V> suraa_setup_device(const Csr<V>& a,
 
   // G1's partial sums: one a block of each G1 row.
   const index_t g1 = d.plan.g1_end;
-  if (g1 > 0) {
+  if (g1 > 0 && g1_own_kernels(o)) {
     cuda::DeviceBuffer<index_t> blocks(static_cast<std::size_t>(g1));
     suraa_g1_blocks_kernel<<<cuda::grid_for(g1, block), block, 0, s>>>(
-        g1, d.row_ptr.data(), o.dynamic && kDynamicParallelism, o.nnz_per_thread, blocks.data());
+        g1, d.row_ptr.data(), g1_dynamic(o), o.nnz_per_thread, blocks.data());
     SPMVKIT_LAUNCH_CHECK();
     d.partial_ptr = cuda::DeviceBuffer<index_t>(static_cast<std::size_t>(g1) + 1);
     cuda::fill_bytes(d.partial_ptr.data(), 0, sizeof(index_t));
@@ -714,17 +721,15 @@ class SuraaCudaOperator final : public Operator<V> {
       : Operator<V>(OperatorInfo{a.rows, a.cols, a.nnz(), 0, Backend::cuda,
                                  o.dynamic ? "suraa" : "suraa_static", ""}),
         d_(std::move(d)),
-        dynamic_(o.dynamic && kDynamicParallelism),
+        dynamic_(g1_dynamic(o)),
         table_mode_(o.launch == SuraaLaunchMode::table),
         tiles_mode_(o.launch == SuraaLaunchMode::tiles),
         nnz_per_thread_(o.nnz_per_thread) {
     const SuraaPlan& plan = d_.plan;
     const index_t g1 = plan.g1_end;
-    // G1's own partial sums: all but suraa_static with tiles (its long rows are tiles too).
-    const bool g1_partials = !tiles_mode_ || dynamic_;
-    if (g1_partials) partial_sums_ = cuda::DeviceBuffer<V>(static_cast<std::size_t>(d_.partials));
-    this->info_.matrix_bytes = suraa_matrix_bytes(a.rows, a.nnz(), sizeof(V), g1_partials ? g1 : 0,
-                                                  g1_partials ? d_.partials : 0);
+    partial_sums_ = cuda::DeviceBuffer<V>(static_cast<std::size_t>(d_.partials));  // 0: G1 tiles
+    this->info_.matrix_bytes =
+        suraa_matrix_bytes(a.rows, a.nnz(), sizeof(V), g1_own_kernels(o) ? g1 : 0, d_.partials);
     this->info_.paper_bytes = suraa_paper_bytes(a.rows, a.cols, a.nnz(), sizeof(V));
     if (table_mode_) build_table();
     if (tiles_mode_ && a.rows > 0) build_tiles();
@@ -945,35 +950,26 @@ class SuraaCudaOperator final : public Operator<V> {
 template <class V>
 class SuraaNearFarOperator final : public Operator<V> {
  public:
-  SuraaNearFarOperator(const Csr<V>& a, std::unique_ptr<Operator<V>> near, NearFarSplit<V> split,
-                       int panels, index_t band)
-      : Operator<V>(near->info()), near_(std::move(near)) {
-    far_row_ = cuda::DeviceBuffer<index_t>(split.far_row);
-    far_col_ = cuda::DeviceBuffer<index_t>(split.far_col);
-    far_val_ = cuda::DeviceBuffer<V>(split.far_val);
+  SuraaNearFarOperator(const Csr<V>& a, std::unique_ptr<Operator<V>> near,
+                       const NearFarSplit<V>& split, int panels, index_t band)
+      : Operator<V>(near->info()), near_(std::move(near)), far_(split) {
     this->info_.nnz = a.nnz();
     this->info_.cols = a.cols;
-    // As csr_balanced's far part: the entries with their rows, and z read and written once
-    // more per (panel, row) pair with far entries.
-    this->info_.matrix_bytes += far_row_.bytes() + far_col_.bytes() + far_val_.bytes() +
-                                static_cast<std::size_t>(split.far_row_segments) * 2 * sizeof(V);
+    this->info_.matrix_bytes += far_.bytes();
     this->info_.paper_bytes = suraa_paper_bytes(a.rows, a.cols, a.nnz(), sizeof(V));
     this->info_.details += ",far_panels=" + std::to_string(panels) +
                            ",near_band=" + std::to_string(band) +
-                           ",far_nnz=" + std::to_string(far_row_.size());
+                           ",far_nnz=" + std::to_string(far_.size());
   }
 
   void apply(const V* x, const V* y, V* z, V alpha, V beta) const override {
     near_->apply(x, y, z, alpha, beta);
-    launch_coo_add(static_cast<index_t>(far_row_.size()), far_row_.data(), far_col_.data(),
-                   far_val_.data(), x, z, alpha, cuda::Context::get().stream());
+    far_.add_to(x, z, alpha, cuda::Context::get().stream());
   }
 
  private:
   std::unique_ptr<Operator<V>> near_;
-  cuda::DeviceBuffer<index_t> far_row_;
-  cuda::DeviceBuffer<index_t> far_col_;
-  cuda::DeviceBuffer<V> far_val_;
+  FarEntries<V> far_;
 };
 
 }  // namespace
@@ -999,8 +995,8 @@ std::unique_ptr<Operator<V>> make_suraa_cuda(const Csr<V>& a, const SuraaOptions
       const NprMoments near_mom = npr_moments(a.rows, near_row_ptr.data());
       auto near = std::make_unique<SuraaCudaOperator<V>>(
           split.near, o, suraa_setup_device(split.near, near_row_ptr, near_mom, o));
-      return std::make_unique<SuraaNearFarOperator<V>>(a, std::move(near), std::move(split),
-                                                       far.panels, far.band);
+      return std::make_unique<SuraaNearFarOperator<V>>(a, std::move(near), split, far.panels,
+                                                       far.band);
     }
   }
   return std::make_unique<SuraaCudaOperator<V>>(a, o, suraa_setup_device(a, row_ptr_in, mom, o));
