@@ -165,6 +165,27 @@ class SideStreams {
   cudaEvent_t forked_ = nullptr;   // recorded on the origin by fork
 };
 
+// L2 set-aside for persisting accesses (compute capability 8.0+). l2_reserve_persisting raises
+// the device's set-aside (cudaLimitPersistingL2CacheSize, a device-wide setting) to
+// min(bytes, persistingL2CacheMaxSize) if it is smaller, and returns the set-aside now in force.
+// An L2PersistWindow marks [ptr, ptr + bytes) persisting on `stream` for its lifetime (the hit
+// ratio is the set-aside over the window, so the set-aside is not thrashed), then clears the
+// stream's window and, with reset, returns the persisting lines to normal.
+std::size_t l2_reserve_persisting(std::size_t bytes);
+
+class L2PersistWindow {
+ public:
+  L2PersistWindow(cudaStream_t stream, const void* ptr, std::size_t bytes, bool reset);
+  ~L2PersistWindow();
+  L2PersistWindow(const L2PersistWindow&) = delete;
+  L2PersistWindow& operator=(const L2PersistWindow&) = delete;
+
+ private:
+  cudaStream_t stream_ = nullptr;
+  bool active_ = false;
+  bool reset_ = false;
+};
+
 // Grid size for a 1D launch of `work` items, `per_block` items a block.
 inline unsigned grid_for(std::size_t work, std::size_t per_block) {
   const std::size_t g = (work + per_block - 1) / per_block;

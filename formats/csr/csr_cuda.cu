@@ -99,6 +99,22 @@ class CsrCudaOperator final : public Operator<V> {
         throw InputError("csr_balanced: long_row_finish must be fixup or last_slice, got " +
                          finish);
       long_row_finish_ = finish == "fixup" ? LongRowFinish::fixup : LongRowFinish::last_slice;
+      const std::string order = p.get_string("tile_order", "rows");
+      if (order != "rows" && order != "columns")
+        throw InputError("csr_balanced: tile_order must be rows or columns, got " + order);
+      columns_ = order == "columns";
+      l2_persist_ = p.get_string("l2_persist", "none");
+      if (l2_persist_ != "none" && l2_persist_ != "x" && l2_persist_ != "x_far" &&
+          l2_persist_ != "z_far" && l2_persist_ != "x_near")
+        throw InputError("csr_balanced: l2_persist must be none, x, x_near, x_far or z_far, got " +
+                         l2_persist_);
+      l2_reset_ = p.get_int("l2_reset", 0) != 0;
+      const long long persist_mb = p.get_int("l2_persist_mb", 1024);
+      if (persist_mb < 1 || persist_mb > 65536)
+        throw InputError("csr_balanced: l2_persist_mb must be in 1..65536, got " +
+                         p.get_string("l2_persist_mb", ""));
+      if (l2_persist_ != "none")
+        l2_persist_bytes_ = cuda::l2_reserve_persisting(static_cast<std::size_t>(persist_mb) << 20);
       // Column panels (cache blocking of x, csr_panels.cpp): an option, off by default: on
       // powerlaw_8000000 (x 64 MB > L2) 2 panels gave 0.99x the time of 1, 3-8 panels
       // 1.06-1.65x, and on stencil27_150 every split was slower
@@ -120,7 +136,7 @@ class CsrCudaOperator final : public Operator<V> {
       const int far_panels = far.panels;
       std::size_t tiles = 0, long_rows = 0;
       if (far_panels > 0) {
-        NearFarSplit<V> split = csr_split_near_far(a, band, far_panels);
+        NearFarSplit<V> split = csr_split_near_far(a, band, far_panels, far.row_blocks);
         add_part(split.near);
         far_ = FarEntries<V>(split);
         // The near part's CSR replaces the matrix's, the far entries come on top.
@@ -145,7 +161,14 @@ class CsrCudaOperator final : public Operator<V> {
           ",items_per_thread=" + std::to_string(policy_.items_per_thread) +
           ",panels=" + std::to_string(parts_.size()) + ",far_panels=" + std::to_string(far_panels) +
           ",near_band=" + std::to_string(band) + ",far_nnz=" + std::to_string(far_.size()) +
-          ",tiles=" + std::to_string(tiles) + ",long_rows=" + std::to_string(long_rows);
+          (far.row_blocks > 1 ? ",far_row_blocks=" + std::to_string(far.row_blocks)
+                              : std::string()) +
+          ",tiles=" + std::to_string(tiles) + ",long_rows=" + std::to_string(long_rows) +
+          (columns_ ? ",tile_order=columns,sorted_tiles=" + std::to_string(sorted_tiles_)
+                    : std::string()) +
+          (l2_persist_ != "none"
+               ? ",l2_persist=" + l2_persist_ + ",l2_setaside=" + std::to_string(l2_persist_bytes_)
+               : std::string());
     }
   }
 
@@ -165,18 +188,31 @@ class CsrCudaOperator final : public Operator<V> {
       case CsrKernel::vector:
         launch_vector(x, y, z, alpha, beta, stream);
         break;
-      case CsrKernel::balanced:
-        // Panel 0 applies beta to y; every later panel adds its products to z (y := z).
-        for (std::size_t i = 0; i < parts_.size(); ++i) {
-          if (i == 0)
-            launch_balanced(parts_[i], x, y, z, alpha, beta, stream);
-          else
-            launch_balanced(parts_[i], x, z, z, alpha, V(1), stream);
+      case CsrKernel::balanced: {
+        const std::size_t xb = static_cast<std::size_t>(this->info_.cols) * sizeof(V);
+        const std::size_t zb = static_cast<std::size_t>(rows) * sizeof(V);
+        {
+          cuda::L2PersistWindow w(
+              stream, l2_persist_ == "x" || l2_persist_ == "x_near" ? x : nullptr, xb, l2_reset_);
+          // Panel 0 applies beta to y; every later panel adds its products to z (y := z).
+          for (std::size_t i = 0; i < parts_.size(); ++i) {
+            if (i == 0)
+              launch_balanced(parts_[i], x, y, z, alpha, beta, stream);
+            else
+              launch_balanced(parts_[i], x, z, z, alpha, V(1), stream);
+          }
         }
         // Far entries: every column panel in one launch (each panel sorted by row, one after
         // the other, so that one panel's slice of x is in L2 at a time).
+        const bool far_x = l2_persist_ == "x" || l2_persist_ == "x_far";
+        cuda::L2PersistWindow w(stream,
+                                far_x                    ? static_cast<const void*>(x)
+                                : l2_persist_ == "z_far" ? static_cast<const void*>(z)
+                                                         : nullptr,
+                                far_x ? xb : zb, l2_reset_);
         far_.add_to(x, z, alpha, stream);
         return;
+      }
     }
     SPMVKIT_LAUNCH_CHECK();
   }
@@ -223,8 +259,16 @@ class CsrCudaOperator final : public Operator<V> {
     balanced_tiling(a.row_ptr.data(), 0, a.rows, policy_, {}, tiling);
     BalancedPart<V> part;
     part.row_ptr = cuda::DeviceBuffer<index_t>(a.row_ptr);
-    part.col_idx = cuda::DeviceBuffer<index_t>(a.col_idx);
-    part.values = cuda::DeviceBuffer<V>(a.values);
+    if (columns_) {
+      std::vector<index_t> col_idx = a.col_idx;
+      std::vector<V> values = a.values;
+      sorted_tiles_ += balanced_sort_tiles_by_column(tiling, policy_.tile_nnz(), col_idx, values);
+      part.col_idx = cuda::DeviceBuffer<index_t>(col_idx);
+      part.values = cuda::DeviceBuffer<V>(values);
+    } else {
+      part.col_idx = cuda::DeviceBuffer<index_t>(a.col_idx);
+      part.values = cuda::DeviceBuffer<V>(a.values);
+    }
     part.tiles = BalancedTiles<V>(tiling, policy_, long_row_finish_);
     parts_.push_back(std::move(part));
   }
@@ -238,6 +282,11 @@ class CsrCudaOperator final : public Operator<V> {
   cuda::DeviceBuffer<V> values_;
   std::vector<BalancedPart<V>> parts_;  // balanced: one per column panel
   FarEntries<V> far_;                   // balanced with far_panels
+  bool columns_ = false;                // tile_order=columns
+  std::size_t sorted_tiles_ = 0;
+  std::string l2_persist_ = "none";  // experiment: L2 persisting window
+  bool l2_reset_ = false;
+  std::size_t l2_persist_bytes_ = 0;
 };
 
 }  // namespace

@@ -12,9 +12,10 @@
 namespace spmvkit {
 
 std::vector<std::string> suraa_param_names() {
-  return {
-      "paper",  "max_child_threads", "segment_size",   "low_variance_cv", "short_kernel", "order",
-      "launch", "streams",           "nnz_per_thread", "far_panels",      "near_band"};
+  return {"paper",           "max_child_threads", "segment_size",
+          "low_variance_cv", "short_kernel",      "order",
+          "launch",          "streams",           "nnz_per_thread",
+          "far_panels",      "near_band",         "tile_order"};
 }
 
 const char* to_string(SuraaOrder o) {
@@ -97,7 +98,11 @@ SuraaOptions suraa_options(const Params& p, bool dynamic) {
   if (npt < 1 || npt > 64)
     throw InputError(name + ": nnz_per_thread must be in 1..64, got " + std::to_string(npt));
   o.nnz_per_thread = static_cast<int>(npt);
-  for (const char* key : {"far_panels", "near_band"})
+  const std::string tile_order = p.get_string("tile_order", "rows");
+  if (tile_order != "rows" && tile_order != "columns")
+    throw InputError(name + ": tile_order must be rows or columns, got " + tile_order);
+  o.column_tiles = tile_order == "columns";
+  for (const char* key : {"far_panels", "near_band", "far_row_blocks"})
     if (const std::string v = p.get_string(key, ""); !v.empty()) o.far.set(key, v);
   const std::string order = p.get_string("order", to_string(o.order));
   if (order == "paper")
