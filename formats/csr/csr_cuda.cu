@@ -164,8 +164,7 @@ class CsrCudaOperator final : public Operator<V> {
           (far.row_blocks > 1 ? ",far_row_blocks=" + std::to_string(far.row_blocks)
                               : std::string()) +
           ",tiles=" + std::to_string(tiles) + ",long_rows=" + std::to_string(long_rows) +
-          (columns_ ? ",tile_order=columns,sorted_tiles=" + std::to_string(sorted_tiles_)
-                    : std::string()) +
+          (columns_ ? column_sort_.details() : std::string()) +
           (l2_persist_ != "none"
                ? ",l2_persist=" + l2_persist_ + ",l2_setaside=" + std::to_string(l2_persist_bytes_)
                : std::string());
@@ -262,7 +261,7 @@ class CsrCudaOperator final : public Operator<V> {
     if (columns_) {
       std::vector<index_t> col_idx = a.col_idx;
       std::vector<V> values = a.values;
-      sorted_tiles_ += balanced_sort_tiles_by_column(tiling, policy_.tile_nnz(), col_idx, values);
+      column_sort_ += balanced_sort_tiles_by_column(tiling, policy_.tile_nnz(), col_idx, values);
       part.col_idx = cuda::DeviceBuffer<index_t>(col_idx);
       part.values = cuda::DeviceBuffer<V>(values);
     } else {
@@ -283,7 +282,7 @@ class CsrCudaOperator final : public Operator<V> {
   std::vector<BalancedPart<V>> parts_;  // balanced: one per column panel
   FarEntries<V> far_;                   // balanced with far_panels
   bool columns_ = false;                // tile_order=columns
-  std::size_t sorted_tiles_ = 0;
+  ColumnSortStats column_sort_;
   std::string l2_persist_ = "none";  // experiment: L2 persisting window
   bool l2_reset_ = false;
   std::size_t l2_persist_bytes_ = 0;

@@ -11,9 +11,28 @@
 
 namespace spmvkit {
 
+namespace {
+
+// Distinct x sectors (32 bytes: `per_sector` values) over the loads of a warp: 32 consecutive
+// entries of `n` columns a time, as the kernel's phase 1 reads them.
+std::int64_t warp_sectors(const index_t* col, index_t n, index_t per_sector) {
+  std::int64_t total = 0;
+  index_t group[32];
+  for (index_t w = 0; w < n; w += 32) {
+    const index_t m = std::min<index_t>(32, n - w);
+    for (index_t j = 0; j < m; ++j) group[j] = col[w + j] / per_sector;
+    std::sort(group, group + m);
+    total += std::unique(group, group + m) - group;
+  }
+  return total;
+}
+
+}  // namespace
+
 template <class V>
-std::size_t balanced_sort_tiles_by_column(BalancedTiling& t, int tile_nnz,
-                                          std::vector<index_t>& col_idx, std::vector<V>& values) {
+ColumnSortStats balanced_sort_tiles_by_column(BalancedTiling& t, int tile_nnz,
+                                              std::vector<index_t>& col_idx,
+                                              std::vector<V>& values) {
   if (tile_nnz < 1 || (tile_nnz & (tile_nnz - 1)) != 0)
     throw InputError("balanced tiles: tile_nnz must be a power of two, got " +
                      std::to_string(tile_nnz));
@@ -21,9 +40,11 @@ std::size_t balanced_sort_tiles_by_column(BalancedTiling& t, int tile_nnz,
   const int col_bits = 32 - slot_bits;
   const std::int64_t span_limit = std::int64_t{1} << col_bits;
   const auto count = static_cast<std::int64_t>(t.tiles.size());
+  const index_t per_sector = std::max<index_t>(1, 32 / static_cast<index_t>(sizeof(V)));
   std::size_t sorted = 0;
+  std::int64_t sectors_rows = 0, sectors_columns = 0;
   index_t oversize = 0;  // a tile larger than tile_nnz (thrown after the parallel region)
-#pragma omp parallel reduction(+ : sorted) reduction(max : oversize)
+#pragma omp parallel reduction(+ : sorted, sectors_rows, sectors_columns) reduction(max : oversize)
   {
     std::vector<int> order;
     std::vector<index_t> cols;
@@ -33,20 +54,27 @@ std::size_t balanced_sort_tiles_by_column(BalancedTiling& t, int tile_nnz,
       BalancedTile& tile = t.tiles[static_cast<std::size_t>(i)];
       tile.col_base = -1;
       const index_t n = tile.nnz_end - tile.nnz_begin;
-      if (tile.threads_per_row == 0 || n == 0) continue;  // long-row slice, or empty rows only
       if (n > tile_nnz) {
         oversize = std::max(oversize, n);
         continue;
       }
       const index_t* c = col_idx.data() + tile.nnz_begin;
+      const std::int64_t row_order = warp_sectors(c, n, per_sector);
+      sectors_rows += row_order;
+      const bool keep = tile.threads_per_row == 0 || n == 0;  // long-row slice, or empty rows
       const auto [lo, hi] = std::minmax_element(c, c + n);
-      if (std::int64_t{*hi} - *lo >= span_limit) continue;
+      if (keep || std::int64_t{*hi} - *lo >= span_limit) {
+        sectors_columns += row_order;
+        continue;
+      }
       order.resize(static_cast<std::size_t>(n));
       std::iota(order.begin(), order.end(), 0);
       std::stable_sort(order.begin(), order.end(), [c](int a, int b) { return c[a] < c[b]; });
       const index_t base = *lo;
       cols.resize(order.size());
       vals.resize(order.size());
+      for (std::size_t j = 0; j < order.size(); ++j) cols[j] = c[order[j]];
+      sectors_columns += warp_sectors(cols.data(), n, per_sector);
       for (std::size_t j = 0; j < order.size(); ++j) {
         const auto slot = static_cast<std::uint32_t>(order[j]);
         const auto offset = static_cast<std::uint32_t>(c[order[j]] - base);
@@ -62,12 +90,12 @@ std::size_t balanced_sort_tiles_by_column(BalancedTiling& t, int tile_nnz,
   if (oversize > 0)
     throw InputError("balanced tiles: a tile holds " + std::to_string(oversize) +
                      " entries, more than tile_nnz = " + std::to_string(tile_nnz));
-  return sorted;
+  return ColumnSortStats{sorted, sectors_rows, sectors_columns};
 }
 
-template std::size_t balanced_sort_tiles_by_column(BalancedTiling&, int, std::vector<index_t>&,
-                                                   std::vector<float>&);
-template std::size_t balanced_sort_tiles_by_column(BalancedTiling&, int, std::vector<index_t>&,
-                                                   std::vector<double>&);
+template ColumnSortStats balanced_sort_tiles_by_column(BalancedTiling&, int, std::vector<index_t>&,
+                                                       std::vector<float>&);
+template ColumnSortStats balanced_sort_tiles_by_column(BalancedTiling&, int, std::vector<index_t>&,
+                                                       std::vector<double>&);
 
 }  // namespace spmvkit

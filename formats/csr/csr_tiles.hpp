@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "spmvkit/csr.hpp"
@@ -103,9 +104,28 @@ inline void balanced_tiling(const index_t* row_ptr, index_t row_begin, index_t r
 // rows and wider tiles stay as they are. The kernel gathers x in column order, so that the
 // lanes of a warp share x sectors (on powerlaw_8000000's near part: 0.47 x sectors an entry
 // for a warp's 32 loads instead of 0.90), and stores each product at its slot, where the row
-// reduction finds it as before. Returns the number of tiles sorted.
+// reduction finds it as before. Returns the number of tiles sorted and the distinct x sectors
+// (32 bytes) that the warps' loads touch, summed over every tile, before and after.
+struct ColumnSortStats {
+  std::size_t sorted_tiles = 0;
+  std::int64_t warp_sectors_rows = 0;     // entries in row order
+  std::int64_t warp_sectors_columns = 0;  // sorted tiles in column order, the others as they are
+  ColumnSortStats& operator+=(const ColumnSortStats& o) {
+    sorted_tiles += o.sorted_tiles;
+    warp_sectors_rows += o.warp_sectors_rows;
+    warp_sectors_columns += o.warp_sectors_columns;
+    return *this;
+  }
+  // For an operator's details: ",tile_order=columns,sorted_tiles=N,warp_x_sectors=R->C".
+  std::string details() const {
+    return ",tile_order=columns,sorted_tiles=" + std::to_string(sorted_tiles) +
+           ",warp_x_sectors=" + std::to_string(warp_sectors_rows) + "->" +
+           std::to_string(warp_sectors_columns);
+  }
+};
 template <class V>
-std::size_t balanced_sort_tiles_by_column(BalancedTiling& t, int tile_nnz,
-                                          std::vector<index_t>& col_idx, std::vector<V>& values);
+ColumnSortStats balanced_sort_tiles_by_column(BalancedTiling& t, int tile_nnz,
+                                              std::vector<index_t>& col_idx,
+                                              std::vector<V>& values);
 
 }  // namespace spmvkit

@@ -776,9 +776,7 @@ class SuraaCudaOperator final : public Operator<V> {
         << (table_mode_ ? ",table_entries=" + std::to_string(table_entries_) : std::string())
         << (tiles_mode_ ? ",tiles=" + std::to_string(tiles_.tiles()) +
                               ",long_rows=" + std::to_string(tiles_.long_rows()) +
-                              (column_tiles_ ? ",tile_order=columns,sorted_tiles=" +
-                                                   std::to_string(sorted_tiles_)
-                                             : std::string())
+                              (column_tiles_ ? column_sort_.details() : std::string())
                         : std::string())
         << ",streams=" << nside << ",gpu_setup_ms=" << d_.gpu_setup_ms;
     this->info_.details = det.str();
@@ -859,7 +857,7 @@ class SuraaCudaOperator final : public Operator<V> {
     if (column_tiles_) {  // rewrites only the tiles' entries (G1's, with dynamic_, stay)
       std::vector<index_t> col_idx = d_.col_idx.download();
       std::vector<V> values = d_.values.download();
-      sorted_tiles_ = balanced_sort_tiles_by_column(t, policy.tile_nnz(), col_idx, values);
+      column_sort_ = balanced_sort_tiles_by_column(t, policy.tile_nnz(), col_idx, values);
       d_.col_idx.upload(col_idx.data(), col_idx.size());
       d_.values.upload(values.data(), values.size());
     }
@@ -947,7 +945,7 @@ class SuraaCudaOperator final : public Operator<V> {
   bool column_tiles_;  // tile_order=columns
   int nnz_per_thread_;
   BalancedTiles<V> tiles_;  // launch=tiles
-  std::size_t sorted_tiles_ = 0;
+  ColumnSortStats column_sort_;
   cuda::DeviceBuffer<SuraaTableEntry> table_;
   index_t table_entries_ = 0;
   index_t table_blocks_ = 0;
