@@ -99,10 +99,7 @@ class CsrCudaOperator final : public Operator<V> {
         throw InputError("csr_balanced: long_row_finish must be fixup or last_slice, got " +
                          finish);
       long_row_finish_ = finish == "fixup" ? LongRowFinish::fixup : LongRowFinish::last_slice;
-      const std::string order = p.get_string("tile_order", "rows");
-      if (order != "rows" && order != "columns")
-        throw InputError("csr_balanced: tile_order must be rows or columns, got " + order);
-      columns_ = order == "columns";
+      tile_order_ = tile_order_option(p, "csr_balanced");
       l2_persist_ = p.get_string("l2_persist", "none");
       if (l2_persist_ != "none" && l2_persist_ != "x" && l2_persist_ != "x_far" &&
           l2_persist_ != "z_far" && l2_persist_ != "x_near")
@@ -164,7 +161,8 @@ class CsrCudaOperator final : public Operator<V> {
           (far.row_blocks > 1 ? ",far_row_blocks=" + std::to_string(far.row_blocks)
                               : std::string()) +
           ",tiles=" + std::to_string(tiles) + ",long_rows=" + std::to_string(long_rows) +
-          (columns_ ? column_sort_.details() : std::string()) +
+          (tile_order_.sort ? ",tile_order=" + tile_order_.name + column_sort_.details()
+                            : std::string()) +
           (l2_persist_ != "none"
                ? ",l2_persist=" + l2_persist_ + ",l2_setaside=" + std::to_string(l2_persist_bytes_)
                : std::string());
@@ -258,10 +256,11 @@ class CsrCudaOperator final : public Operator<V> {
     balanced_tiling(a.row_ptr.data(), 0, a.rows, policy_, {}, tiling);
     BalancedPart<V> part;
     part.row_ptr = cuda::DeviceBuffer<index_t>(a.row_ptr);
-    if (columns_) {
+    if (tile_order_.sort) {
       std::vector<index_t> col_idx = a.col_idx;
       std::vector<V> values = a.values;
-      column_sort_ += balanced_sort_tiles_by_column(tiling, policy_.tile_nnz(), col_idx, values);
+      column_sort_ += balanced_sort_tiles_by_column(tiling, policy_.tile_nnz(), col_idx, values,
+                                                    tile_order_.min_gain);
       part.col_idx = cuda::DeviceBuffer<index_t>(col_idx);
       part.values = cuda::DeviceBuffer<V>(values);
     } else {
@@ -281,7 +280,7 @@ class CsrCudaOperator final : public Operator<V> {
   cuda::DeviceBuffer<V> values_;
   std::vector<BalancedPart<V>> parts_;  // balanced: one per column panel
   FarEntries<V> far_;                   // balanced with far_panels
-  bool columns_ = false;                // tile_order=columns
+  TileOrder tile_order_;
   ColumnSortStats column_sort_;
   std::string l2_persist_ = "none";  // experiment: L2 persisting window
   bool l2_reset_ = false;

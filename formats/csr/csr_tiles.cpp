@@ -29,10 +29,26 @@ std::int64_t warp_sectors(const index_t* col, index_t n, index_t per_sector) {
 
 }  // namespace
 
+TileOrder tile_order_option(const Params& p, const std::string& who) {
+  TileOrder o;
+  o.name = p.get_string("tile_order", "rows");
+  if (o.name == "columns") {
+    o.sort = true;
+  } else if (o.name == "auto") {
+    o.sort = true;
+    o.min_gain = 0.25;
+  } else if (o.name != "rows") {
+    throw InputError(who + ": tile_order must be rows, columns or auto, got " + o.name);
+  }
+  return o;
+}
+
 template <class V>
 ColumnSortStats balanced_sort_tiles_by_column(BalancedTiling& t, int tile_nnz,
-                                              std::vector<index_t>& col_idx,
-                                              std::vector<V>& values) {
+                                              std::vector<index_t>& col_idx, std::vector<V>& values,
+                                              double min_gain) {
+  if (!(min_gain >= 0.0 && min_gain < 1.0))
+    throw InputError("balanced tiles: min_gain must be in [0, 1), got " + std::to_string(min_gain));
   if (tile_nnz < 1 || (tile_nnz & (tile_nnz - 1)) != 0)
     throw InputError("balanced tiles: tile_nnz must be a power of two, got " +
                      std::to_string(tile_nnz));
@@ -74,7 +90,12 @@ ColumnSortStats balanced_sort_tiles_by_column(BalancedTiling& t, int tile_nnz,
       cols.resize(order.size());
       vals.resize(order.size());
       for (std::size_t j = 0; j < order.size(); ++j) cols[j] = c[order[j]];
-      sectors_columns += warp_sectors(cols.data(), n, per_sector);
+      const std::int64_t column_order = warp_sectors(cols.data(), n, per_sector);
+      if (static_cast<double>(column_order) > (1.0 - min_gain) * static_cast<double>(row_order)) {
+        sectors_columns += row_order;  // not worth the scattered product stores
+        continue;
+      }
+      sectors_columns += column_order;
       for (std::size_t j = 0; j < order.size(); ++j) {
         const auto slot = static_cast<std::uint32_t>(order[j]);
         const auto offset = static_cast<std::uint32_t>(c[order[j]] - base);
@@ -94,8 +115,8 @@ ColumnSortStats balanced_sort_tiles_by_column(BalancedTiling& t, int tile_nnz,
 }
 
 template ColumnSortStats balanced_sort_tiles_by_column(BalancedTiling&, int, std::vector<index_t>&,
-                                                       std::vector<float>&);
+                                                       std::vector<float>&, double);
 template ColumnSortStats balanced_sort_tiles_by_column(BalancedTiling&, int, std::vector<index_t>&,
-                                                       std::vector<double>&);
+                                                       std::vector<double>&, double);
 
 }  // namespace spmvkit

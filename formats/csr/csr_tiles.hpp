@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "spmvkit/csr.hpp"
+#include "spmvkit/params.hpp"
 
 namespace spmvkit {
 
@@ -48,6 +49,7 @@ constexpr int balanced_slot_bits(int tile_nnz) {
   return bits;
 }
 
+// The least power of two p = lo * 2^k >= v, capped at hi (thread counts from mean row lengths).
 inline int pow2_at_least(double v, int lo, int hi) {
   int p = lo;
   while (p < hi && p < v) p *= 2;
@@ -116,16 +118,28 @@ struct ColumnSortStats {
     warp_sectors_columns += o.warp_sectors_columns;
     return *this;
   }
-  // For an operator's details: ",tile_order=columns,sorted_tiles=N,warp_x_sectors=R->C".
+  // For an operator's details: ",sorted_tiles=N,warp_x_sectors=R->C".
   std::string details() const {
-    return ",tile_order=columns,sorted_tiles=" + std::to_string(sorted_tiles) +
+    return ",sorted_tiles=" + std::to_string(sorted_tiles) +
            ",warp_x_sectors=" + std::to_string(warp_sectors_rows) + "->" +
            std::to_string(warp_sectors_columns);
   }
 };
+// The tile_order option of the formats that run balanced tiles: rows (default: no sort),
+// columns (every tile that fits) or auto (tiles where column order cuts the warps' x sectors by
+// at least a quarter). InputError names `who`.
+struct TileOrder {
+  bool sort = false;
+  double min_gain = 0.0;
+  std::string name = "rows";
+};
+TileOrder tile_order_option(const Params& p, const std::string& who);
+
+// With min_gain > 0 a tile is sorted only where column order cuts its warps' x sectors by at
+// least that fraction (tile_order=auto: 1/4).
 template <class V>
 ColumnSortStats balanced_sort_tiles_by_column(BalancedTiling& t, int tile_nnz,
-                                              std::vector<index_t>& col_idx,
-                                              std::vector<V>& values);
+                                              std::vector<index_t>& col_idx, std::vector<V>& values,
+                                              double min_gain = 0.0);
 
 }  // namespace spmvkit

@@ -54,6 +54,7 @@
 #include <string>
 #include <vector>
 
+#include "formats/csr/csr_tiles.hpp"
 #include "spmvkit/operator.hpp"
 #include "spmvkit/params.hpp"
 #include "spmvkit/registry.hpp"
@@ -111,9 +112,9 @@ struct SuraaOptions {
   // csr_far_split_choice reads and checks them): SURAA runs on the entries near the diagonal,
   // the far ones follow in COO column panels.
   Params far;
-  // launch=tiles on the GPU: each tile's entries in column order (tile_order=columns,
-  // balanced_sort_tiles_by_column) instead of row order.
-  bool column_tiles = false;
+  // launch=tiles on the GPU: tiles' entries in column order (tile_order=columns or auto,
+  // formats/csr/csr_tiles.hpp) instead of row order.
+  TileOrder tile_order;
   bool class_sort() const { return order != SuraaOrder::paper; }
   // Ties keep the matrix's row order (no first-column key), segments cut at class runs.
   bool row_order_ties() const { return keeps_row_order(order); }

@@ -15,7 +15,8 @@ std::vector<std::string> suraa_param_names() {
   return {"paper",           "max_child_threads", "segment_size",
           "low_variance_cv", "short_kernel",      "order",
           "launch",          "streams",           "nnz_per_thread",
-          "far_panels",      "near_band",         "tile_order"};
+          "far_panels",      "near_band",         "tile_order",
+          "far_row_blocks"};
 }
 
 const char* to_string(SuraaOrder o) {
@@ -98,10 +99,7 @@ SuraaOptions suraa_options(const Params& p, bool dynamic) {
   if (npt < 1 || npt > 64)
     throw InputError(name + ": nnz_per_thread must be in 1..64, got " + std::to_string(npt));
   o.nnz_per_thread = static_cast<int>(npt);
-  const std::string tile_order = p.get_string("tile_order", "rows");
-  if (tile_order != "rows" && tile_order != "columns")
-    throw InputError(name + ": tile_order must be rows or columns, got " + tile_order);
-  o.column_tiles = tile_order == "columns";
+  o.tile_order = tile_order_option(p, name);
   for (const char* key : {"far_panels", "near_band", "far_row_blocks"})
     if (const std::string v = p.get_string(key, ""); !v.empty()) o.far.set(key, v);
   const std::string order = p.get_string("order", to_string(o.order));
@@ -234,13 +232,6 @@ std::vector<SuraaSegment> suraa_group_segments(const std::vector<std::int64_t>& 
   return suraa_group_segments(segment_nnz, bounds, max_child_threads);
 }
 
-namespace {
-int pow2_at_least(double v, int lo, int hi) {
-  int p = lo;
-  while (p < hi && p < v) p *= 2;
-  return p;
-}
-}  // namespace
 
 int suraa_vector_threads(double mean_npr, int nnz_per_thread) {
   return pow2_at_least(mean_npr / nnz_per_thread, 32, 1024);

@@ -228,7 +228,12 @@ TEST(CsrTiles, ColumnSortPacksSlotsAndKeepsEveryEntry) {
   add_row({1, 4999999, 5999999});
   add_row({});
   add_row({9, 4, 9, 2});
-  for (const auto& [block, items] : {std::pair{128, 8}, std::pair{128, 16}, std::pair{256, 16}}) {
+  std::size_t sorted_always = 0;
+  for (const auto& [block, items, min_gain] :
+       {std::tuple{128, 8, 0.0}, std::tuple{128, 16, 0.0}, std::tuple{256, 16, 0.0},
+        std::tuple{256, 16, 0.25}}) {
+    SCOPED_TRACE(std::to_string(block) + " x " + std::to_string(items) + ", min_gain " +
+                 std::to_string(min_gain));
     BalancedPolicy policy;
     policy.block_threads = block;
     policy.items_per_thread = items;
@@ -238,8 +243,11 @@ TEST(CsrTiles, ColumnSortPacksSlotsAndKeepsEveryEntry) {
     balanced_tiling(a.row_ptr.data(), 0, a.rows, policy, {}, t);
     std::vector<index_t> col_idx = a.col_idx;
     std::vector<double> values = a.values;
-    const ColumnSortStats stats = balanced_sort_tiles_by_column(t, tile_nnz, col_idx, values);
+    const ColumnSortStats stats =
+        balanced_sort_tiles_by_column(t, tile_nnz, col_idx, values, min_gain);
     const std::size_t sorted = stats.sorted_tiles;
+    if (min_gain == 0.0) sorted_always = sorted;
+    EXPECT_LE(sorted, sorted_always);  // a gain threshold only leaves tiles out
     // Column order never touches more sectors; on this matrix far fewer.
     EXPECT_GT(stats.warp_sectors_rows, 0);
     EXPECT_LT(stats.warp_sectors_columns, stats.warp_sectors_rows * 9 / 10);
@@ -253,7 +261,7 @@ TEST(CsrTiles, ColumnSortPacksSlotsAndKeepsEveryEntry) {
           ASSERT_EQ(col_idx[k], a.col_idx[k]);
           ASSERT_EQ(values[k], a.values[k]);
         }
-        if (tile.threads_per_row != 0 && n > 0) {
+        if (tile.threads_per_row != 0 && n > 0 && min_gain == 0.0) {
           const auto [lo, hi] =
               std::minmax_element(a.col_idx.begin() + b, a.col_idx.begin() + b + n);
           EXPECT_GE(std::int64_t{*hi} - *lo, std::int64_t{1} << col_bits);
@@ -280,13 +288,19 @@ TEST(CsrTiles, ColumnSortPacksSlotsAndKeepsEveryEntry) {
     }
     EXPECT_EQ(sorted, seen_sorted);
     EXPECT_GT(sorted, 10u);
-    EXPECT_GE(wide, 1u) << "the 5M-wide rows must stay in row order";
+    if (min_gain == 0.0) {
+      EXPECT_GE(wide, 1u) << "the 5M-wide rows must stay in row order";
+    }
     EXPECT_GE(slices, 1u) << "the power-law matrix must have long rows";
   }
   BalancedTiling t;
   std::vector<index_t> c;
   std::vector<double> v;
   EXPECT_THROW(balanced_sort_tiles_by_column(t, 1000, c, v), InputError);
+  EXPECT_THROW(balanced_sort_tiles_by_column(t, 1024, c, v, 1.0), InputError);
+  EXPECT_THROW(tile_order_option(Params::parse("tile_order=diagonal"), "x"), InputError);
+  EXPECT_EQ(tile_order_option(Params::parse("tile_order=auto"), "x").min_gain, 0.25);
+  EXPECT_FALSE(tile_order_option(Params::parse(""), "x").sort);
 }
 
 // Column-sorted tiles on the GPU: the same results as the reference, with and without far
@@ -297,7 +311,8 @@ TEST(CsrBalanced, ColumnSortedTilesMatchReference) {
   for (const char* params : {"tile_order=columns", "tile_order=columns,far_panels=3,near_band=600",
                              "tile_order=columns,items_per_thread=16",
                              "tile_order=columns,block_threads=256,items_per_thread=16",
-                             "tile_order=columns,items_per_thread=4,long_row_finish=last_slice"})
+                             "tile_order=columns,items_per_thread=4,long_row_finish=last_slice",
+                             "tile_order=auto,far_panels=2,near_band=0"})
     expect_balanced_matches(near_diag, params);
   const auto op = build_operator<double>("csr_balanced", near_diag,
                                          Params::parse("tile_order=columns"), Backend::cuda);

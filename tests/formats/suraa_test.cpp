@@ -603,6 +603,8 @@ TEST(SuraaSettings, MatchReferenceOnEveryBackend) {
       "low_variance_cv=0,launch=tiles,tile_order=columns",
       "low_variance_cv=0,launch=tiles,tile_order=columns,order=paper,segment_size=1",
       "low_variance_cv=0,far_panels=3,near_band=100,tile_order=columns",
+      "low_variance_cv=0,launch=tiles,tile_order=auto",
+      "low_variance_cv=0,far_panels=3,near_band=100,far_row_blocks=3",
   };
   for (Backend b : {Backend::cpu, Backend::cuda}) {
     if (b == Backend::cuda && !cuda_available()) continue;
