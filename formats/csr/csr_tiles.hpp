@@ -99,15 +99,8 @@ inline void balanced_tiling(const index_t* row_ptr, index_t row_begin, index_t r
   }
 }
 
-// Sorts the entries of every tile of whole rows by column (stable: equal columns keep their
-// order), in place in col_idx / values (the arrays the tiling's nnz ranges refer to), where the
-// tile's columns span fewer than 2^(32 - balanced_slot_bits(tile_nnz)) values; such a tile gets
-// col_base = its least column and packed col_idx words (BalancedTile::col_base). Slices of long
-// rows and wider tiles stay as they are. The kernel gathers x in column order, so that the
-// lanes of a warp share x sectors (on powerlaw_8000000's near part: 0.47 x sectors an entry
-// for a warp's 32 loads instead of 0.90), and stores each product at its slot, where the row
-// reduction finds it as before. Returns the number of tiles sorted and the distinct x sectors
-// (32 bytes) that the warps' loads touch, summed over every tile, before and after.
+// What balanced_sort_tiles_by_column did: tiles sorted, and the distinct x sectors (32 bytes)
+// that the warps' loads touch, summed over every tile, before and after.
 struct ColumnSortStats {
   std::size_t sorted_tiles = 0;
   std::int64_t warp_sectors_rows = 0;     // entries in row order
@@ -125,6 +118,7 @@ struct ColumnSortStats {
            std::to_string(warp_sectors_columns);
   }
 };
+
 // The tile_order option of the formats that run balanced tiles: rows (default: no sort),
 // columns (every tile that fits) or auto (tiles where column order cuts the warps' x sectors by
 // at least a quarter). InputError names `who`.
@@ -135,8 +129,15 @@ struct TileOrder {
 };
 TileOrder tile_order_option(const Params& p, const std::string& who);
 
-// With min_gain > 0 a tile is sorted only where column order cuts its warps' x sectors by at
-// least that fraction (tile_order=auto: 1/4).
+// Sorts the entries of every tile of whole rows by column (stable: equal columns keep their
+// order), in place in col_idx / values (the arrays the tiling's nnz ranges refer to), where the
+// tile's columns span fewer than 2^(32 - balanced_slot_bits(tile_nnz)) values; such a tile gets
+// col_base = its least column and packed col_idx words (BalancedTile::col_base). Slices of long
+// rows and wider tiles stay as they are. The kernel gathers x in column order, so that the
+// lanes of a warp share x sectors (on powerlaw_8000000's near part: 0.47 x sectors an entry
+// for a warp's 32 loads instead of 0.90), and stores each product at its slot, where the row
+// reduction finds it as before. With min_gain > 0 a tile is sorted only where column order cuts
+// its warps' x sectors by at least that fraction (tile_order=auto: 1/4).
 template <class V>
 ColumnSortStats balanced_sort_tiles_by_column(BalancedTiling& t, int tile_nnz,
                                               std::vector<index_t>& col_idx, std::vector<V>& values,

@@ -108,9 +108,10 @@ struct SuraaOptions {
   int streams = 4;         // side streams for G2/G3 launches; 0: all on the context stream
   int nnz_per_thread = 8;  // G1 child / G2 vector threads per row ~ npr / this (paper: 2)
   SuraaOrder order = SuraaOrder::paper;
-  // launch=tiles on the GPU: csr_balanced's near/far split (far_panels, near_band as given;
-  // csr_far_split_choice reads and checks them): SURAA runs on the entries near the diagonal,
-  // the far ones follow in COO column panels.
+  // launch=tiles on the GPU: csr_balanced's near/far split (far_panels, near_band,
+  // far_row_blocks as given; csr_far_split_choice reads and checks them): SURAA runs on the
+  // entries near the diagonal, the far ones follow in COO column panels. With tile_order, also
+  // the parameters of the low-variance fallback (csr_balanced).
   Params far;
   // launch=tiles on the GPU: tiles' entries in column order (tile_order=columns or auto,
   // formats/csr/csr_tiles.hpp) instead of row order.

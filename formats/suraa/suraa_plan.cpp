@@ -100,7 +100,8 @@ SuraaOptions suraa_options(const Params& p, bool dynamic) {
     throw InputError(name + ": nnz_per_thread must be in 1..64, got " + std::to_string(npt));
   o.nnz_per_thread = static_cast<int>(npt);
   o.tile_order = tile_order_option(p, name);
-  for (const char* key : {"far_panels", "near_band", "far_row_blocks"})
+  // Also what the low-variance fallback (csr_balanced) is built with.
+  for (const char* key : {"far_panels", "near_band", "far_row_blocks", "tile_order"})
     if (const std::string v = p.get_string(key, ""); !v.empty()) o.far.set(key, v);
   const std::string order = p.get_string("order", to_string(o.order));
   if (order == "paper")
@@ -231,7 +232,6 @@ std::vector<SuraaSegment> suraa_group_segments(const std::vector<std::int64_t>& 
   while (bounds.size() < segment_nnz.size() + 1) bounds.push_back(rows);
   return suraa_group_segments(segment_nnz, bounds, max_child_threads);
 }
-
 
 int suraa_vector_threads(double mean_npr, int nnz_per_thread) {
   return pow2_at_least(mean_npr / nnz_per_thread, 32, 1024);

@@ -637,6 +637,14 @@ TEST(SuraaCuda, FarPanelsAfterTiles) {
     testing::expect_spmv_matches<double>("suraa_static", a, Params::parse(params), Backend::cuda);
     testing::expect_spmv_matches<float>("suraa_static", a, Params::parse(params), Backend::cuda);
   }
+  // The low-variance fallback (csr_balanced) takes tile_order too.
+  const Csr<double>& uniform = testing::zoo_matrix("dense_96");
+  const Params columns = Params::parse("tile_order=columns");
+  const auto fallback = build_operator<double>("suraa_static", uniform, columns, Backend::cuda);
+  EXPECT_EQ(fallback->info().details.rfind("path=csr_balanced,", 0), 0u);
+  EXPECT_NE(fallback->info().details.find("tile_order=columns"), std::string::npos)
+      << fallback->info().details;
+  testing::expect_spmv_matches<double>("suraa_static", uniform, columns, Backend::cuda);
   for (const char* bad :
        {"far_panels=65", "far_panels=-1", "near_band=-3", "far_panels=many", "tile_order=diag"})
     EXPECT_THROW(build_operator<double>("suraa_static", a, Params::parse(bad), Backend::cuda),
