@@ -107,6 +107,8 @@ NearFarSplit<V> csr_split_near_far(const Csr<V>& a, index_t band, int panels, in
   s.near.row_ptr.assign(static_cast<std::size_t>(a.rows) + 1, 0);
 #pragma omp parallel for schedule(static, 1)
   for (int t = 0; t < chunks; ++t) {
+    // Counted in a local array: neighbouring chunks' counters share cache lines.
+    std::vector<std::int64_t> counts(lists, 0);
     for (index_t r = chunk_begin(t); r < chunk_begin(t + 1); ++r) {
       const auto [lo, hi] = near_range(a, band, r);
       index_t near = 0;
@@ -115,10 +117,12 @@ NearFarSplit<V> csr_split_near_far(const Csr<V>& a, index_t band, int panels, in
         if (c >= lo && c <= hi)
           ++near;
         else
-          ++far_count[list_of(r, c) * chunks + t + 1];  // list-major
+          ++counts[list_of(r, c)];
       }
       s.near.row_ptr[r + 1] = near;
     }
+    for (std::size_t l = 0; l < lists; ++l)
+      far_count[l * chunks + t + 1] = counts[l];  // list-major
   }
   for (index_t r = 0; r < a.rows; ++r) s.near.row_ptr[r + 1] += s.near.row_ptr[r];
   for (std::size_t i = 1; i < far_count.size(); ++i) far_count[i] += far_count[i - 1];

@@ -4,7 +4,6 @@
 #include <omp.h>
 
 #include <algorithm>
-#include <numeric>
 #include <string>
 
 #include "spmvkit/error.hpp"
@@ -62,7 +61,7 @@ ColumnSortStats balanced_sort_tiles_by_column(BalancedTiling& t, int tile_nnz,
   index_t oversize = 0;  // a tile larger than tile_nnz (thrown after the parallel region)
 #pragma omp parallel reduction(+ : sorted, sectors_rows, sectors_columns) reduction(max : oversize)
   {
-    std::vector<int> order;
+    std::vector<std::uint64_t> keys;
     std::vector<index_t> cols;
     std::vector<V> vals;
 #pragma omp for schedule(dynamic, 256)
@@ -83,24 +82,28 @@ ColumnSortStats balanced_sort_tiles_by_column(BalancedTiling& t, int tile_nnz,
         sectors_columns += row_order;
         continue;
       }
-      order.resize(static_cast<std::size_t>(n));
-      std::iota(order.begin(), order.end(), 0);
-      std::stable_sort(order.begin(), order.end(), [c](int a, int b) { return c[a] < c[b]; });
+      // (column offset, slot) keys: sorting them is a stable sort by column.
       const index_t base = *lo;
-      cols.resize(order.size());
-      vals.resize(order.size());
-      for (std::size_t j = 0; j < order.size(); ++j) cols[j] = c[order[j]];
+      keys.resize(static_cast<std::size_t>(n));
+      for (index_t j = 0; j < n; ++j)
+        keys[static_cast<std::size_t>(j)] =
+            (static_cast<std::uint64_t>(c[j] - base) << 32) | static_cast<std::uint32_t>(j);
+      std::sort(keys.begin(), keys.end());
+      cols.resize(keys.size());
+      vals.resize(keys.size());
+      for (std::size_t j = 0; j < keys.size(); ++j)
+        cols[j] = base + static_cast<index_t>(keys[j] >> 32);
       const std::int64_t column_order = warp_sectors(cols.data(), n, per_sector);
       if (static_cast<double>(column_order) > (1.0 - min_gain) * static_cast<double>(row_order)) {
         sectors_columns += row_order;  // not worth the scattered product stores
         continue;
       }
       sectors_columns += column_order;
-      for (std::size_t j = 0; j < order.size(); ++j) {
-        const auto slot = static_cast<std::uint32_t>(order[j]);
-        const auto offset = static_cast<std::uint32_t>(c[order[j]] - base);
+      for (std::size_t j = 0; j < keys.size(); ++j) {
+        const auto slot = static_cast<std::uint32_t>(keys[j]);
+        const auto offset = static_cast<std::uint32_t>(keys[j] >> 32);
         cols[j] = static_cast<index_t>((slot << col_bits) | offset);
-        vals[j] = values[static_cast<std::size_t>(tile.nnz_begin + order[j])];
+        vals[j] = values[static_cast<std::size_t>(tile.nnz_begin) + slot];
       }
       std::copy(cols.begin(), cols.end(), col_idx.begin() + tile.nnz_begin);
       std::copy(vals.begin(), vals.end(), values.begin() + tile.nnz_begin);
