@@ -164,19 +164,16 @@ std::size_t l2_reserve_persisting(std::size_t bytes) {
 }
 
 L2PersistWindow::L2PersistWindow(cudaStream_t stream, const void* ptr, std::size_t bytes,
-                                 bool reset)
+                                 std::size_t setaside, bool reset)
     : stream_(stream), reset_(reset) {
-  if (ptr == nullptr || bytes == 0) return;
-  std::size_t limit = 0;
-  SPMVKIT_CUDA_CHECK(cudaDeviceGetLimit(&limit, cudaLimitPersistingL2CacheSize));
-  if (limit == 0) return;
+  if (ptr == nullptr || bytes == 0 || setaside == 0) return;
   const auto max_window =
       static_cast<std::size_t>(std::max(Context::get().props().accessPolicyMaxWindowSize, 0));
   cudaStreamAttrValue v{};
   v.accessPolicyWindow.base_ptr = const_cast<void*>(ptr);
   v.accessPolicyWindow.num_bytes = std::min(bytes, max_window);
   v.accessPolicyWindow.hitRatio = static_cast<float>(std::min(
-      1.0, static_cast<double>(limit) / static_cast<double>(v.accessPolicyWindow.num_bytes)));
+      1.0, static_cast<double>(setaside) / static_cast<double>(v.accessPolicyWindow.num_bytes)));
   v.accessPolicyWindow.hitProp = cudaAccessPropertyPersisting;
   v.accessPolicyWindow.missProp = cudaAccessPropertyStreaming;
   SPMVKIT_CUDA_CHECK(cudaStreamSetAttribute(stream, cudaStreamAttributeAccessPolicyWindow, &v));

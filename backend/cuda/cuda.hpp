@@ -169,13 +169,15 @@ class SideStreams {
 // the device's set-aside (cudaLimitPersistingL2CacheSize, a device-wide setting) to
 // min(bytes, persistingL2CacheMaxSize) if it is smaller, and returns the set-aside now in force.
 // An L2PersistWindow marks [ptr, ptr + bytes) persisting on `stream` for its lifetime (the hit
-// ratio is the set-aside over the window, so the set-aside is not thrashed), then clears the
-// stream's window and, with reset, returns the persisting lines to normal.
+// ratio is `setaside` (what l2_reserve_persisting returned) over the window, so the set-aside is
+// not thrashed), then clears the stream's window and, with reset, returns the persisting lines
+// to normal. A null ptr, no bytes or no set-aside: nothing.
 std::size_t l2_reserve_persisting(std::size_t bytes);
 
 class L2PersistWindow {
  public:
-  L2PersistWindow(cudaStream_t stream, const void* ptr, std::size_t bytes, bool reset);
+  L2PersistWindow(cudaStream_t stream, const void* ptr, std::size_t bytes, std::size_t setaside,
+                  bool reset);
   ~L2PersistWindow();
   L2PersistWindow(const L2PersistWindow&) = delete;
   L2PersistWindow& operator=(const L2PersistWindow&) = delete;

@@ -53,6 +53,37 @@ __global__ void csr_vector_kernel(index_t rows, const index_t* __restrict__ row_
   if (active && lane == 0) z[row] = cuda::finish(sum, y, static_cast<index_t>(row), alpha, beta);
 }
 
+// l2_persist (an experiment): which pass gets an L2 persisting window on x or z, with the
+// set-aside reserved for it at setup (cuda::l2_reserve_persisting).
+struct L2Persist {
+  std::string name = "none";
+  bool near_x = false;  // x during the CSR pass(es)
+  bool far_x = false;   // x during the far part
+  bool far_z = false;   // z during the far part
+  bool reset = false;   // persisting lines back to normal after each window
+  std::size_t setaside = 0;
+};
+
+L2Persist l2_persist_option(const Params& p) {
+  L2Persist o;
+  o.name = p.get_string("l2_persist", "none");
+  if (o.name != "none" && o.name != "x" && o.name != "x_near" && o.name != "x_far" &&
+      o.name != "z_far")
+    throw InputError("csr_balanced: l2_persist must be none, x, x_near, x_far or z_far, got " +
+                     o.name);
+  o.near_x = o.name == "x" || o.name == "x_near";
+  o.far_x = o.name == "x" || o.name == "x_far";
+  o.far_z = o.name == "z_far";
+  o.reset = p.get_int("l2_reset", 0) != 0;
+  const long long mb = p.get_int("l2_persist_mb", 1024);
+  if (mb < 1 || mb > 65536)
+    throw InputError("csr_balanced: l2_persist_mb must be in 1..65536, got " +
+                     p.get_string("l2_persist_mb", ""));
+  if (o.name != "none")
+    o.setaside = cuda::l2_reserve_persisting(static_cast<std::size_t>(mb) << 20);
+  return o;
+}
+
 // One column panel of the balanced kernel (the whole matrix when there is one panel): its
 // CSR arrays and tiles.
 template <class V>
@@ -100,18 +131,7 @@ class CsrCudaOperator final : public Operator<V> {
                          finish);
       long_row_finish_ = finish == "fixup" ? LongRowFinish::fixup : LongRowFinish::last_slice;
       tile_order_ = tile_order_option(p, "csr_balanced");
-      l2_persist_ = p.get_string("l2_persist", "none");
-      if (l2_persist_ != "none" && l2_persist_ != "x" && l2_persist_ != "x_far" &&
-          l2_persist_ != "z_far" && l2_persist_ != "x_near")
-        throw InputError("csr_balanced: l2_persist must be none, x, x_near, x_far or z_far, got " +
-                         l2_persist_);
-      l2_reset_ = p.get_int("l2_reset", 0) != 0;
-      const long long persist_mb = p.get_int("l2_persist_mb", 1024);
-      if (persist_mb < 1 || persist_mb > 65536)
-        throw InputError("csr_balanced: l2_persist_mb must be in 1..65536, got " +
-                         p.get_string("l2_persist_mb", ""));
-      if (l2_persist_ != "none")
-        l2_persist_bytes_ = cuda::l2_reserve_persisting(static_cast<std::size_t>(persist_mb) << 20);
+      l2_ = l2_persist_option(p);
       // Column panels (cache blocking of x, csr_panels.cpp): an option, off by default: on
       // powerlaw_8000000 (x 64 MB > L2) 2 panels gave 0.99x the time of 1, 3-8 panels
       // 1.06-1.65x, and on stencil27_150 every split was slower
@@ -163,8 +183,8 @@ class CsrCudaOperator final : public Operator<V> {
           ",tiles=" + std::to_string(tiles) + ",long_rows=" + std::to_string(long_rows) +
           (tile_order_.sort ? ",tile_order=" + tile_order_.name + column_sort_.details()
                             : std::string()) +
-          (l2_persist_ != "none"
-               ? ",l2_persist=" + l2_persist_ + ",l2_setaside=" + std::to_string(l2_persist_bytes_)
+          (l2_.name != "none"
+               ? ",l2_persist=" + l2_.name + ",l2_setaside=" + std::to_string(l2_.setaside)
                : std::string());
     }
   }
@@ -189,8 +209,7 @@ class CsrCudaOperator final : public Operator<V> {
         const std::size_t xb = static_cast<std::size_t>(this->info_.cols) * sizeof(V);
         const std::size_t zb = static_cast<std::size_t>(rows) * sizeof(V);
         {
-          cuda::L2PersistWindow w(
-              stream, l2_persist_ == "x" || l2_persist_ == "x_near" ? x : nullptr, xb, l2_reset_);
+          cuda::L2PersistWindow w(stream, l2_.near_x ? x : nullptr, xb, l2_.setaside, l2_.reset);
           // Panel 0 applies beta to y; every later panel adds its products to z (y := z).
           for (std::size_t i = 0; i < parts_.size(); ++i) {
             if (i == 0)
@@ -201,12 +220,11 @@ class CsrCudaOperator final : public Operator<V> {
         }
         // Far entries: every column panel in one launch (each panel sorted by row, one after
         // the other, so that one panel's slice of x is in L2 at a time).
-        const bool far_x = l2_persist_ == "x" || l2_persist_ == "x_far";
         cuda::L2PersistWindow w(stream,
-                                far_x                    ? static_cast<const void*>(x)
-                                : l2_persist_ == "z_far" ? static_cast<const void*>(z)
-                                                         : nullptr,
-                                far_x ? xb : zb, l2_reset_);
+                                l2_.far_x   ? static_cast<const void*>(x)
+                                : l2_.far_z ? static_cast<const void*>(z)
+                                            : nullptr,
+                                l2_.far_x ? xb : zb, l2_.setaside, l2_.reset);
         far_.add_to(x, z, alpha, stream);
         return;
       }
@@ -282,9 +300,7 @@ class CsrCudaOperator final : public Operator<V> {
   FarEntries<V> far_;                   // balanced with far_panels
   TileOrder tile_order_;
   ColumnSortStats column_sort_;
-  std::string l2_persist_ = "none";  // experiment: L2 persisting window
-  bool l2_reset_ = false;
-  std::size_t l2_persist_bytes_ = 0;
+  L2Persist l2_;  // experiment: L2 persisting windows
 };
 
 }  // namespace
