@@ -131,11 +131,10 @@ TEST(Ell, SixteenBitColumnDeltas) {
 
 TEST(Ell, ParameterValidation) {
   const Csr<double> a = matrix_with_lengths(40, 40, [](index_t r) { return 1 + r % 3; });
-  for (const char* bad :
-       {"max_fill=0.5", "max_fill=abc", "max_fill=inf", "rows_per_thread=3", "rows_per_thread=4",
-        "skip=bogus", "width=3", "index_bits=8", "index_bits=auto16"})
-    EXPECT_THROW(build_operator<double>("ell", a, Params::parse(bad), Backend::cpu), InputError)
-        << bad;
+  for (const char* bad : {"max_fill=0.5", "max_fill=abc", "max_fill=inf", "rows_per_thread=3",
+                          "rows_per_thread=4", "skip=bogus", "index_bits=8", "index_bits=auto16"})
+    testing::expect_bad_value("ell", a, bad, Backend::cpu);
+  EXPECT_THROW(build_operator<double>("ell", a, Params::parse("width=3")), InputError);  // unknown
   // Float's vector width is 4 rows.
   EXPECT_NO_THROW(build_operator<float>("ell", a.cast<float>(), Params::parse("rows_per_thread=4"),
                                         Backend::cpu));

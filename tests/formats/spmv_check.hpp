@@ -89,4 +89,18 @@ inline void expect_spmv_matches_everywhere(const std::string& format, const Csr<
   }
 }
 
+// Building `format` with the bad value in `params` must fail as an InputError about the value:
+// a registry "unknown parameter" error would mean the option was never read, and would make a
+// bad-value test pass for the wrong reason.
+inline void expect_bad_value(const std::string& format, const Csr<double>& a, const char* params,
+                             Backend backend) {
+  try {
+    build_operator<double>(format, a, Params::parse(params), backend);
+    ADD_FAILURE() << format << " [" << params << "] built without an error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()).find("unknown parameter"), std::string::npos)
+        << format << " [" << params << "]: " << e.what();
+  }
+}
+
 }  // namespace spmvkit::testing
