@@ -150,17 +150,22 @@ void fill_bytes(void* dst, int byte, std::size_t bytes) {
   SPMVKIT_CUDA_CHECK(cudaMemsetAsync(dst, byte, bytes, Context::get().stream()));
 }
 
-std::size_t l2_reserve_persisting(std::size_t bytes) {
+L2SetAside::L2SetAside(std::size_t bytes) {
   const cudaDeviceProp& props = Context::get().props();
-  std::size_t limit = 0;
-  SPMVKIT_CUDA_CHECK(cudaDeviceGetLimit(&limit, cudaLimitPersistingL2CacheSize));
+  SPMVKIT_CUDA_CHECK(cudaDeviceGetLimit(&previous_, cudaLimitPersistingL2CacheSize));
+  bytes_ = previous_;
   const std::size_t want =
       std::min(bytes, static_cast<std::size_t>(std::max(props.persistingL2CacheMaxSize, 0)));
-  if (want > limit) {
+  if (want > previous_) {
     SPMVKIT_CUDA_CHECK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, want));
-    SPMVKIT_CUDA_CHECK(cudaDeviceGetLimit(&limit, cudaLimitPersistingL2CacheSize));
+    SPMVKIT_CUDA_CHECK(cudaDeviceGetLimit(&bytes_, cudaLimitPersistingL2CacheSize));
   }
-  return limit;
+}
+
+L2SetAside::~L2SetAside() {
+  // Errors cannot be thrown from here; the next checked call reports a sticky one.
+  cudaCtxResetPersistingL2Cache();
+  if (bytes_ != previous_) cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, previous_);
 }
 
 L2PersistWindow::L2PersistWindow(cudaStream_t stream, const void* ptr, std::size_t bytes,

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -54,14 +55,15 @@ __global__ void csr_vector_kernel(index_t rows, const index_t* __restrict__ row_
 }
 
 // l2_persist (an experiment): which pass gets an L2 persisting window on x or z, with the
-// set-aside reserved for it at setup (cuda::l2_reserve_persisting).
+// set-aside reserved for it at setup and given back when the operator goes (cuda::L2SetAside).
 struct L2Persist {
   std::string name = "none";
   bool near_x = false;  // x during the CSR pass(es)
   bool far_x = false;   // x during the far part
   bool far_z = false;   // z during the far part
   bool reset = false;   // persisting lines back to normal after each window
-  std::size_t setaside = 0;
+  std::unique_ptr<cuda::L2SetAside> setaside;
+  std::size_t bytes() const { return setaside ? setaside->bytes() : 0; }
 };
 
 L2Persist l2_persist_option(const Params& p) {
@@ -80,7 +82,7 @@ L2Persist l2_persist_option(const Params& p) {
     throw InputError("csr_balanced: l2_persist_mb must be in 1..65536, got " +
                      p.get_string("l2_persist_mb", ""));
   if (o.name != "none")
-    o.setaside = cuda::l2_reserve_persisting(static_cast<std::size_t>(mb) << 20);
+    o.setaside = std::make_unique<cuda::L2SetAside>(static_cast<std::size_t>(mb) << 20);
   return o;
 }
 
@@ -184,7 +186,7 @@ class CsrCudaOperator final : public Operator<V> {
           (tile_order_.sort ? ",tile_order=" + tile_order_.name + column_sort_.details()
                             : std::string()) +
           (l2_.name != "none"
-               ? ",l2_persist=" + l2_.name + ",l2_setaside=" + std::to_string(l2_.setaside)
+               ? ",l2_persist=" + l2_.name + ",l2_setaside=" + std::to_string(l2_.bytes())
                : std::string());
     }
   }
@@ -209,7 +211,7 @@ class CsrCudaOperator final : public Operator<V> {
         const std::size_t xb = static_cast<std::size_t>(this->info_.cols) * sizeof(V);
         const std::size_t zb = static_cast<std::size_t>(rows) * sizeof(V);
         {
-          cuda::L2PersistWindow w(stream, l2_.near_x ? x : nullptr, xb, l2_.setaside, l2_.reset);
+          cuda::L2PersistWindow w(stream, l2_.near_x ? x : nullptr, xb, l2_.bytes(), l2_.reset);
           // Panel 0 applies beta to y; every later panel adds its products to z (y := z).
           for (std::size_t i = 0; i < parts_.size(); ++i) {
             if (i == 0)
@@ -224,7 +226,7 @@ class CsrCudaOperator final : public Operator<V> {
                                 l2_.far_x   ? static_cast<const void*>(x)
                                 : l2_.far_z ? static_cast<const void*>(z)
                                             : nullptr,
-                                l2_.far_x ? xb : zb, l2_.setaside, l2_.reset);
+                                l2_.far_x ? xb : zb, l2_.bytes(), l2_.reset);
         far_.add_to(x, z, alpha, stream);
         return;
       }
