@@ -355,9 +355,8 @@ TEST(CsrBalanced, L2PersistWindowKeepsResults) {
   };
   const std::size_t before = limit();
   {
-    const auto op = build_operator<double>("csr_balanced", near_diag,
-                                           Params::parse("l2_persist=x,l2_persist_mb=8"),
-                                           Backend::cuda);
+    const auto op = build_operator<double>(
+        "csr_balanced", near_diag, Params::parse("l2_persist=x,l2_persist_mb=8"), Backend::cuda);
     EXPECT_GT(limit(), before) << op->info().details;
   }
   EXPECT_EQ(limit(), before);
