@@ -3,8 +3,8 @@
 # build the CLI and the format tests, run the GPU tests that FILTER selects, benchmark
 # format variants next to cuSPARSE, and optionally profile one kernel with Nsight Compute.
 #   FILTER='CsrBalanced.*' MATRICES='powerlaw_8000000 stencil27_150' \
-#   FORMATS=csr_balanced,cusparse_csr_alg1 PARAMS='csr_balanced:tile_order=rows|tile_order=columns' \
-#   NCU_KERNEL=csr_balanced_kernel NCU_PARAMS='csr_balanced:tile_order=columns' \
+#   FORMATS=csr_balanced,cusparse_csr_alg1 PARAMS='csr_balanced:far_panels=0|far_panels=3' \
+#   NCU_KERNEL=csr_balanced_kernel NCU_PARAMS='csr_balanced:far_panels=0;csr_balanced:far_panels=3' \
 #   SPMVKIT_COMMIT=<hash> scripts/gpu-experiment.sh
 # Writes under $OUT: tests.txt, bench.txt, bench.json and, with NCU_KERNEL, ncu.txt (one line
 # of NCU_PARAMS variants separated by ';' profiles each on the first matrix).
