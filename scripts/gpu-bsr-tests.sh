@@ -7,11 +7,7 @@ cd "$(dirname "$0")/.."
 . scripts/gpu-env.sh
 export SPMVKIT_TUNING_FILE=/tmp/tuning.tsv
 rm -f /tmp/tuning.tsv
-t0=$(date +%s)
-{ cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DSPMVKIT_CUDA=ON -DSPMVKIT_CUDA_ARCHS=90 &&
-  cmake --build build-gpu -j "$(nproc)" --target spmvkit_cli spmvkit_formats_tests; } > /tmp/build.log 2>&1 ||
-  { grep -E 'error|FAILED' /tmp/build.log | head -30; exit 1; }
-echo "build $(( $(date +%s)-t0 ))s"
+gpu_build build-gpu "" spmvkit_cli spmvkit_formats_tests || exit 1
 T=build-gpu/tests/spmvkit_formats_tests
 t0=$(date +%s)
 $T --gtest_filter="${FILTER:-*bsr*:*Bsr*}" > $OUT/bsr_tests.txt 2>&1

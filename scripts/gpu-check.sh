@@ -19,13 +19,8 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --f
 cat "$OUT/gpu.txt"
 
 if [ "${SKIP_BUILD:-0}" != 1 ]; then
-  t0=$(date +%s)
-  cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DSPMVKIT_CUDA=ON \
-        -DSPMVKIT_CUDA_ARCHS=90 > "$OUT/build.log" 2>&1 &&
-    cmake --build build-gpu -j "$(nproc)" ${BUILD_TARGETS:+--target $BUILD_TARGETS} >> "$OUT/build.log" 2>&1
-  rc=$?
-  echo "build: rc=$rc in $(( $(date +%s) - t0 ))s"
-  [ $rc -ne 0 ] && { grep -E 'error|FAILED' "$OUT/build.log" | head -40; exit 1; }
+  # shellcheck disable=SC2086  # BUILD_TARGETS holds several names
+  GPU_BUILD_LOG=$OUT/build.log gpu_build build-gpu "" ${BUILD_TARGETS:-} || exit 1
 fi
 
 summary="$OUT/summary.txt"

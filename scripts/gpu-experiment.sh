@@ -13,11 +13,7 @@ cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT"
 . scripts/gpu-env.sh
-t0=$(date +%s)
-{ cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DSPMVKIT_CUDA=ON -DSPMVKIT_CUDA_ARCHS=90 &&
-  cmake --build build-gpu -j "$(nproc)" --target spmvkit_cli spmvkit_formats_tests; } > /tmp/build.log 2>&1 ||
-  { grep -E 'error|FAILED' /tmp/build.log | head -30; exit 1; }
-echo "build $(( $(date +%s) - t0 ))s"
+gpu_build build-gpu "" spmvkit_cli spmvkit_formats_tests || exit 1
 
 if [ -n "${FILTER:-}" ]; then
   t0=$(date +%s)

@@ -19,12 +19,7 @@ if ! grep -q "Race reported" <<< "$probe"; then
 fi
 echo "racecheck probe: race reported (the tool works here)"
 
-t0=$(date +%s)
-{ cmake -S . -B build-nodp -G Ninja -DCMAKE_BUILD_TYPE=Release -DSPMVKIT_CUDA=ON \
-        -DSPMVKIT_CUDA_ARCHS=90 -DSPMVKIT_CUDA_DYNAMIC_PARALLELISM=OFF &&
-  cmake --build build-nodp -j "$(nproc)" --target spmvkit_formats_tests; } > /tmp/nodp-build.log 2>&1 ||
-  { grep -E 'error|FAILED' /tmp/nodp-build.log | head -30; exit 1; }
-echo "build (no dynamic parallelism) $(( $(date +%s) - t0 ))s"
+gpu_build build-nodp -DSPMVKIT_CUDA_DYNAMIC_PARALLELISM=OFF spmvkit_formats_tests || exit 1
 T=build-nodp/tests/spmvkit_formats_tests
 for tool in ${TOOLS:-memcheck racecheck}; do
   t0=$(date +%s)
