@@ -1,6 +1,5 @@
 #include "backend/cuda/cuda.hpp"
 
-#include <algorithm>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -148,50 +147,6 @@ void copy_on_device(void* dst, const void* src, std::size_t bytes) {
 
 void fill_bytes(void* dst, int byte, std::size_t bytes) {
   SPMVKIT_CUDA_CHECK(cudaMemsetAsync(dst, byte, bytes, Context::get().stream()));
-}
-
-L2SetAside::L2SetAside(std::size_t bytes) {
-  const cudaDeviceProp& props = Context::get().props();
-  SPMVKIT_CUDA_CHECK(cudaDeviceGetLimit(&previous_, cudaLimitPersistingL2CacheSize));
-  bytes_ = previous_;
-  const std::size_t want =
-      std::min(bytes, static_cast<std::size_t>(std::max(props.persistingL2CacheMaxSize, 0)));
-  if (want > previous_) {
-    SPMVKIT_CUDA_CHECK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, want));
-    SPMVKIT_CUDA_CHECK(cudaDeviceGetLimit(&bytes_, cudaLimitPersistingL2CacheSize));
-  }
-}
-
-L2SetAside::~L2SetAside() {
-  // Errors cannot be thrown from here; the next checked call reports a sticky one.
-  cudaCtxResetPersistingL2Cache();
-  if (bytes_ != previous_) cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, previous_);
-}
-
-L2PersistWindow::L2PersistWindow(cudaStream_t stream, const void* ptr, std::size_t bytes,
-                                 std::size_t setaside, bool reset)
-    : stream_(stream), reset_(reset) {
-  if (ptr == nullptr || bytes == 0 || setaside == 0) return;
-  const auto max_window =
-      static_cast<std::size_t>(std::max(Context::get().props().accessPolicyMaxWindowSize, 0));
-  cudaStreamAttrValue v{};
-  v.accessPolicyWindow.base_ptr = const_cast<void*>(ptr);
-  v.accessPolicyWindow.num_bytes = std::min(bytes, max_window);
-  v.accessPolicyWindow.hitRatio = static_cast<float>(std::min(
-      1.0, static_cast<double>(setaside) / static_cast<double>(v.accessPolicyWindow.num_bytes)));
-  v.accessPolicyWindow.hitProp = cudaAccessPropertyPersisting;
-  v.accessPolicyWindow.missProp = cudaAccessPropertyStreaming;
-  SPMVKIT_CUDA_CHECK(cudaStreamSetAttribute(stream, cudaStreamAttributeAccessPolicyWindow, &v));
-  active_ = true;
-}
-
-L2PersistWindow::~L2PersistWindow() {
-  if (!active_) return;
-  // Errors cannot be thrown from here; the next checked call reports a sticky one.
-  cudaStreamAttrValue v{};
-  v.accessPolicyWindow.num_bytes = 0;
-  cudaStreamSetAttribute(stream_, cudaStreamAttributeAccessPolicyWindow, &v);
-  if (reset_) cudaCtxResetPersistingL2Cache();
 }
 
 }  // namespace spmvkit::cuda

@@ -165,43 +165,6 @@ class SideStreams {
   cudaEvent_t forked_ = nullptr;   // recorded on the origin by fork
 };
 
-// L2 set-aside for persisting accesses (compute capability 8.0+). An L2SetAside raises the
-// device's set-aside (cudaLimitPersistingL2CacheSize, a device-wide setting) to
-// min(bytes, persistingL2CacheMaxSize) if it is smaller; bytes() is the set-aside then in
-// force. Its destructor returns persisting lines to normal and puts back the limit it found,
-// so an operator that holds one leaves the device as it was (several live at once: the last
-// destroyed restores the first one's limit).
-// An L2PersistWindow marks [ptr, ptr + bytes) persisting on `stream` for its lifetime (the hit
-// ratio is `setaside` over the window, so the set-aside is not thrashed), then clears the
-// stream's window and, with reset, returns the persisting lines to normal. A null ptr, no
-// bytes or no set-aside: nothing.
-class L2SetAside {
- public:
-  explicit L2SetAside(std::size_t bytes);
-  ~L2SetAside();
-  L2SetAside(const L2SetAside&) = delete;
-  L2SetAside& operator=(const L2SetAside&) = delete;
-  std::size_t bytes() const { return bytes_; }
-
- private:
-  std::size_t previous_ = 0;
-  std::size_t bytes_ = 0;
-};
-
-class L2PersistWindow {
- public:
-  L2PersistWindow(cudaStream_t stream, const void* ptr, std::size_t bytes, std::size_t setaside,
-                  bool reset);
-  ~L2PersistWindow();
-  L2PersistWindow(const L2PersistWindow&) = delete;
-  L2PersistWindow& operator=(const L2PersistWindow&) = delete;
-
- private:
-  cudaStream_t stream_ = nullptr;
-  bool active_ = false;
-  bool reset_ = false;
-};
-
 // Grid size for a 1D launch of `work` items, `per_block` items a block.
 inline unsigned grid_for(std::size_t work, std::size_t per_block) {
   const std::size_t g = (work + per_block - 1) / per_block;

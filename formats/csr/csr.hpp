@@ -44,20 +44,17 @@ std::vector<Csr<V>> csr_column_panels(const Csr<V>& a, int panels);
 // CSR matrix processed as usual; the others (far: their x gathers miss L2 when x is larger
 // than it) go to COO lists, one per column panel of width ceil(cols / panels), each sorted by
 // row then column, run one panel after the other so that a panel's slice of x stays in L2.
-// With row_blocks > 1, one list per (row block of height ceil(rows / row_blocks), panel),
-// row block major, so that z's slice stays in L2 too.
 template <class V>
 struct NearFarSplit {
   Csr<V> near;
-  // list l = block * panels + panel: [far_ptr[l], far_ptr[l + 1])
-  std::vector<index_t> far_ptr;
+  std::vector<index_t> far_ptr;  // panel p's entries: [far_ptr[p], far_ptr[p + 1])
   std::vector<index_t> far_row;
   std::vector<index_t> far_col;
   std::vector<V> far_val;
   std::int64_t far_row_segments = 0;  // distinct (panel, row) pairs: z entries the panels update
 };
 template <class V>
-NearFarSplit<V> csr_split_near_far(const Csr<V>& a, index_t band, int panels, int row_blocks = 1);
+NearFarSplit<V> csr_split_near_far(const Csr<V>& a, index_t band, int panels);
 // How many entries of `a` lie outside the band (the far entries of csr_split_near_far).
 template <class V>
 std::int64_t csr_count_far(const Csr<V>& a, index_t band);
@@ -70,8 +67,7 @@ std::int64_t csr_count_far(const Csr<V>& a, index_t band);
 // 3 panels against 1.00 ms without; 2 and 4 panels 0.87 and 0.88 ms.
 struct FarSplitChoice {
   index_t band = 0;
-  int panels = 0;      // 0: no split
-  int row_blocks = 1;  // far_row_blocks (1..64): far lists per row block too
+  int panels = 0;  // 0: no split
   bool automatic = true;
 };
 template <class V>

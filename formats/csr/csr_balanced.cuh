@@ -99,38 +99,16 @@ __global__ void __launch_bounds__(BLOCK, ITEMS <= 8 ? 1536 / BLOCK : 1)
   for (index_t r = tid; r <= rows; r += BLOCK)
     offsets[r] = row_ptr[tile.row_begin + r] - tile.nnz_begin;
   V prod[ITEMS];
-  if (tile.col_base >= 0) {
-    // Column-sorted tile (csr_tiles.hpp): the warp's gathers share x sectors; each product goes
-    // to its slot, its place in row order. Unused threads write unused slots (k >= n).
-    constexpr int kColBits = 32 - balanced_slot_bits(BLOCK * ITEMS);
-    constexpr unsigned kColMask = (1u << kColBits) - 1u;
-    int slot[ITEMS];
 #pragma unroll
-    for (int i = 0; i < ITEMS; ++i) {
-      const index_t k = i * BLOCK + tid;
-      slot[i] = k;
-      prod[i] = V(0);
-      if (k < n) {
-        const auto word = static_cast<unsigned>(__ldcs(col_idx + tile.nnz_begin + k));
-        slot[i] = static_cast<int>(word >> kColBits);
-        prod[i] = __ldcs(values + tile.nnz_begin + k) *
-                  __ldg(x + tile.col_base + static_cast<index_t>(word & kColMask));
-      }
-    }
-#pragma unroll
-    for (int i = 0; i < ITEMS; ++i) products[slot[i]] = prod[i];
-  } else {
-#pragma unroll
-    for (int i = 0; i < ITEMS; ++i) {
-      const index_t k = i * BLOCK + tid;
-      // The matrix streams through once (evict-first loads), so L2 keeps x.
-      prod[i] = k < n ? __ldcs(values + tile.nnz_begin + k) *
-                            __ldg(x + __ldcs(col_idx + tile.nnz_begin + k))
-                      : V(0);
-    }
-#pragma unroll
-    for (int i = 0; i < ITEMS; ++i) products[i * BLOCK + tid] = prod[i];
+  for (int i = 0; i < ITEMS; ++i) {
+    const index_t k = i * BLOCK + tid;
+    // The matrix streams through once (evict-first loads), so L2 keeps x.
+    prod[i] = k < n ? __ldcs(values + tile.nnz_begin + k) *
+                          __ldg(x + __ldcs(col_idx + tile.nnz_begin + k))
+                    : V(0);
   }
+#pragma unroll
+  for (int i = 0; i < ITEMS; ++i) products[i * BLOCK + tid] = prod[i];
   __syncthreads();
 
   // Phase 2: groups of threads_per_row lanes reduce rows from shared memory.

@@ -37,11 +37,8 @@ FormatEntry csr_balanced_format() {
   return make_format(
       "csr_balanced",
       "CSR, nnz-split tiles (one huge row cannot stall); options: column panels "
-      "(panels=N), far entries in COO column panels (far_panels=N, near_band=B, "
-      "far_row_blocks=R), column-sorted tiles (tile_order=rows|columns|auto), an L2 "
-      "persisting window (l2_persist=x|x_near|x_far|z_far, l2_persist_mb, l2_reset)",
-      {"items_per_thread", "block_threads", "panels", "far_panels", "near_band", "far_row_blocks",
-       "long_row_finish", "tile_order", "l2_persist", "l2_persist_mb", "l2_reset"},
+      "(panels=N), far entries in COO column panels (far_panels=N, near_band=B)",
+      {"items_per_thread", "block_threads", "panels", "far_panels", "near_band", "long_row_finish"},
       [](const auto& a, const Params& p, Backend b) {
         return build_csr(a, p, b, CsrKernel::balanced);
       });

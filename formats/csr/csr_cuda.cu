@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -54,38 +53,6 @@ __global__ void csr_vector_kernel(index_t rows, const index_t* __restrict__ row_
   if (active && lane == 0) z[row] = cuda::finish(sum, y, static_cast<index_t>(row), alpha, beta);
 }
 
-// l2_persist (an experiment): which pass gets an L2 persisting window on x or z, with the
-// set-aside reserved for it at setup and given back when the operator goes (cuda::L2SetAside).
-struct L2Persist {
-  std::string name = "none";
-  bool near_x = false;  // x during the CSR pass(es)
-  bool far_x = false;   // x during the far part
-  bool far_z = false;   // z during the far part
-  bool reset = false;   // persisting lines back to normal after each window
-  std::unique_ptr<cuda::L2SetAside> setaside;
-  std::size_t bytes() const { return setaside ? setaside->bytes() : 0; }
-};
-
-L2Persist l2_persist_option(const Params& p) {
-  L2Persist o;
-  o.name = p.get_string("l2_persist", "none");
-  if (o.name != "none" && o.name != "x" && o.name != "x_near" && o.name != "x_far" &&
-      o.name != "z_far")
-    throw InputError("csr_balanced: l2_persist must be none, x, x_near, x_far or z_far, got " +
-                     o.name);
-  o.near_x = o.name == "x" || o.name == "x_near";
-  o.far_x = o.name == "x" || o.name == "x_far";
-  o.far_z = o.name == "z_far";
-  o.reset = p.get_int("l2_reset", 0) != 0;
-  const long long mb = p.get_int("l2_persist_mb", 1024);
-  if (mb < 1 || mb > 65536)
-    throw InputError("csr_balanced: l2_persist_mb must be in 1..65536, got " +
-                     p.get_string("l2_persist_mb", ""));
-  if (o.name != "none")
-    o.setaside = std::make_unique<cuda::L2SetAside>(static_cast<std::size_t>(mb) << 20);
-  return o;
-}
-
 // One column panel of the balanced kernel (the whole matrix when there is one panel): its
 // CSR arrays and tiles.
 template <class V>
@@ -132,8 +99,6 @@ class CsrCudaOperator final : public Operator<V> {
         throw InputError("csr_balanced: long_row_finish must be fixup or last_slice, got " +
                          finish);
       long_row_finish_ = finish == "fixup" ? LongRowFinish::fixup : LongRowFinish::last_slice;
-      tile_order_ = tile_order_option(p, "csr_balanced");
-      l2_ = l2_persist_option(p);
       // Column panels (cache blocking of x, csr_panels.cpp): an option, off by default: on
       // powerlaw_8000000 (x 64 MB > L2) 2 panels gave 0.99x the time of 1, 3-8 panels
       // 1.06-1.65x, and on stencil27_150 every split was slower
@@ -155,7 +120,7 @@ class CsrCudaOperator final : public Operator<V> {
       const int far_panels = far.panels;
       std::size_t tiles = 0, long_rows = 0;
       if (far_panels > 0) {
-        NearFarSplit<V> split = csr_split_near_far(a, band, far_panels, far.row_blocks);
+        NearFarSplit<V> split = csr_split_near_far(a, band, far_panels);
         add_part(split.near);
         far_ = FarEntries<V>(split);
         // The near part's CSR replaces the matrix's, the far entries come on top.
@@ -180,14 +145,7 @@ class CsrCudaOperator final : public Operator<V> {
           ",items_per_thread=" + std::to_string(policy_.items_per_thread) +
           ",panels=" + std::to_string(parts_.size()) + ",far_panels=" + std::to_string(far_panels) +
           ",near_band=" + std::to_string(band) + ",far_nnz=" + std::to_string(far_.size()) +
-          (far.row_blocks > 1 ? ",far_row_blocks=" + std::to_string(far.row_blocks)
-                              : std::string()) +
-          ",tiles=" + std::to_string(tiles) + ",long_rows=" + std::to_string(long_rows) +
-          (tile_order_.sort ? ",tile_order=" + tile_order_.name + column_sort_.details()
-                            : std::string()) +
-          (l2_.name != "none"
-               ? ",l2_persist=" + l2_.name + ",l2_setaside=" + std::to_string(l2_.bytes())
-               : std::string());
+          ",tiles=" + std::to_string(tiles) + ",long_rows=" + std::to_string(long_rows);
     }
   }
 
@@ -207,29 +165,18 @@ class CsrCudaOperator final : public Operator<V> {
       case CsrKernel::vector:
         launch_vector(x, y, z, alpha, beta, stream);
         break;
-      case CsrKernel::balanced: {
-        const std::size_t xb = static_cast<std::size_t>(this->info_.cols) * sizeof(V);
-        const std::size_t zb = static_cast<std::size_t>(rows) * sizeof(V);
-        {
-          cuda::L2PersistWindow w(stream, l2_.near_x ? x : nullptr, xb, l2_.bytes(), l2_.reset);
-          // Panel 0 applies beta to y; every later panel adds its products to z (y := z).
-          for (std::size_t i = 0; i < parts_.size(); ++i) {
-            if (i == 0)
-              launch_balanced(parts_[i], x, y, z, alpha, beta, stream);
-            else
-              launch_balanced(parts_[i], x, z, z, alpha, V(1), stream);
-          }
+      case CsrKernel::balanced:
+        // Panel 0 applies beta to y; every later panel adds its products to z (y := z).
+        for (std::size_t i = 0; i < parts_.size(); ++i) {
+          if (i == 0)
+            launch_balanced(parts_[i], x, y, z, alpha, beta, stream);
+          else
+            launch_balanced(parts_[i], x, z, z, alpha, V(1), stream);
         }
         // Far entries: every column panel in one launch (each panel sorted by row, one after
         // the other, so that one panel's slice of x is in L2 at a time).
-        cuda::L2PersistWindow w(stream,
-                                l2_.far_x   ? static_cast<const void*>(x)
-                                : l2_.far_z ? static_cast<const void*>(z)
-                                            : nullptr,
-                                l2_.far_x ? xb : zb, l2_.bytes(), l2_.reset);
         far_.add_to(x, z, alpha, stream);
         return;
-      }
     }
     SPMVKIT_LAUNCH_CHECK();
   }
@@ -276,17 +223,8 @@ class CsrCudaOperator final : public Operator<V> {
     balanced_tiling(a.row_ptr.data(), 0, a.rows, policy_, {}, tiling);
     BalancedPart<V> part;
     part.row_ptr = cuda::DeviceBuffer<index_t>(a.row_ptr);
-    if (tile_order_.sort) {
-      std::vector<index_t> col_idx = a.col_idx;
-      std::vector<V> values = a.values;
-      column_sort_ += balanced_sort_tiles_by_column(tiling, policy_.tile_nnz(), col_idx, values,
-                                                    tile_order_.min_gain);
-      part.col_idx = cuda::DeviceBuffer<index_t>(col_idx);
-      part.values = cuda::DeviceBuffer<V>(values);
-    } else {
-      part.col_idx = cuda::DeviceBuffer<index_t>(a.col_idx);
-      part.values = cuda::DeviceBuffer<V>(a.values);
-    }
+    part.col_idx = cuda::DeviceBuffer<index_t>(a.col_idx);
+    part.values = cuda::DeviceBuffer<V>(a.values);
     part.tiles = BalancedTiles<V>(tiling, policy_, long_row_finish_);
     parts_.push_back(std::move(part));
   }
@@ -300,9 +238,6 @@ class CsrCudaOperator final : public Operator<V> {
   cuda::DeviceBuffer<V> values_;
   std::vector<BalancedPart<V>> parts_;  // balanced: one per column panel
   FarEntries<V> far_;                   // balanced with far_panels
-  TileOrder tile_order_;
-  ColumnSortStats column_sort_;
-  L2Persist l2_;  // experiment: L2 persisting windows
 };
 
 }  // namespace

@@ -79,28 +79,19 @@ std::int64_t csr_count_far(const Csr<V>& a, index_t band) {
 }
 
 template <class V>
-NearFarSplit<V> csr_split_near_far(const Csr<V>& a, index_t band, int panels, int row_blocks) {
+NearFarSplit<V> csr_split_near_far(const Csr<V>& a, index_t band, int panels) {
   if (panels < 1)
     throw InputError("csr near/far split: panels must be >= 1, got " + std::to_string(panels));
-  if (row_blocks < 1)
-    throw InputError("csr near/far split: row_blocks must be >= 1, got " +
-                     std::to_string(row_blocks));
   if (band < 0)
     throw InputError("csr near/far split: band must be >= 0, got " + std::to_string(band));
   const std::int64_t width =
       std::max<std::int64_t>((std::int64_t{a.cols} + panels - 1) / panels, 1);
-  const std::int64_t height =
-      std::max<std::int64_t>((std::int64_t{a.rows} + row_blocks - 1) / row_blocks, 1);
   // Rows in `chunks` contiguous ranges, each counted then filled by one thread: near entries
-  // per row, far entries per (row block, panel, chunk), so that every list stays in row order.
+  // per row, far entries per (chunk, panel), so that every panel stays in row order.
   const int chunks = std::max(1, std::min(omp_get_max_threads() * 4, static_cast<int>(a.rows)));
   auto chunk_begin = [&](int t) { return static_cast<index_t>(std::int64_t{a.rows} * t / chunks); };
   const auto P = static_cast<std::size_t>(panels);
-  const std::size_t lists = static_cast<std::size_t>(row_blocks) * P;
-  auto list_of = [&](index_t r, index_t c) {
-    return static_cast<std::size_t>(r / height) * P + static_cast<std::size_t>(c / width);
-  };
-  std::vector<std::int64_t> far_count(static_cast<std::size_t>(chunks) * lists + 1, 0);
+  std::vector<std::int64_t> far_count(static_cast<std::size_t>(chunks) * P + 1, 0);
   NearFarSplit<V> s;
   s.near.rows = a.rows;
   s.near.cols = a.cols;
@@ -108,7 +99,7 @@ NearFarSplit<V> csr_split_near_far(const Csr<V>& a, index_t band, int panels, in
 #pragma omp parallel for schedule(static, 1)
   for (int t = 0; t < chunks; ++t) {
     // Counted in a local array: neighbouring chunks' counters share cache lines.
-    std::vector<std::int64_t> counts(lists, 0);
+    std::vector<std::int64_t> counts(P, 0);
     for (index_t r = chunk_begin(t); r < chunk_begin(t + 1); ++r) {
       const auto [lo, hi] = near_range(a, band, r);
       index_t near = 0;
@@ -117,12 +108,11 @@ NearFarSplit<V> csr_split_near_far(const Csr<V>& a, index_t band, int panels, in
         if (c >= lo && c <= hi)
           ++near;
         else
-          ++counts[list_of(r, c)];
+          ++counts[static_cast<std::size_t>(c / width)];
       }
       s.near.row_ptr[r + 1] = near;
     }
-    for (std::size_t l = 0; l < lists; ++l)
-      far_count[l * chunks + t + 1] = counts[l];  // list-major
+    for (std::size_t p = 0; p < P; ++p) far_count[p * chunks + t + 1] = counts[p];  // panel-major
   }
   for (index_t r = 0; r < a.rows; ++r) s.near.row_ptr[r + 1] += s.near.row_ptr[r];
   for (std::size_t i = 1; i < far_count.size(); ++i) far_count[i] += far_count[i - 1];
@@ -132,15 +122,14 @@ NearFarSplit<V> csr_split_near_far(const Csr<V>& a, index_t band, int panels, in
   s.far_row.resize(far);
   s.far_col.resize(far);
   s.far_val.resize(far);
-  s.far_ptr.resize(lists + 1);
-  for (std::size_t l = 0; l <= lists; ++l)
-    s.far_ptr[l] = static_cast<index_t>(far_count[l * chunks]);
+  s.far_ptr.resize(P + 1);
+  for (std::size_t p = 0; p <= P; ++p) s.far_ptr[p] = static_cast<index_t>(far_count[p * chunks]);
   std::int64_t segments = 0;
 #pragma omp parallel for schedule(static, 1) reduction(+ : segments)
   for (int t = 0; t < chunks; ++t) {
-    std::vector<std::int64_t> next(lists);
-    for (std::size_t l = 0; l < lists; ++l) next[l] = far_count[l * chunks + t];
-    std::vector<index_t> last_row(lists, -1);
+    std::vector<std::int64_t> next(P);
+    for (std::size_t p = 0; p < P; ++p) next[p] = far_count[p * chunks + t];
+    std::vector<index_t> last_row(P, -1);
     for (index_t r = chunk_begin(t); r < chunk_begin(t + 1); ++r) {
       const auto [lo, hi] = near_range(a, band, r);
       index_t at_near = s.near.row_ptr[r];
@@ -151,7 +140,7 @@ NearFarSplit<V> csr_split_near_far(const Csr<V>& a, index_t band, int panels, in
           s.near.values[at_near++] = a.values[k];
           continue;
         }
-        const std::size_t p = list_of(r, c);
+        const auto p = static_cast<std::size_t>(c / width);
         const auto at = static_cast<std::size_t>(next[p]++);
         s.far_row[at] = r;
         s.far_col[at] = c;
@@ -177,11 +166,6 @@ FarSplitChoice csr_far_split_choice(const Csr<V>& a, const Params& p, const std:
     throw InputError(who + ": near_band must be in 0..2^31-1, got " +
                      p.get_string("near_band", ""));
   c.band = static_cast<index_t>(band);
-  const long long row_blocks = p.get_int("far_row_blocks", 1);
-  if (row_blocks < 1 || row_blocks > 64)
-    throw InputError(who + ": far_row_blocks must be in 1..64, got " +
-                     p.get_string("far_row_blocks", ""));
-  c.row_blocks = static_cast<int>(row_blocks);
   if (p.get_string("far_panels", "auto") != "auto") {
     c.automatic = false;
     const long long n = p.get_int("far_panels", 0);
@@ -205,8 +189,8 @@ template FarSplitChoice csr_far_split_choice(const Csr<double>&, const Params&, 
                                              double);
 template std::int64_t csr_count_far(const Csr<float>&, index_t);
 template std::int64_t csr_count_far(const Csr<double>&, index_t);
-template NearFarSplit<float> csr_split_near_far(const Csr<float>&, index_t, int, int);
-template NearFarSplit<double> csr_split_near_far(const Csr<double>&, index_t, int, int);
+template NearFarSplit<float> csr_split_near_far(const Csr<float>&, index_t, int);
+template NearFarSplit<double> csr_split_near_far(const Csr<double>&, index_t, int);
 template std::vector<Csr<float>> csr_column_panels(const Csr<float>&, int);
 template std::vector<Csr<double>> csr_column_panels(const Csr<double>&, int);
 

@@ -54,7 +54,6 @@
 #include <string>
 #include <vector>
 
-#include "formats/csr/csr_tiles.hpp"
 #include "spmvkit/operator.hpp"
 #include "spmvkit/params.hpp"
 #include "spmvkit/registry.hpp"
@@ -108,14 +107,10 @@ struct SuraaOptions {
   int streams = 4;         // side streams for G2/G3 launches; 0: all on the context stream
   int nnz_per_thread = 8;  // G1 child / G2 vector threads per row ~ npr / this (paper: 2)
   SuraaOrder order = SuraaOrder::paper;
-  // launch=tiles on the GPU: csr_balanced's near/far split (far_panels, near_band,
-  // far_row_blocks as given; csr_far_split_choice reads and checks them): SURAA runs on the
-  // entries near the diagonal, the far ones follow in COO column panels. With tile_order, also
-  // the parameters of the low-variance fallback (csr_balanced).
+  // launch=tiles on the GPU: csr_balanced's near/far split (far_panels, near_band as given;
+  // csr_far_split_choice reads and checks them): SURAA runs on the entries near the diagonal,
+  // the far ones follow in COO column panels.
   Params far;
-  // launch=tiles on the GPU: tiles' entries in column order (tile_order=columns or auto,
-  // formats/csr/csr_tiles.hpp) instead of row order.
-  TileOrder tile_order;
   bool class_sort() const { return order != SuraaOrder::paper; }
   // Ties keep the matrix's row order (no first-column key), segments cut at class runs.
   bool row_order_ties() const { return keeps_row_order(order); }

@@ -724,7 +724,6 @@ class SuraaCudaOperator final : public Operator<V> {
         dynamic_(g1_dynamic(o)),
         table_mode_(o.launch == SuraaLaunchMode::table),
         tiles_mode_(o.launch == SuraaLaunchMode::tiles),
-        tile_order_(o.tile_order),
         nnz_per_thread_(o.nnz_per_thread) {
     const SuraaPlan& plan = d_.plan;
     const index_t g1 = plan.g1_end;
@@ -774,12 +773,9 @@ class SuraaCudaOperator final : public Operator<V> {
         << ",g2_rows=" << plan.g2_end - g1 << ",g3_rows=" << plan.rows - plan.g2_end
         << ",g1_blocks=" << d_.partials << ",launches=" << nlaunch
         << (table_mode_ ? ",table_entries=" + std::to_string(table_entries_) : std::string())
-        << (tiles_mode_
-                ? ",tiles=" + std::to_string(tiles_.tiles()) +
-                      ",long_rows=" + std::to_string(tiles_.long_rows()) +
-                      (tile_order_.sort ? ",tile_order=" + tile_order_.name + column_sort_.details()
-                                        : std::string())
-                : std::string())
+        << (tiles_mode_ ? ",tiles=" + std::to_string(tiles_.tiles()) +
+                              ",long_rows=" + std::to_string(tiles_.long_rows())
+                        : std::string())
         << ",streams=" << nside << ",gpu_setup_ms=" << d_.gpu_setup_ms;
     this->info_.details = det.str();
   }
@@ -856,14 +852,6 @@ class SuraaCudaOperator final : public Operator<V> {
     BalancedTiling t;
     balanced_tiling(row_ptr.data(), dynamic_ ? d_.plan.g1_end : 0, d_.plan.rows, policy,
                     {d_.plan.g1_end, d_.plan.g2_end}, t);
-    if (tile_order_.sort) {  // rewrites only the tiles' entries (G1's, with dynamic_, stay)
-      std::vector<index_t> col_idx = d_.col_idx.download();
-      std::vector<V> values = d_.values.download();
-      column_sort_ = balanced_sort_tiles_by_column(t, policy.tile_nnz(), col_idx, values,
-                                                   tile_order_.min_gain);
-      d_.col_idx.upload(col_idx.data(), col_idx.size());
-      d_.values.upload(values.data(), values.size());
-    }
     tiles_ = BalancedTiles<V>(t, policy, LongRowFinish::last_slice);  // one launch
     this->info_.matrix_bytes +=
         tiles_.descriptor_bytes() + 2 * static_cast<std::size_t>(t.partials) * sizeof(V);
@@ -945,10 +933,8 @@ class SuraaCudaOperator final : public Operator<V> {
   bool dynamic_;
   bool table_mode_;
   bool tiles_mode_;
-  TileOrder tile_order_;
   int nnz_per_thread_;
   BalancedTiles<V> tiles_;  // launch=tiles
-  ColumnSortStats column_sort_;
   cuda::DeviceBuffer<SuraaTableEntry> table_;
   index_t table_entries_ = 0;
   index_t table_blocks_ = 0;
@@ -1004,7 +990,7 @@ std::unique_ptr<Operator<V>> make_suraa_cuda(const Csr<V>& a, const SuraaOptions
     const FarSplitChoice far = csr_far_split_choice(
         a, o.far, name, static_cast<double>(cuda::Context::get().props().l2CacheSize));
     if (far.panels > 0) {
-      NearFarSplit<V> split = csr_split_near_far(a, far.band, far.panels, far.row_blocks);
+      NearFarSplit<V> split = csr_split_near_far(a, far.band, far.panels);
       const cuda::DeviceBuffer<index_t> near_row_ptr(split.near.row_ptr);
       const NprMoments near_mom = npr_moments(a.rows, near_row_ptr.data());
       auto near = std::make_unique<SuraaCudaOperator<V>>(

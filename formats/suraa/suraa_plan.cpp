@@ -6,17 +6,16 @@
 #include <cstdlib>
 #include <numeric>
 
+#include "formats/csr/csr_tiles.hpp"
 #include "formats/suraa/suraa.hpp"
 #include "spmvkit/error.hpp"
 
 namespace spmvkit {
 
 std::vector<std::string> suraa_param_names() {
-  return {"paper",           "max_child_threads", "segment_size",
-          "low_variance_cv", "short_kernel",      "order",
-          "launch",          "streams",           "nnz_per_thread",
-          "far_panels",      "near_band",         "tile_order",
-          "far_row_blocks"};
+  return {
+      "paper",  "max_child_threads", "segment_size",   "low_variance_cv", "short_kernel", "order",
+      "launch", "streams",           "nnz_per_thread", "far_panels",      "near_band"};
 }
 
 const char* to_string(SuraaOrder o) {
@@ -99,9 +98,7 @@ SuraaOptions suraa_options(const Params& p, bool dynamic) {
   if (npt < 1 || npt > 64)
     throw InputError(name + ": nnz_per_thread must be in 1..64, got " + std::to_string(npt));
   o.nnz_per_thread = static_cast<int>(npt);
-  o.tile_order = tile_order_option(p, name);
-  // Also what the low-variance fallback (csr_balanced) is built with.
-  for (const char* key : {"far_panels", "near_band", "far_row_blocks", "tile_order"})
+  for (const char* key : {"far_panels", "near_band"})
     if (const std::string v = p.get_string(key, ""); !v.empty()) o.far.set(key, v);
   const std::string order = p.get_string("order", to_string(o.order));
   if (order == "paper")

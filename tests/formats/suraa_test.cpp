@@ -600,11 +600,6 @@ TEST(SuraaSettings, MatchReferenceOnEveryBackend) {
       "low_variance_cv=0,far_panels=1,near_band=0",
       "low_variance_cv=0,far_panels=64,near_band=7,order=paper",
       "low_variance_cv=0,launch=table,far_panels=2,near_band=10",
-      "low_variance_cv=0,launch=tiles,tile_order=columns",
-      "low_variance_cv=0,launch=tiles,tile_order=columns,order=paper,segment_size=1",
-      "low_variance_cv=0,far_panels=3,near_band=100,tile_order=columns",
-      "low_variance_cv=0,launch=tiles,tile_order=auto",
-      "low_variance_cv=0,far_panels=3,near_band=100,far_row_blocks=3",
   };
   for (Backend b : {Backend::cpu, Backend::cuda}) {
     if (b == Backend::cuda && !cuda_available()) continue;
@@ -624,29 +619,17 @@ TEST(SuraaCuda, FarPanelsAfterTiles) {
 #if SPMVKIT_HAVE_CUDA
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
   const Csr<double> a = generate_powerlaw(60000, 8.0, 9000, 3);
-  for (const char* params : {"far_panels=3,near_band=600", "far_panels=2,near_band=0,order=paper",
-                             "far_panels=3,near_band=600,tile_order=columns"}) {
+  for (const char* params :
+       {"far_panels=3,near_band=600", "far_panels=2,near_band=0,order=paper"}) {
     SCOPED_TRACE(params);
     const auto op = build_operator<double>("suraa_static", a, Params::parse(params), Backend::cuda);
     EXPECT_NE(op->info().details.find("path=suraa,"), std::string::npos) << op->info().details;
-    if (std::string(params).find("columns") != std::string::npos) {
-      EXPECT_EQ(op->info().details.find("sorted_tiles=0"), std::string::npos) << op->info().details;
-    }
     EXPECT_EQ(op->info().details.find("far_nnz=0"), std::string::npos) << op->info().details;
     EXPECT_EQ(op->info().nnz, a.nnz());
     testing::expect_spmv_matches<double>("suraa_static", a, Params::parse(params), Backend::cuda);
     testing::expect_spmv_matches<float>("suraa_static", a, Params::parse(params), Backend::cuda);
   }
-  // The low-variance fallback (csr_balanced) takes tile_order too.
-  const Csr<double>& uniform = testing::zoo_matrix("dense_96");
-  const Params columns = Params::parse("tile_order=columns");
-  const auto fallback = build_operator<double>("suraa_static", uniform, columns, Backend::cuda);
-  EXPECT_EQ(fallback->info().details.rfind("path=csr_balanced,", 0), 0u);
-  EXPECT_NE(fallback->info().details.find("tile_order=columns"), std::string::npos)
-      << fallback->info().details;
-  testing::expect_spmv_matches<double>("suraa_static", uniform, columns, Backend::cuda);
-  for (const char* bad :
-       {"far_panels=65", "far_panels=-1", "near_band=-3", "far_panels=many", "tile_order=diag"})
+  for (const char* bad : {"far_panels=65", "far_panels=-1", "near_band=-3", "far_panels=many"})
     testing::expect_bad_value("suraa_static", a, bad, Backend::cuda);
 #else
   GTEST_SKIP() << "built without CUDA";
