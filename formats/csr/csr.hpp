@@ -20,9 +20,13 @@ FormatEntry csr_balanced_format();
 
 // Byte model shared by every CSR variant: row pointer, column indices and values, read once.
 template <class V>
+std::size_t csr_matrix_bytes(index_t rows, std::int64_t nnz) {
+  return (static_cast<std::size_t>(rows) + 1) * sizeof(index_t) +
+         static_cast<std::size_t>(nnz) * (sizeof(index_t) + sizeof(V));
+}
+template <class V>
 std::size_t csr_matrix_bytes(const Csr<V>& a) {
-  return (static_cast<std::size_t>(a.rows) + 1) * sizeof(index_t) +
-         static_cast<std::size_t>(a.nnz()) * (sizeof(index_t) + sizeof(V));
+  return csr_matrix_bytes<V>(a.rows, a.nnz());
 }
 
 // OpenMP kernels, reusable by other formats' CPU paths.
@@ -39,11 +43,12 @@ void csr_spmv_merge_cpu(const Csr<V>& a, const V* x, const V* y, V* z, V alpha, 
 template <class V>
 std::vector<Csr<V>> csr_column_panels(const Csr<V>& a, int panels);
 
-// --- near/far split (csr_panels.cpp): csr_balanced's `far_panels` option ---------------------
+// --- near/far split: csr_balanced's `far_panels` option ---------------------------------------
 // Entries within `band` columns of the diagonal (column r * cols / rows for row r) stay in a
 // CSR matrix processed as usual; the others (far: their x gathers miss L2 when x is larger
 // than it) go to COO lists, one per column panel of width ceil(cols / panels), each sorted by
 // row then column, run one panel after the other so that a panel's slice of x stays in L2.
+// Made on the GPU (csr_split.cuh); NearFarSplit is its result brought back to the host.
 template <class V>
 struct NearFarSplit {
   Csr<V> near;
@@ -53,8 +58,11 @@ struct NearFarSplit {
   std::vector<V> far_val;
   std::int64_t far_row_segments = 0;  // distinct (panel, row) pairs: z entries the panels update
 };
+#if SPMVKIT_HAVE_CUDA
+// Uploads `a`, splits it on the device and downloads the parts (tests).
 template <class V>
 NearFarSplit<V> csr_split_near_far(const Csr<V>& a, index_t band, int panels);
+#endif
 // How many entries of `a` lie outside the band (the far entries of csr_split_near_far).
 template <class V>
 std::int64_t csr_count_far(const Csr<V>& a, index_t band);

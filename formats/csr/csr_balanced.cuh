@@ -24,11 +24,13 @@
 #include <cub/block/block_reduce.cuh>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "backend/cuda/cuda.hpp"
 #include "backend/cuda/finish.cuh"
 #include "formats/csr/csr.hpp"
+#include "formats/csr/csr_split.cuh"
 #include "formats/csr/csr_tiles.hpp"
 #include "formats/hyb/coo_add.cuh"
 #include "spmvkit/csr.hpp"
@@ -225,8 +227,11 @@ template <class V>
 class FarEntries {
  public:
   FarEntries() = default;
-  explicit FarEntries(const NearFarSplit<V>& s)
-      : row_(s.far_row), col_(s.far_col), val_(s.far_val), row_segments_(s.far_row_segments) {}
+  explicit FarEntries(DeviceNearFar<V>&& s)
+      : row_(std::move(s.far_row)),
+        col_(std::move(s.far_col)),
+        val_(std::move(s.far_val)),
+        row_segments_(s.far_row_segments) {}
 
   std::size_t size() const { return row_.size(); }
   // Read once per apply: the entries with their rows, and z read and written once more per

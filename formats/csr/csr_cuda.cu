@@ -6,12 +6,14 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "backend/cuda/cuda.hpp"
 #include "backend/cuda/finish.cuh"
 #include "formats/csr/csr.hpp"
 #include "formats/csr/csr_balanced.cuh"
+#include "formats/csr/csr_split.cuh"
 #include "spmvkit/error.hpp"
 
 namespace spmvkit {
@@ -57,9 +59,7 @@ __global__ void csr_vector_kernel(index_t rows, const index_t* __restrict__ row_
 // CSR arrays and tiles.
 template <class V>
 struct BalancedPart {
-  cuda::DeviceBuffer<index_t> row_ptr;
-  cuda::DeviceBuffer<index_t> col_idx;
-  cuda::DeviceBuffer<V> values;
+  DeviceCsr<V> matrix;
   BalancedTiles<V> tiles;
 };
 
@@ -74,9 +74,7 @@ class CsrCudaOperator final : public Operator<V> {
                                  ""}),
         kernel_(kernel) {
     if (kernel != CsrKernel::balanced) {
-      row_ptr_ = cuda::DeviceBuffer<index_t>(a.row_ptr);
-      col_idx_ = cuda::DeviceBuffer<index_t>(a.col_idx);
-      values_ = cuda::DeviceBuffer<V>(a.values);
+      matrix_ = DeviceCsr<V>(a);
     }
     if (kernel == CsrKernel::vector) {
       const double mean = a.rows > 0 ? static_cast<double>(a.nnz()) / a.rows : 0.0;
@@ -120,15 +118,17 @@ class CsrCudaOperator final : public Operator<V> {
       const int far_panels = far.panels;
       std::size_t tiles = 0, long_rows = 0;
       if (far_panels > 0) {
-        NearFarSplit<V> split = csr_split_near_far(a, band, far_panels);
-        add_part(split.near);
-        far_ = FarEntries<V>(split);
+        DeviceNearFar<V> split = csr_split_near_far(DeviceCsr<V>(a), band, far_panels);
+        const std::int64_t near_nnz = split.near.nnz();
+        add_part(split.near_row_ptr, std::move(split.near));
+        far_ = FarEntries<V>(std::move(split));
         // The near part's CSR replaces the matrix's, the far entries come on top.
-        this->info_.matrix_bytes = csr_matrix_bytes(split.near) + far_.bytes();
+        this->info_.matrix_bytes = csr_matrix_bytes<V>(a.rows, near_nnz) + far_.bytes();
       } else if (n_panels == 1) {
-        add_part(a);
+        add_part(a.row_ptr, DeviceCsr<V>(a));
       } else {
-        for (const Csr<V>& part : csr_column_panels(a, static_cast<int>(n_panels))) add_part(part);
+        for (const Csr<V>& part : csr_column_panels(a, static_cast<int>(n_panels)))
+          add_part(part.row_ptr, DeviceCsr<V>(part));
       }
       for (const auto& part : parts_) {
         tiles += part.tiles.tiles();
@@ -153,9 +153,9 @@ class CsrCudaOperator final : public Operator<V> {
     const index_t rows = this->info_.rows;
     if (rows == 0) return;
     cudaStream_t stream = cuda::Context::get().stream();
-    const index_t* rp = row_ptr_.data();
-    const index_t* ci = col_idx_.data();
-    const V* va = values_.data();
+    const index_t* rp = matrix_.row_ptr.data();
+    const index_t* ci = matrix_.col_idx.data();
+    const V* va = matrix_.values.data();
     constexpr int block = 256;
     switch (kernel_) {
       case CsrKernel::scalar:
@@ -187,8 +187,8 @@ class CsrCudaOperator final : public Operator<V> {
     constexpr int block = 256;
     const unsigned grid = cuda::grid_for(static_cast<std::size_t>(rows) * threads_per_row_, block);
     auto args = [&](auto kernel) {
-      kernel<<<grid, block, 0, stream>>>(rows, row_ptr_.data(), col_idx_.data(), values_.data(), x,
-                                         y, z, alpha, beta);
+      kernel<<<grid, block, 0, stream>>>(rows, matrix_.row_ptr.data(), matrix_.col_idx.data(),
+                                         matrix_.values.data(), x, y, z, alpha, beta);
     };
     switch (threads_per_row_) {
       case 1:
@@ -214,17 +214,16 @@ class CsrCudaOperator final : public Operator<V> {
 
   void launch_balanced(const BalancedPart<V>& part, const V* x, const V* y, V* z, V alpha, V beta,
                        cudaStream_t stream) const {
-    part.tiles.launch(part.row_ptr.data(), part.col_idx.data(), part.values.data(), nullptr, x, y,
-                      z, alpha, beta, stream);
+    part.tiles.launch(part.matrix.row_ptr.data(), part.matrix.col_idx.data(),
+                      part.matrix.values.data(), nullptr, x, y, z, alpha, beta, stream);
   }
 
-  void add_part(const Csr<V>& a) {
+  // A part on the device, tiled from its row pointer on the host.
+  void add_part(const std::vector<index_t>& row_ptr, DeviceCsr<V>&& matrix) {
     BalancedTiling tiling;
-    balanced_tiling(a.row_ptr.data(), 0, a.rows, policy_, {}, tiling);
+    balanced_tiling(row_ptr.data(), 0, matrix.rows, policy_, {}, tiling);
     BalancedPart<V> part;
-    part.row_ptr = cuda::DeviceBuffer<index_t>(a.row_ptr);
-    part.col_idx = cuda::DeviceBuffer<index_t>(a.col_idx);
-    part.values = cuda::DeviceBuffer<V>(a.values);
+    part.matrix = std::move(matrix);
     part.tiles = BalancedTiles<V>(tiling, policy_, long_row_finish_);
     parts_.push_back(std::move(part));
   }
@@ -233,9 +232,7 @@ class CsrCudaOperator final : public Operator<V> {
   int threads_per_row_ = 32;
   BalancedPolicy policy_;
   LongRowFinish long_row_finish_ = LongRowFinish::fixup;
-  cuda::DeviceBuffer<index_t> row_ptr_;  // scalar and vector
-  cuda::DeviceBuffer<index_t> col_idx_;
-  cuda::DeviceBuffer<V> values_;
+  DeviceCsr<V> matrix_;                 // scalar and vector
   std::vector<BalancedPart<V>> parts_;  // balanced: one per column panel
   FarEntries<V> far_;                   // balanced with far_panels
 };

@@ -39,10 +39,12 @@
 #include <string>
 #include <vector>
 
+#include "backend/cuda/cub_call.cuh"
 #include "backend/cuda/cuda.hpp"
 #include "backend/cuda/finish.cuh"
 #include "formats/csr/csr.hpp"
 #include "formats/csr/csr_balanced.cuh"
+#include "formats/csr/csr_split.cuh"
 #include "formats/suraa/suraa.hpp"
 #include "spmvkit/error.hpp"
 
@@ -528,15 +530,6 @@ __global__ void __launch_bounds__(BLOCK)
 
 // ============================ host side =====================================================
 
-int bits_for(std::uint64_t v) {
-  int b = 0;
-  while (v) {
-    ++b;
-    v >>= 1;
-  }
-  return b;
-}
-
 struct NprMoments {
   double sum_squared = 0;
   index_t max = 0;
@@ -584,36 +577,28 @@ struct SuraaDeviceData {
   double gpu_setup_ms = 0;  // sort .. plan, after the upload
 };
 
-// A CUB device algorithm: size query, scratch, run.
-template <class Fn>
-void cub_call(Fn&& fn, cudaStream_t stream) {
-  std::size_t bytes = 0;
-  SPMVKIT_CUDA_CHECK(fn(nullptr, bytes, stream));
-  cuda::DeviceBuffer<unsigned char> temp(std::max<std::size_t>(bytes, 1));
-  SPMVKIT_CUDA_CHECK(fn(temp.data(), bytes, stream));
-}
-
-// Algorithm 2 on the device. `row_ptr_in` is the uploaded row pointer of `a`.
+// Algorithm 2 on the device, from the uploaded matrix.
 template <class V>
-SuraaDeviceData<V> suraa_setup_device(const Csr<V>& a,
-                                      const cuda::DeviceBuffer<index_t>& row_ptr_in,
-                                      const NprMoments& mom, const SuraaOptions& o) {
+SuraaDeviceData<V> suraa_setup_device(const DeviceCsr<V>& a, const NprMoments& mom,
+                                      const SuraaOptions& o) {
   auto& ctx = cuda::Context::get();
   cudaStream_t s = ctx.stream();
   const index_t m = a.rows, n = a.cols;
   const std::int64_t nnz = a.nnz();
   constexpr int block = SuraaPolicy::setup_block;
   SuraaDeviceData<V> d;
-  const cuda::DeviceBuffer<index_t> col_in(a.col_idx);
-  const cuda::DeviceBuffer<V> val_in(a.values);
+  const cuda::DeviceBuffer<index_t>& row_ptr_in = a.row_ptr;
+  const cuda::DeviceBuffer<index_t>& col_in = a.col_idx;
+  const cuda::DeviceBuffer<V>& val_in = a.values;
   const auto t0 = std::chrono::steady_clock::now();
 
   // Sort (Algorithm 2 line 4): keys with only the bits they need, so the radix sort makes
   // as few passes as the matrix allows.
   {
-    const int col_bits = o.row_order_ties() ? 0 : bits_for(static_cast<std::uint64_t>(n));
+    const int col_bits = o.row_order_ties() ? 0 : cuda::bits_for(static_cast<std::uint64_t>(n));
     const index_t max_class = suraa_order_class(mom.max, o.order);
-    const int end_bit = std::max(1, col_bits + bits_for(static_cast<std::uint64_t>(max_class)));
+    const int end_bit =
+        std::max(1, col_bits + cuda::bits_for(static_cast<std::uint64_t>(max_class)));
     cuda::DeviceBuffer<std::uint64_t> keys_in(m), keys_out(m);
     cuda::DeviceBuffer<index_t> rows_in(m);
     d.perm = cuda::DeviceBuffer<index_t>(m);
@@ -621,7 +606,7 @@ SuraaDeviceData<V> suraa_setup_device(const Csr<V>& a,
         m, n, max_class, o.order, col_bits, row_ptr_in.data(), col_in.data(), keys_in.data(),
         rows_in.data());
     SPMVKIT_LAUNCH_CHECK();
-    cub_call(
+    cuda::cub_call(
         [&](void* temp, std::size_t& bytes, cudaStream_t st) {
           return cub::DeviceRadixSort::SortPairs(temp, bytes, keys_in.data(), keys_out.data(),
                                                  rows_in.data(), d.perm.data(), m, 0, end_bit, st);
@@ -637,7 +622,7 @@ SuraaDeviceData<V> suraa_setup_device(const Csr<V>& a,
     SPMVKIT_LAUNCH_CHECK();
     d.row_ptr = cuda::DeviceBuffer<index_t>(static_cast<std::size_t>(m) + 1);
     cuda::fill_bytes(d.row_ptr.data(), 0, sizeof(index_t));
-    cub_call(
+    cuda::cub_call(
         [&](void* temp, std::size_t& bytes, cudaStream_t st) {
           return cub::DeviceScan::InclusiveSum(temp, bytes, npr.data(), d.row_ptr.data() + 1, m,
                                                st);
@@ -700,7 +685,7 @@ SuraaDeviceData<V> suraa_setup_device(const Csr<V>& a,
     SPMVKIT_LAUNCH_CHECK();
     d.partial_ptr = cuda::DeviceBuffer<index_t>(static_cast<std::size_t>(g1) + 1);
     cuda::fill_bytes(d.partial_ptr.data(), 0, sizeof(index_t));
-    cub_call(
+    cuda::cub_call(
         [&](void* temp, std::size_t& bytes, cudaStream_t st) {
           return cub::DeviceScan::InclusiveSum(temp, bytes, blocks.data(), d.partial_ptr.data() + 1,
                                                g1, st);
@@ -717,7 +702,7 @@ SuraaDeviceData<V> suraa_setup_device(const Csr<V>& a,
 template <class V>
 class SuraaCudaOperator final : public Operator<V> {
  public:
-  SuraaCudaOperator(const Csr<V>& a, const SuraaOptions& o, SuraaDeviceData<V> d)
+  SuraaCudaOperator(const DeviceCsr<V>& a, const SuraaOptions& o, SuraaDeviceData<V> d)
       : Operator<V>(OperatorInfo{a.rows, a.cols, a.nnz(), 0, Backend::cuda,
                                  o.dynamic ? "suraa" : "suraa_static", ""}),
         d_(std::move(d)),
@@ -950,9 +935,9 @@ class SuraaCudaOperator final : public Operator<V> {
 template <class V>
 class SuraaNearFarOperator final : public Operator<V> {
  public:
-  SuraaNearFarOperator(const Csr<V>& a, std::unique_ptr<Operator<V>> near,
-                       const NearFarSplit<V>& split, int panels, index_t band)
-      : Operator<V>(near->info()), near_(std::move(near)), far_(split) {
+  SuraaNearFarOperator(const Csr<V>& a, std::unique_ptr<Operator<V>> near, DeviceNearFar<V>&& split,
+                       int panels, index_t band)
+      : Operator<V>(near->info()), near_(std::move(near)), far_(std::move(split)) {
     this->info_.nnz = a.nnz();
     this->info_.cols = a.cols;
     this->info_.matrix_bytes += far_.bytes();
@@ -976,8 +961,9 @@ class SuraaNearFarOperator final : public Operator<V> {
 
 template <class V>
 std::unique_ptr<Operator<V>> make_suraa_cuda(const Csr<V>& a, const SuraaOptions& o) {
-  if (a.rows == 0) return std::make_unique<SuraaCudaOperator<V>>(a, o, SuraaDeviceData<V>{});
-  const cuda::DeviceBuffer<index_t> row_ptr_in(a.row_ptr);
+  if (a.rows == 0)
+    return std::make_unique<SuraaCudaOperator<V>>(DeviceCsr<V>(a), o, SuraaDeviceData<V>{});
+  cuda::DeviceBuffer<index_t> row_ptr_in(a.row_ptr);
   const NprMoments mom = npr_moments(a.rows, row_ptr_in.data());
   const std::string name = o.dynamic ? "suraa" : "suraa_static";
   if (suraa_use_csr_fallback(a.rows, a.nnz(), mom.sum_squared, o)) {
@@ -986,28 +972,28 @@ std::unique_ptr<Operator<V>> make_suraa_cuda(const Csr<V>& a, const SuraaOptions
     return std::make_unique<SuraaFallbackOperator<V>>(make_csr_cuda(a, CsrKernel::balanced, o.far),
                                                       name, why.str());
   }
+  const DeviceCsr<V> dev(a, std::move(row_ptr_in));
   if (o.launch == SuraaLaunchMode::tiles) {
     const FarSplitChoice far = csr_far_split_choice(
         a, o.far, name, static_cast<double>(cuda::Context::get().props().l2CacheSize));
     if (far.panels > 0) {
-      NearFarSplit<V> split = csr_split_near_far(a, far.band, far.panels);
-      const cuda::DeviceBuffer<index_t> near_row_ptr(split.near.row_ptr);
-      const NprMoments near_mom = npr_moments(a.rows, near_row_ptr.data());
+      DeviceNearFar<V> split = csr_split_near_far(dev, far.band, far.panels);
+      const NprMoments near_mom = npr_moments(a.rows, split.near.row_ptr.data());
       auto near = std::make_unique<SuraaCudaOperator<V>>(
-          split.near, o, suraa_setup_device(split.near, near_row_ptr, near_mom, o));
-      return std::make_unique<SuraaNearFarOperator<V>>(a, std::move(near), split, far.panels,
-                                                       far.band);
+          split.near, o, suraa_setup_device(split.near, near_mom, o));
+      return std::make_unique<SuraaNearFarOperator<V>>(a, std::move(near), std::move(split),
+                                                       far.panels, far.band);
     }
   }
-  return std::make_unique<SuraaCudaOperator<V>>(a, o, suraa_setup_device(a, row_ptr_in, mom, o));
+  return std::make_unique<SuraaCudaOperator<V>>(dev, o, suraa_setup_device(dev, mom, o));
 }
 
 template <class V>
 SuraaPlan suraa_plan_cuda(const Csr<V>& a, const SuraaOptions& o) {
   if (a.rows == 0) return suraa_plan_host(a, o);
-  const cuda::DeviceBuffer<index_t> row_ptr_in(a.row_ptr);
-  const NprMoments mom = npr_moments(a.rows, row_ptr_in.data());
-  SuraaDeviceData<V> d = suraa_setup_device(a, row_ptr_in, mom, o);
+  const DeviceCsr<V> dev(a);
+  const NprMoments mom = npr_moments(a.rows, dev.row_ptr.data());
+  SuraaDeviceData<V> d = suraa_setup_device(dev, mom, o);
   d.plan.perm = d.perm.download();
   return d.plan;
 }

@@ -81,7 +81,9 @@ TEST(CsrPanels, BadPanelCountIsAnInputError) {
     testing::expect_bad_value("csr_balanced", a, bad, Backend::cuda);
 }
 
+#if SPMVKIT_HAVE_CUDA
 TEST(CsrNearFar, SplitKeepsEveryEntryOnceInPanelAndRowOrder) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA device: the near/far split runs on the GPU";
   const Csr<double> a =
       matrix_with_lengths(300, 1000, [](index_t r) { return r % 7 == 0 ? 0 : r % 40 + 1; });
   for (index_t band : {0, 5, 100, 2000}) {
@@ -129,9 +131,27 @@ TEST(CsrNearFar, SplitKeepsEveryEntryOnceInPanelAndRowOrder) {
   }
   EXPECT_THROW(csr_split_near_far(a, 10, 0), InputError);
   EXPECT_THROW(csr_split_near_far(a, -1, 2), InputError);
+  EXPECT_THROW(csr_split_near_far(a, 10, 65536), InputError);
   const Csr<double> empty = make_csr<double>(0, 0, {0}, {}, {});
-  EXPECT_EQ(csr_split_near_far(empty, 10, 3).far_ptr.size(), 4u);
+  EXPECT_EQ(csr_split_near_far(empty, 10, 3).far_ptr, (std::vector<index_t>{0, 0, 0, 0}));
+  // Rows without entries (first, last, in runs) and a matrix with no near entries at all.
+  const Csr<double> gaps =
+      make_csr<double>(6, 50, {0, 0, 2, 2, 2, 5, 5}, {9, 49, 0, 25, 34}, {1, 2, 3, 4, 5});
+  const NearFarSplit<double> g = csr_split_near_far(gaps, 3, 2);  // diagonals 8 and 33
+  EXPECT_EQ(g.near.row_ptr, (std::vector<index_t>{0, 0, 1, 1, 1, 2, 2}));
+  EXPECT_EQ(g.near.col_idx, (std::vector<index_t>{9, 34}));
+  EXPECT_EQ(g.near.values, (std::vector<double>{1, 5}));
+  EXPECT_EQ(g.far_ptr, (std::vector<index_t>{0, 1, 3}));
+  EXPECT_EQ(g.far_row, (std::vector<index_t>{4, 1, 4}));
+  EXPECT_EQ(g.far_col, (std::vector<index_t>{0, 49, 25}));
+  EXPECT_EQ(g.far_val, (std::vector<double>{3, 2, 4}));
+  EXPECT_EQ(g.far_row_segments, 3);
+  const NearFarSplit<double> all_far = csr_split_near_far(gaps, 0, 1);
+  EXPECT_EQ(all_far.near.nnz(), 0);
+  EXPECT_EQ(all_far.far_row, (std::vector<index_t>{1, 1, 4, 4, 4}));
+  EXPECT_EQ(all_far.far_row_segments, 2);
 }
+#endif
 
 TEST(CsrNearFar, BalancedWithFarPanelsMatchesReference) {
   if (!cuda_available())

@@ -1,0 +1,204 @@
+// The near/far split on the device (csr_split.cuh).
+#include <cub/block/block_reduce.cuh>
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
+#include <string>
+
+#include "backend/cuda/cub_call.cuh"
+#include "formats/csr/csr_split.cuh"
+#include "spmvkit/error.hpp"
+
+namespace spmvkit {
+
+namespace {
+
+constexpr int kSplitBlock = 256;
+
+// The row holding entry k: the last r < rows with row_ptr[r] <= k (empty rows skipped).
+__device__ index_t row_of(const index_t* __restrict__ row_ptr, index_t rows, std::int64_t k) {
+  index_t lo = 0, hi = rows - 1;
+  while (lo < hi) {
+    const index_t mid = lo + (hi - lo + 1) / 2;
+    if (row_ptr[mid] <= k)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  return lo;
+}
+
+// Entry k's key (0: within `band` columns of its row's diagonal r * cols / rows, else 1 + its
+// column panel), its index for the sort, and the near entries counted per row (one atomic per
+// row and warp).
+__global__ void split_keys_kernel(std::int64_t nnz, index_t rows, index_t cols,
+                                  const index_t* __restrict__ row_ptr,
+                                  const index_t* __restrict__ col_idx, index_t band,
+                                  std::int64_t width, std::uint16_t* keys, index_t* order,
+                                  index_t* near_count) {
+  const std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const bool in = k < nnz;
+  bool near = false;
+  index_t r = 0;
+  if (in) {
+    r = row_of(row_ptr, rows, k);
+    const std::int64_t diagonal = std::int64_t{r} * cols / rows;
+    const index_t c = col_idx[k];
+    near = c >= diagonal - band && c <= diagonal + band;
+    keys[k] = near ? std::uint16_t{0} : static_cast<std::uint16_t>(1 + c / width);
+    order[k] = static_cast<index_t>(k);
+  }
+  const unsigned near_lanes = __ballot_sync(0xffffffffu, near);
+  if (near) {
+    const unsigned peers = __match_any_sync(near_lanes, r);
+    if ((threadIdx.x & 31) == __ffs(peers) - 1) atomicAdd(near_count + r, __popc(peers));
+  }
+}
+
+// first[key] = the first sorted position holding `key` (left at -1 for absent keys).
+__global__ void split_key_starts_kernel(std::int64_t nnz, const std::uint16_t* __restrict__ keys,
+                                        index_t* first) {
+  const std::int64_t j = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (j < nnz && (j == 0 || keys[j] != keys[j - 1])) first[keys[j]] = static_cast<index_t>(j);
+}
+
+// The entries in sorted order: positions below near_nnz to the near CSR, the rest to the far
+// lists with their rows; the far (panel, row) runs counted.
+template <class V>
+__global__ void split_gather_kernel(
+    std::int64_t nnz, index_t near_nnz, index_t rows, const index_t* __restrict__ row_ptr,
+    const index_t* __restrict__ col_idx, const V* __restrict__ values,
+    const std::uint16_t* __restrict__ keys, const index_t* __restrict__ order, index_t* near_col,
+    V* near_val, index_t* far_row, index_t* far_col, V* far_val, unsigned long long* segments) {
+  const std::int64_t j = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  int starts = 0;
+  if (j < nnz) {
+    const index_t i = order[j];
+    if (j < near_nnz) {
+      near_col[j] = col_idx[i];
+      near_val[j] = values[i];
+    } else {
+      const std::int64_t f = j - near_nnz;
+      const index_t r = row_of(row_ptr, rows, i);
+      far_row[f] = r;
+      far_col[f] = col_idx[i];
+      far_val[f] = values[i];
+      starts = f == 0 || keys[j] != keys[j - 1] || row_of(row_ptr, rows, order[j - 1]) != r;
+    }
+  }
+  using BlockReduce = cub::BlockReduce<int, kSplitBlock>;
+  __shared__ typename BlockReduce::TempStorage storage;
+  const int block_starts = BlockReduce(storage).Sum(starts);
+  if (threadIdx.x == 0 && block_starts > 0)
+    atomicAdd(segments, static_cast<unsigned long long>(block_starts));
+}
+
+}  // namespace
+
+template <class V>
+DeviceNearFar<V> csr_split_near_far(const DeviceCsr<V>& a, index_t band, int panels) {
+  if (panels < 1 || panels > 65535)
+    throw InputError("csr near/far split: panels must be in 1..65535, got " +
+                     std::to_string(panels));
+  if (band < 0)
+    throw InputError("csr near/far split: band must be >= 0, got " + std::to_string(band));
+  auto& ctx = cuda::Context::get();
+  cudaStream_t s = ctx.stream();
+  const std::int64_t nnz = a.nnz();
+  const index_t rows = a.rows;
+  const std::int64_t width =
+      std::max<std::int64_t>((std::int64_t{a.cols} + panels - 1) / panels, 1);
+  const unsigned grid = cuda::grid_for(static_cast<std::size_t>(nnz), kSplitBlock);
+
+  DeviceNearFar<V> out;
+  out.near.rows = rows;
+  out.near.cols = a.cols;
+  out.near.row_ptr = cuda::DeviceBuffer<index_t>(static_cast<std::size_t>(rows) + 1);
+  cuda::fill_bytes(out.near.row_ptr.data(), 0, out.near.row_ptr.bytes());
+  // Keys and entry indices, sorted stably by key (only the key bits the panels need).
+  cuda::DeviceBuffer<std::uint16_t> keys(static_cast<std::size_t>(nnz)),
+      sorted_keys(static_cast<std::size_t>(nnz));
+  cuda::DeviceBuffer<index_t> order(static_cast<std::size_t>(nnz)),
+      sorted_order(static_cast<std::size_t>(nnz));
+  if (nnz > 0) {
+    // Near entries counted into row_ptr[1 ..], then summed in place.
+    split_keys_kernel<<<grid, kSplitBlock, 0, s>>>(nnz, rows, a.cols, a.row_ptr.data(),
+                                                   a.col_idx.data(), band, width, keys.data(),
+                                                   order.data(), out.near.row_ptr.data() + 1);
+    SPMVKIT_LAUNCH_CHECK();
+    index_t* counts = out.near.row_ptr.data() + 1;
+    cuda::cub_call(
+        [&](void* temp, std::size_t& bytes, cudaStream_t st) {
+          return cub::DeviceScan::InclusiveSum(temp, bytes, counts, counts, rows, st);
+        },
+        s);
+    const int end_bit = cuda::bits_for(static_cast<std::uint64_t>(panels));
+    cuda::cub_call(
+        [&](void* temp, std::size_t& bytes, cudaStream_t st) {
+          return cub::DeviceRadixSort::SortPairs(temp, bytes, keys.data(), sorted_keys.data(),
+                                                 order.data(), sorted_order.data(),
+                                                 static_cast<int>(nnz), 0, end_bit, st);
+        },
+        s);
+  }
+  // Where each key starts: far_ptr, and the near count.
+  std::vector<index_t> first(static_cast<std::size_t>(panels) + 1, -1);
+  if (nnz > 0) {
+    cuda::DeviceBuffer<index_t> first_d(first);
+    split_key_starts_kernel<<<grid, kSplitBlock, 0, s>>>(nnz, sorted_keys.data(), first_d.data());
+    SPMVKIT_LAUNCH_CHECK();
+    first = first_d.download();
+  }
+  // An absent key starts where the next present one does (or at the end).
+  index_t next = static_cast<index_t>(nnz);
+  for (std::size_t key = first.size(); key-- > 0;)
+    next = first[key] = first[key] >= 0 ? first[key] : next;
+  const index_t near_nnz = first[1];
+  const index_t far_nnz = static_cast<index_t>(nnz) - near_nnz;
+  out.far_ptr.resize(static_cast<std::size_t>(panels) + 1);
+  for (int p = 0; p < panels; ++p) out.far_ptr[p] = first[p + 1] - near_nnz;
+  out.far_ptr[panels] = far_nnz;
+
+  out.near.col_idx = cuda::DeviceBuffer<index_t>(static_cast<std::size_t>(near_nnz));
+  out.near.values = cuda::DeviceBuffer<V>(static_cast<std::size_t>(near_nnz));
+  out.far_row = cuda::DeviceBuffer<index_t>(static_cast<std::size_t>(far_nnz));
+  out.far_col = cuda::DeviceBuffer<index_t>(static_cast<std::size_t>(far_nnz));
+  out.far_val = cuda::DeviceBuffer<V>(static_cast<std::size_t>(far_nnz));
+  cuda::DeviceBuffer<unsigned long long> segments(1);
+  cuda::fill_bytes(segments.data(), 0, segments.bytes());
+  if (nnz > 0) {
+    split_gather_kernel<V><<<grid, kSplitBlock, 0, s>>>(
+        nnz, near_nnz, rows, a.row_ptr.data(), a.col_idx.data(), a.values.data(),
+        sorted_keys.data(), sorted_order.data(), out.near.col_idx.data(), out.near.values.data(),
+        out.far_row.data(), out.far_col.data(), out.far_val.data(), segments.data());
+    SPMVKIT_LAUNCH_CHECK();
+  }
+  out.far_row_segments = static_cast<std::int64_t>(segments.download()[0]);
+  out.near_row_ptr = out.near.row_ptr.download();
+  return out;
+}
+
+template <class V>
+NearFarSplit<V> csr_split_near_far(const Csr<V>& a, index_t band, int panels) {
+  const DeviceNearFar<V> d = csr_split_near_far(DeviceCsr<V>(a), band, panels);
+  NearFarSplit<V> s;
+  s.near.rows = d.near.rows;
+  s.near.cols = d.near.cols;
+  s.near.row_ptr = d.near_row_ptr;
+  s.near.col_idx = d.near.col_idx.download();
+  s.near.values = d.near.values.download();
+  s.far_ptr = d.far_ptr;
+  s.far_row = d.far_row.download();
+  s.far_col = d.far_col.download();
+  s.far_val = d.far_val.download();
+  s.far_row_segments = d.far_row_segments;
+  return s;
+}
+
+#define SPMVKIT_INSTANTIATE(V)                                                     \
+  template DeviceNearFar<V> csr_split_near_far(const DeviceCsr<V>&, index_t, int); \
+  template NearFarSplit<V> csr_split_near_far(const Csr<V>&, index_t, int);
+SPMVKIT_INSTANTIATE(float)
+SPMVKIT_INSTANTIATE(double)
+#undef SPMVKIT_INSTANTIATE
+
+}  // namespace spmvkit
