@@ -71,7 +71,7 @@ std::int64_t csr_count_far(const Csr<V>& a, index_t band);
 // 8 MB of x either side), read and checked; InputError names `who`. far_panels=auto: when x
 // (cols values) is larger than half of `l2_bytes` and at least 1/20 of the entries lie outside
 // the band, as many panels as it takes for a panel's slice of x to fit in half the L2. Measured
-// on H100 (bench/results/2026-11-22-h100-far): powerlaw_8000000 (x 64 MB, 23% far) 0.86 ms with
+// on H100 (bench/results/2026-11-22-h100-far): powerlaw_8000000 (x 64 MB, 17.6% far) 0.86 ms with
 // 3 panels against 1.00 ms without; 2 and 4 panels 0.87 and 0.88 ms.
 struct FarSplitChoice {
   index_t band = 0;

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "backend/cuda/cub_call.cuh"
+#include "backend/cuda/search.cuh"
 #include "formats/csr/csr_split.cuh"
 #include "spmvkit/error.hpp"
 
@@ -14,17 +15,9 @@ namespace {
 
 constexpr int kSplitBlock = 256;
 
-// The row holding entry k: the last r < rows with row_ptr[r] <= k (empty rows skipped).
+// The row holding entry k.
 __device__ index_t row_of(const index_t* __restrict__ row_ptr, index_t rows, std::int64_t k) {
-  index_t lo = 0, hi = rows - 1;
-  while (lo < hi) {
-    const index_t mid = lo + (hi - lo + 1) / 2;
-    if (row_ptr[mid] <= k)
-      lo = mid;
-    else
-      hi = mid - 1;
-  }
-  return lo;
+  return cuda::last_at_most(row_ptr, 0, rows - 1, k);
 }
 
 // Entry k's key (0: within `band` columns of its row's diagonal r * cols / rows, else 1 + its

@@ -42,6 +42,7 @@
 #include "backend/cuda/cub_call.cuh"
 #include "backend/cuda/cuda.hpp"
 #include "backend/cuda/finish.cuh"
+#include "backend/cuda/search.cuh"
 #include "formats/csr/csr.hpp"
 #include "formats/csr/csr_balanced.cuh"
 #include "formats/csr/csr_split.cuh"
@@ -85,18 +86,7 @@ __device__ __forceinline__ V strided_dot(const index_t* __restrict__ col_idx,
   return (s0 + s1) + (s2 + s3);
 }
 
-// The last r in [lo, hi] with ptr[r] <= k, for a non-decreasing ptr with ptr[lo] <= k.
-__device__ __forceinline__ index_t last_at_most(const index_t* __restrict__ ptr, index_t lo,
-                                                index_t hi, std::int64_t k) {
-  while (lo < hi) {
-    const index_t mid = lo + (hi - lo + 1) / 2;
-    if (ptr[mid] <= k)
-      lo = mid;
-    else
-      hi = mid - 1;
-  }
-  return lo;
-}
+using cuda::last_at_most;
 
 // Task b of the static G1 (long rows): row r owns tasks [partial_ptr[r], partial_ptr[r+1]),
 // decided at setup, and its nonzeros are split evenly over them in whole warps' worth; the
