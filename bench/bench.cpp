@@ -261,20 +261,27 @@ void run_matrix(const std::string& name, const Csr<double>& a64, const Options& 
       report.results.push_back(r);
     }
   }
-  // Ratios to the best cuSPARSE algorithm, and to the best cuSPARSE CSR algorithm, measured
-  // on this matrix in this run.
-  double best_peer = 0, best_csr_peer = 0;
+  // Ratios to the best peer (the cuSPARSE algorithms on the GPU, Eigen on the CPU), and to the
+  // best CSR peer (cusparse_csr_*, eigen_csr), measured on this matrix in this run.
+  const Record* best_peer = nullptr;
+  double best_csr_peer = 0;
   for (std::size_t i = first; i < report.results.size(); ++i) {
     const Record& r = report.results[i];
     if (!r.peer || r.status != "ok") continue;
-    if (best_peer == 0 || r.spmv_ms < best_peer) best_peer = r.spmv_ms;
-    if (r.format.rfind("cusparse_csr", 0) == 0 && (best_csr_peer == 0 || r.spmv_ms < best_csr_peer))
+    if (!best_peer || r.spmv_ms < best_peer->spmv_ms) best_peer = &r;
+    if (r.format.find("csr") != std::string::npos &&
+        (best_csr_peer == 0 || r.spmv_ms < best_csr_peer))
       best_csr_peer = r.spmv_ms;
   }
+  const double best_peer_ms = best_peer ? best_peer->spmv_ms : 0;
+  const std::string best_peer_name = best_peer ? best_peer->format : "";
   for (std::size_t i = first; i < report.results.size(); ++i) {
     Record& r = report.results[i];
     if (r.status != "ok" || r.spmv_ms <= 0) continue;
-    if (best_peer > 0) r.ratio_vs_cusparse = best_peer / r.spmv_ms;
+    if (best_peer_ms > 0) {
+      r.ratio_vs_cusparse = best_peer_ms / r.spmv_ms;
+      r.best_peer = best_peer_name;
+    }
     if (best_csr_peer > 0) r.ratio_vs_cusparse_csr = best_csr_peer / r.spmv_ms;
   }
 }
@@ -512,6 +519,7 @@ nlohmann::json to_json(const Report& rep) {
                             {"pct_ceiling", r.pct_ceiling},
                             {"ratio_vs_cusparse", r.ratio_vs_cusparse},
                             {"ratio_vs_cusparse_csr", r.ratio_vs_cusparse_csr},
+                            {"best_peer", r.best_peer},
                             {"paper_gbs", r.paper_gbs},
                             {"max_rel_err", r.max_rel_err},
                             {"l2_resident", r.l2_resident},

@@ -2,8 +2,8 @@
 // formats over named matrices, each next to the cuSPARSE peers in the same process.
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -19,9 +19,9 @@ struct Options {
   std::vector<std::string> formats;  // empty: every registered format with this backend
   std::string params;                // "format:key=v,key=v;format2:..." per-format overrides
   int warmup = 10;
-  int reps = 50;                     // timed runs (median reported)
-  std::string reorder = "none";      // none | rcm | band (applied before all formats)
-  bool check = true;                 // compare one result against the float64 reference
+  int reps = 50;                 // timed runs (median reported)
+  std::string reorder = "none";  // none | rcm | band (applied before all formats)
+  bool check = true;             // compare one result against the float64 reference
   // expand_bsB_NAME over this many nonzeros (bs^2 * nnz(NAME)) is not built; one record
   // "skipped: ..." stands for it. 0: no cap.
   std::int64_t max_expanded_nnz = 64'000'000;
@@ -48,11 +48,14 @@ struct Record {
   double reorder_ms = 0, reorder_spmv_equiv = 0;  // --reorder: ordering + permutation cost
   double spmv_ms = 0, spmv_ms_min = 0, spmv_ms_max = 0;
   double gflops = 0, bytes = 0, gbs = 0, pct_ceiling = 0;
-  double ratio_vs_cusparse = 0;  // best cuSPARSE time / this time (> 1: faster than cuSPARSE)
-  double ratio_vs_cusparse_csr = 0;  // the same against the best cuSPARSE CSR algorithm
+  // Best peer's time / this time (> 1: faster than the peer). The peers are the backend's:
+  // the cuSPARSE algorithms on cuda, Eigen on cpu (the field names date from the GPU alone).
+  double ratio_vs_cusparse = 0;
+  double ratio_vs_cusparse_csr = 0;  // the same against the best CSR peer (cuSPARSE or Eigen)
+  std::string best_peer;             // the peer format ratio_vs_cusparse is measured against
   double paper_gbs = 0;              // GB/s by the format's paper's byte formula, if it has one
-  double max_rel_err = 0;        // ||z - ref|| / ||ref|| against the float64 reference
-  bool l2_resident = false;      // format data + vectors fit in the last-level cache
+  double max_rel_err = 0;            // ||z - ref|| / ||ref|| against the float64 reference
+  bool l2_resident = false;          // format data + vectors fit in the last-level cache
   bool peer = false;
   // Row-length (nonzeros per row) statistics of the matrix: SURAA's figures order matrices by
   // npr variance (population variance, over all rows).

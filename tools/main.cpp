@@ -7,10 +7,10 @@
 int main(int argc, char** argv) {
   CLI::App app{
       "spmvkit: fast sparse matrix-vector products on NVIDIA GPUs and CPUs.\n"
-      "A MATRIX is a Matrix Market file (.mtx, .mtx.gz), a matrix name from ../shared/matrices\n"
-      "or $SPMVKIT_MATRICES, or a generator name: stencil5_N stencil9_N stencil7_N stencil27_N\n"
-      "reservoir_bsB_N powerlaw_ROWS[_MAXROW] banded_ROWS_HALFBAND[_PERROW]\n"
-      "random_ROWS_COLS_PERROW expand_bsB_MATRIX",
+      "A MATRIX is a Matrix Market file (.mtx, .mtx.gz), a matrix name from $SPMVKIT_MATRICES\n"
+      "(else ../shared/matrices) or tests/data, or a generator name: stencil5_N stencil9_N\n"
+      "stencil7_N stencil27_N reservoir_bsB_N powerlaw_ROWS[_MAXROW]\n"
+      "banded_ROWS_HALFBAND[_PERROW] random_ROWS_COLS_PERROW expand_bsB_MATRIX",
       "spmvkit"};
   app.require_subcommand(1);
   spmvkit::cli::add_info(app);

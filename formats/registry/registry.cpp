@@ -5,6 +5,7 @@
 #include "formats/csr/csr.hpp"
 #include "formats/csr3/csr3.hpp"
 #include "formats/cusparse/cusparse.hpp"
+#include "formats/eigen/eigen.hpp"
 #include "formats/ell/ell.hpp"
 #include "formats/hec/hec.hpp"
 #include "formats/hyb/hyb.hpp"
@@ -15,7 +16,8 @@
 namespace spmvkit {
 
 const std::vector<FormatEntry>& formats() {
-  static const std::vector<FormatEntry> all = {
+  static const std::vector<FormatEntry> all = [] {
+    std::vector<FormatEntry> list = {
       csr_scalar_format(),
       csr_vector_format(),
       csr_balanced_format(),
@@ -35,7 +37,12 @@ const std::vector<FormatEntry>& formats() {
       cusparse_sell_format(),
       cusparse_bsr_format(),
       cusparse_bsrmv_format(),
-  };
+    };
+#if SPMVKIT_HAVE_EIGEN
+    list.push_back(eigen_csr_format());  // the CPU peer, when the build found Eigen
+#endif
+    return list;
+  }();
   return all;
 }
 

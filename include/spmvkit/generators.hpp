@@ -55,7 +55,12 @@ Csr<double> generate_random(index_t rows, index_t cols, double per_row, std::uin
 bool is_generator_name(const std::string& name);
 Csr<double> generate_by_name(const std::string& name);
 
-// A generator name or a Matrix Market path: loads whichever it is.
+// Where a bare matrix name ("bcsstk13") is read from: NAME.mtx or NAME.mtx.gz in
+// $SPMVKIT_MATRICES (when set; else in ../shared/matrices beside the source tree), then among
+// the matrices bundled under tests/data; empty when none holds it.
+std::string find_named_matrix(const std::string& name);
+
+// A generator name, a Matrix Market path or a bare matrix name: loads whichever it is.
 Csr<double> load_matrix(const std::string& name_or_path);
 
 }  // namespace spmvkit

@@ -29,11 +29,13 @@ std::string temp_file(const std::string& name) {
       .string();
 }
 
-// Runs `spmvkit ARGS` with stdout and stderr captured to files.
-CliRun spmvkit(const std::string& args) {
+// Runs `ENV spmvkit ARGS` (ENV: "NAME=value " assignments, or empty) with stdout and stderr
+// captured to files.
+CliRun spmvkit_env(const std::string& env, const std::string& args) {
   const std::string out = temp_file("cli_out.txt");
   const std::string err = temp_file("cli_err.txt");
-  const std::string cmd = std::string(SPMVKIT_CLI_PATH) + " " + args + " >" + out + " 2>" + err;
+  const std::string cmd =
+      env + std::string(SPMVKIT_CLI_PATH) + " " + args + " >" + out + " 2>" + err;
   CliRun r;
   const int raw = std::system(cmd.c_str());
   r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
@@ -48,6 +50,8 @@ CliRun spmvkit(const std::string& args) {
   return r;
 }
 
+CliRun spmvkit(const std::string& args) { return spmvkit_env("", args); }
+
 TEST(Cli, HelpEverywhere) {
   for (const char* cmd : {"", "info", "generate", "convert", "bench", "formats", "tune"}) {
     const CliRun r = spmvkit(std::string(cmd) + " --help");
@@ -57,11 +61,15 @@ TEST(Cli, HelpEverywhere) {
 }
 
 TEST(Cli, InfoOnARealMatrixByNameAndPath) {
-  const CliRun by_path = spmvkit("info " + spmvkit::testing::shared_matrix("bcsstk13.mtx"));
-  ASSERT_EQ(by_path.status, 0) << by_path.err;
-  EXPECT_NE(by_path.out.find("2003 x 2003, 83883 nonzeros"), std::string::npos) << by_path.out;
-  EXPECT_NE(by_path.out.find("row-length histogram"), std::string::npos);
-  EXPECT_NE(by_path.out.find("symmetric     yes"), std::string::npos);
+  // By name: $SPMVKIT_MATRICES, ../shared/matrices, then the bundled tests/data.
+  for (const std::string& m :
+       {spmvkit::testing::data_matrix("bcsstk13.mtx.gz"), std::string("bcsstk13")}) {
+    const CliRun r = spmvkit("info " + m);
+    ASSERT_EQ(r.status, 0) << m << ": " << r.err;
+    EXPECT_NE(r.out.find("2003 x 2003, 83883 nonzeros"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("row-length histogram"), std::string::npos);
+    EXPECT_NE(r.out.find("symmetric     yes"), std::string::npos);
+  }
 }
 
 TEST(Cli, InfoJsonWithReordering) {
@@ -75,7 +83,8 @@ TEST(Cli, InfoJsonWithReordering) {
 }
 
 TEST(Cli, GenerateConvertAndReadBack) {
-  const std::string mtx = temp_file("spmvkit_cli_gen.mtx"), gz = temp_file("spmvkit_cli_gen.mtx.gz");
+  const std::string mtx = temp_file("spmvkit_cli_gen.mtx"),
+                    gz = temp_file("spmvkit_cli_gen.mtx.gz");
   CliRun r = spmvkit("generate reservoir_bs3_4 -o " + mtx);
   ASSERT_EQ(r.status, 0) << r.err;
   r = spmvkit("convert " + mtx + " " + gz);
@@ -91,8 +100,10 @@ TEST(Cli, GenerateConvertAndReadBack) {
 
 TEST(Cli, CpuBenchWritesJsonWithEveryField) {
   const std::string json = temp_file("spmvkit_cli_bench.json");
-  const CliRun r = spmvkit("bench stencil7_12 --backend cpu --reps 3 --warmup 1 "
-                        "--formats csr_scalar,csr_balanced,ell --json " + json);
+  const CliRun r = spmvkit(
+      "bench stencil7_12 --backend cpu --reps 3 --warmup 1 "
+      "--formats csr_scalar,csr_balanced,ell --json " +
+      json);
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("read-bandwidth ceiling"), std::string::npos);
   std::ifstream in(json);
@@ -111,6 +122,32 @@ TEST(Cli, CpuBenchWritesJsonWithEveryField) {
   std::filesystem::remove(json);
 }
 
+// A suite's real matrices that no folder holds are skipped with one note (a bare clone has no
+// ../shared/matrices); the bundled ones still run; a missing matrix named alone is an error.
+TEST(Cli, SuiteSkipsRealMatricesNoFolderHolds) {
+  const std::string empty = temp_file("no_matrices");
+  std::filesystem::create_directories(empty);
+  const std::string json = temp_file("spmvkit_cli_skip.json");
+  const std::string env = "SPMVKIT_MATRICES=" + empty + " ";
+  const CliRun r = spmvkit_env(env,
+                               "bench real --backend cpu --formats csr_scalar --reps 1 "
+                               "--warmup 0 --json " +
+                                   json);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("note: skipped 28 real matrices of the suite"), std::string::npos) << r.err;
+  std::ifstream in(json);
+  const auto j = nlohmann::json::parse(in);
+  ASSERT_EQ(j["results"].size(), 7u);  // the bundled tests/data matrices
+  for (const auto& rec : j["results"]) EXPECT_EQ(rec["status"], "ok") << rec["matrix"];
+  EXPECT_NE(j["note"].get<std::string>().find("skipped 28"), std::string::npos);
+
+  const CliRun alone = spmvkit_env(env, "bench rajat01 --backend cpu --formats csr_scalar");
+  EXPECT_EQ(alone.status, 1);
+  EXPECT_NE(alone.err.find("rajat01"), std::string::npos) << alone.err;
+  std::filesystem::remove(json);
+  std::filesystem::remove(empty);
+}
+
 // Block expansion runs: the generator's block size goes to block formats (variants keep their
 // labels), expansions over the cap leave one skipped record, and --part takes every N-th matrix.
 TEST(Cli, CpuBenchExpandedMatricesLabelsCapAndParts) {
@@ -118,7 +155,8 @@ TEST(Cli, CpuBenchExpandedMatricesLabelsCapAndParts) {
   const CliRun r = spmvkit(
       "bench expand_bs3_karate expand_bs40_bcsstk13 --backend cpu --reps 2 "
       "--warmup 0 --formats bsr,csr_vector --params 'bsr:balanced=auto|balanced=off' "
-      "--max-expanded-nnz 1M --part 1/2 --json " + json);
+      "--max-expanded-nnz 1M --part 1/2 --json " +
+      json);
   ASSERT_EQ(r.status, 0) << r.err;
   std::ifstream in(json);
   const auto j = nlohmann::json::parse(in);
@@ -135,8 +173,10 @@ TEST(Cli, CpuBenchExpandedMatricesLabelsCapAndParts) {
   EXPECT_NE(j["results"][0]["details"].get<std::string>().find("bs=3,"), std::string::npos);
   EXPECT_NE(j["results"][1]["details"].get<std::string>().find("balanced=0"), std::string::npos);
 
-  const CliRun capped = spmvkit("bench expand_bs40_bcsstk13 --backend cpu --formats bsr --reps 1 "
-                                "--max-expanded-nnz 1M --json " + json);
+  const CliRun capped = spmvkit(
+      "bench expand_bs40_bcsstk13 --backend cpu --formats bsr --reps 1 "
+      "--max-expanded-nnz 1M --json " +
+      json);
   ASSERT_EQ(capped.status, 0) << capped.err;
   EXPECT_NE(capped.out.find("skipped: 134212800 expanded nonzeros over --max-expanded-nnz"),
             std::string::npos)
@@ -176,7 +216,7 @@ TEST(Cli, BadInputGivesOneClearLine) {
   const std::array<std::pair<std::string, std::string>, 7> cases = {{
       {"info /nonexistent/file.mtx", "cannot open"},
       {"info " + bad, ":4:"},
-      {"info " + spmvkit::testing::shared_matrix("unsupported/w156.mtx"), "complex"},
+      {"info " + spmvkit::testing::data_matrix("unsupported/w156.mtx"), "complex"},
       {"info stencil27_x", "stencil27_x"},
       {"bench stencil7_4 --backend cpu --formats no_such_format", "unknown format"},
       {"bench stencil7_4 --backend cpu --formats ell --params 'ell:bogus=1'", "unknown parameter"},

@@ -1,6 +1,7 @@
 #include "tests/common/zoo.hpp"
 
 #include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <mutex>
 #include <stdexcept>
@@ -27,11 +28,19 @@ std::vector<double> random_vector(std::size_t n, std::mt19937_64& rng) {
   return v;
 }
 
-std::string shared_matrix(const std::string& file) {
-  // $SPMVKIT_MATRICES (the GPU machine gets a carried copy) or ../shared/matrices.
-  if (const char* d = std::getenv("SPMVKIT_MATRICES"); d && *d) return std::string(d) + "/" + file;
-  return std::string(SPMVKIT_SHARED_DIR) + "/matrices/" + file;
+std::string data_matrix(const std::string& file) {
+  return std::string(SPMVKIT_TEST_DATA_DIR) + "/" + file;
 }
+
+std::string shared_matrices_dir() {
+  // $SPMVKIT_MATRICES (the GPU machine gets a carried copy) or ../shared/matrices.
+  if (const char* d = std::getenv("SPMVKIT_MATRICES"); d && *d)
+    return std::filesystem::is_directory(d) ? d : "";
+  const std::string beside = std::string(SPMVKIT_SHARED_DIR) + "/matrices";
+  return std::filesystem::is_directory(beside) ? beside : "";
+}
+
+std::string shared_matrix(const std::string& file) { return shared_matrices_dir() + "/" + file; }
 
 namespace {
 
@@ -110,11 +119,11 @@ const std::vector<std::pair<std::string, Maker>>& makers() {
        }},
       {"stencil27_12", [](std::uint64_t) { return generate_stencil_3d(12, 27); }},
       {"powerlaw_20000", [](std::uint64_t s) { return generate_powerlaw(20000, 12.5, 5000, s); }},
-      // Real matrices from ../shared/matrices: gzip, unsymmetric, rectangular with long rows.
-      {"real_bcsstk16_gz", [](std::uint64_t) { return read_matrix_market(shared_matrix("bcsstk16.mtx.gz")); }},
-      {"real_west0479", [](std::uint64_t) { return read_matrix_market(shared_matrix("west0479.mtx")); }},
+      // Real matrices bundled under tests/data: gzip, unsymmetric, rectangular with long rows.
+      {"real_bcsstk16_gz", [](std::uint64_t) { return read_matrix_market(data_matrix("bcsstk16.mtx.gz")); }},
+      {"real_west0479", [](std::uint64_t) { return read_matrix_market(data_matrix("west0479.mtx")); }},
       {"real_Franz6_rect", [](std::uint64_t) {
-         return read_matrix_market(shared_matrix("Franz6_id1959_aug.mtx"));
+         return read_matrix_market(data_matrix("Franz6_id1959_aug.mtx.gz"));
        }},
       {"long_rows_mixed", [](std::uint64_t s) {
          // Row lengths from 0 to ~5000: warps, sub-warps and blocks all get work.

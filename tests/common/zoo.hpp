@@ -24,7 +24,14 @@ const Csr<double>& zoo_matrix(const std::string& name);
 // Random values in [-1, 1) from `rng`.
 std::vector<double> random_vector(std::size_t n, std::mt19937_64& rng);
 
-// Path of a file under ../shared/matrices (the tests read real matrices from there).
+// Path of a matrix bundled with the repository under tests/data/ (always there: a bare clone
+// passes its tests). tests/data/MANIFEST.tsv says where each came from.
+std::string data_matrix(const std::string& file);
+
+// The folder of the larger set of real matrices: $SPMVKIT_MATRICES, else ../shared/matrices
+// beside the checkout; empty when neither exists. Tests over it skip visibly without it.
+std::string shared_matrices_dir();
+// Path of a file in that folder (shared_matrices_dir() + "/" + file; check the folder first).
 std::string shared_matrix(const std::string& file);
 
 }  // namespace spmvkit::testing

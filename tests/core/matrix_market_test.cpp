@@ -646,9 +646,9 @@ TEST_F(MatrixMarket, ErrorHermitianSymmetry) {
   expect_coo_error(f, 1, "hermitian");
 }
 
-TEST_F(MatrixMarket, ErrorComplexRealFileFromSharedMatrices) {
-  const std::string f = testing::shared_matrix("unsupported/w156.mtx");
-  if (!fs::exists(f)) GTEST_SKIP() << f << " not present";
+TEST_F(MatrixMarket, ErrorComplexRealFile) {
+  const std::string f = testing::data_matrix("unsupported/w156.mtx");
+  ASSERT_TRUE(fs::exists(f)) << f << " is bundled with the repository";
   expect_coo_error(f, 1, "complex field is not supported");
 }
 
@@ -872,16 +872,17 @@ TEST_F(MatrixMarket, ErrorSizeLineNonNumeric) {
 }
 
 // ---------------------------------------------------------------------------------------
-// Every real matrix of ../shared/matrices loads with the manifest's sizes.
+// Every real matrix of ../shared/matrices (or $SPMVKIT_MATRICES), and every one bundled under
+// tests/data, loads with its manifest's sizes.
 
 struct ManifestRow {
   std::string name, file, symmetry, field;
   long rows = 0, cols = 0, stored = 0;
 };
 
-std::vector<ManifestRow> manifest() {
+std::vector<ManifestRow> manifest(const std::string& dir) {
   std::vector<ManifestRow> out;
-  std::ifstream in(testing::shared_matrix("MANIFEST.tsv"));
+  std::ifstream in(dir + "/MANIFEST.tsv");
   std::string line;
   std::getline(in, line);  // column names
   while (std::getline(in, line)) {
@@ -903,13 +904,13 @@ std::vector<ManifestRow> manifest() {
   return out;
 }
 
-TEST(MatrixMarketShared, EveryManifestMatrixLoads) {
-  const auto rows = manifest();
-  if (rows.empty()) GTEST_SKIP() << "no " << testing::shared_matrix("MANIFEST.tsv");
-  EXPECT_GE(rows.size(), 30u);
+void expect_manifest_loads(const std::string& dir, std::size_t at_least) {
+  const auto rows = manifest(dir);
+  ASSERT_GE(rows.size(), at_least) << dir << "/MANIFEST.tsv";
   for (const auto& m : rows) {
     SCOPED_TRACE(m.file);
-    const std::string f = testing::shared_matrix(m.file);
+    if (m.field == "complex") continue;  // refused on purpose (ErrorComplexRealFile)
+    const std::string f = dir + "/" + m.file;
     Coo<double> coo;
     ASSERT_NO_THROW(coo = read_matrix_market_coo(f));
     EXPECT_EQ(coo.rows, m.rows);
@@ -940,6 +941,17 @@ TEST(MatrixMarketShared, EveryManifestMatrixLoads) {
       for (double v : a.values) ASSERT_EQ(v, std::round(v));
     }
   }
+}
+
+TEST(MatrixMarketShared, EveryManifestMatrixLoads) {
+  const std::string dir = testing::shared_matrices_dir();
+  if (dir.empty())
+    GTEST_SKIP() << "no folder of real matrices ($SPMVKIT_MATRICES or ../shared/matrices)";
+  expect_manifest_loads(dir, 30);
+}
+
+TEST(MatrixMarketBundled, EveryBundledMatrixLoads) {
+  expect_manifest_loads(std::string(SPMVKIT_TEST_DATA_DIR), 7);
 }
 
 }  // namespace
