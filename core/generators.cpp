@@ -13,6 +13,7 @@
 
 #include "core/fail.hpp"
 #include "spmvkit/error.hpp"
+#include "spmvkit/limits.hpp"
 
 namespace spmvkit {
 
@@ -103,6 +104,12 @@ class SeededPermutation {
   std::uint64_t keys_[kRounds] = {};
 };
 
+// Host memory for a CSR of `rows` rows and about `nnz` entries, refused (InputError naming
+// `what`) before anything is built when the process may not take that much (spmvkit/limits.hpp).
+void check_csr_memory(const std::string& what, double rows, double nnz) {
+  check_host_memory(what, (rows + 1) * sizeof(index_t) + nnz * (sizeof(index_t) + sizeof(double)));
+}
+
 // --- the row-by-row builder -----------------------------------------------------------------
 
 // Pass 1 (parallel): row_ptr[r + 1] = length(r). Scan in 64 bits, refusing nnz > 2^31 - 1
@@ -114,6 +121,7 @@ Csr<double> build_by_rows(const std::string& what, index_t rows, index_t cols, L
   Csr<double> a;
   a.rows = rows;
   a.cols = cols;
+  check_host_memory(what, (static_cast<double>(rows) + 1) * sizeof(index_t));
   a.row_ptr.assign(static_cast<std::size_t>(rows) + 1, 0);
   index_t* row_ptr = a.row_ptr.data();
 #pragma omp parallel for schedule(static)
@@ -125,6 +133,8 @@ Csr<double> build_by_rows(const std::string& what, index_t rows, index_t cols, L
       fail(what, "more than 2^31 - 1 nonzeros (the 32-bit index limit); choose a smaller size");
     row_ptr[r + 1] = static_cast<index_t>(total);
   }
+  check_host_memory(what, static_cast<double>(total) * (sizeof(index_t) + sizeof(double)) +
+                              (static_cast<double>(rows) + 1) * sizeof(index_t));
   // Zeroing (and faulting in) the two arrays is a large share of the time: do them at once.
 #pragma omp parallel sections
   {
@@ -225,6 +235,7 @@ Csr<double> stencil(const std::string& what, index_t n, int dims, int points) {
                                      : (box ? (3 * nn - 2) * (3 * nn - 2) * (3 * nn - 2)
                                             : 7 * nn * nn * nn - 6 * nn * nn);
   if (nnz > kMaxIndex) fail(what, nnz, " nonzeros exceed 2^31 - 1 (the 32-bit index limit)");
+  check_csr_memory(what, std::pow(static_cast<double>(n), dims), static_cast<double>(nnz));
   const index_t nz = dims == 3 ? n : 1;
   const index_t rows = static_cast<index_t>(nn * nn * nz);
   const std::vector<Offset> offsets = stencil_offsets(dims, points);
@@ -382,6 +393,7 @@ Csr<double> generate_reservoir(index_t n, int block_size, std::uint64_t seed) {
   const std::int64_t nn = n, bs = block_size;
   const std::int64_t nnz = bs * bs * (7 * nn * nn * nn - 6 * nn * nn);
   if (nnz > kMaxIndex) fail(what, nnz, " nonzeros exceed 2^31 - 1 (the 32-bit index limit)");
+  check_csr_memory(what, rows_d, static_cast<double>(nnz));
   const index_t rows = static_cast<index_t>(nn * nn * nn * bs);
   const index_t plane = n * n;
   // The 7-point neighbours of cell c, in increasing order.
@@ -435,6 +447,7 @@ Csr<double> block_expand(const Csr<double>& a, int block_size, std::uint64_t see
     fail(what, a.rows, " x ", a.cols, " times ", bs, " exceeds 2^31 - 1 rows or columns");
   if (static_cast<std::int64_t>(a.nnz()) * bs * bs > kMaxIndex)
     fail(what, a.nnz(), " nonzeros times ", bs * bs, " exceed 2^31 - 1 (the 32-bit index limit)");
+  check_csr_memory(what, static_cast<double>(a.rows) * bs, static_cast<double>(a.nnz()) * bs * bs);
   const index_t b = block_size;
   auto length = [&](index_t r) { return a.row_length(r / b) * b; };
   auto fill = [&](index_t r, index_t, index_t* col, double* val) {
@@ -477,6 +490,7 @@ Csr<double> generate_powerlaw(index_t rows, double mean_row, index_t max_row, st
   if (target > static_cast<double>(kMaxIndex))
     fail(what, "about ", target, " nonzeros exceed 2^31 - 1 (the 32-bit index limit)");
   const double longest = max_row;
+  check_csr_memory(what, rows, target);
   // Every row has at least one entry and the longest has max_row: the least total is
   // max_row + rows - 1 (alpha -> infinity), the most rows * max_row (alpha = 0).
   if (target < longest + rows - 1)
@@ -534,6 +548,12 @@ Csr<double> generate_banded(index_t rows, index_t half_band, index_t per_row, st
     const auto [lo, hi] = window(r);
     return std::min(per_row, hi - lo);
   };
+  // Every row holds at least min(per_row, half_band + 1) entries: a size far past the index
+  // limit is refused before the edge rows are counted one by one.
+  if (static_cast<double>(rows) * std::min<double>(per_row, half_band + 1.0) >
+      static_cast<double>(kMaxIndex))
+    fail(what, "at least ", static_cast<double>(rows) * std::min<double>(per_row, half_band + 1.0),
+         " nonzeros exceed 2^31 - 1 (the 32-bit index limit)");
   // nnz before anything is allocated: full-width interior rows, clipped rows at both ends.
   const index_t edge = std::min(half_band, rows);
   const index_t interior_end = std::max(edge, static_cast<index_t>(rows - edge));
@@ -542,6 +562,7 @@ Csr<double> generate_banded(index_t rows, index_t half_band, index_t per_row, st
   for (index_t r = 0; r < edge; ++r) nnz += length(r);
   for (index_t r = interior_end; r < rows; ++r) nnz += length(r);
   if (nnz > kMaxIndex) fail(what, nnz, " nonzeros exceed 2^31 - 1 (the 32-bit index limit)");
+  check_csr_memory(what, rows, static_cast<double>(nnz));
   auto fill = [&](index_t r, index_t len, index_t* col, double* val) {
     RowRng rng(seed, Stream::entries, static_cast<std::uint64_t>(r));
     const auto [lo, hi] = window(r);
@@ -564,6 +585,7 @@ Csr<double> generate_random(index_t rows, index_t cols, double per_row, std::uin
     fail(what, "per_row must be in [0, cols = ", cols, "] (got ", per_row, ")");
   if (per_row * rows > static_cast<double>(kMaxIndex))
     fail(what, "about ", per_row * rows, " nonzeros exceed 2^31 - 1 (the 32-bit index limit)");
+  check_csr_memory(what, rows, per_row * rows);
   auto length = [&](index_t r) -> index_t {
     RowRng rng(seed, Stream::length, static_cast<std::uint64_t>(r));
     std::int64_t len = 0;

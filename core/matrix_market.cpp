@@ -30,6 +30,7 @@
 #include <string_view>
 
 #include "spmvkit/error.hpp"
+#include "spmvkit/limits.hpp"
 
 namespace spmvkit {
 
@@ -551,6 +552,8 @@ Coo<double> read_matrix_market_coo(const std::string& path, const ProgressFn& pr
   const std::uint64_t stored = std::min<std::uint64_t>(static_cast<std::uint64_t>(h.entries),
                                                        entries_file_can_hold(in, h.field));
   const std::size_t reserve = static_cast<std::size_t>(stored * (mirrored ? 2 : 1));
+  // The COO, then the CSR made from it: 28 bytes an entry at the peak.
+  check_host_memory(path, static_cast<double>(reserve) * 28.0);
   coo.row_idx.reserve(reserve);
   coo.col_idx.reserve(reserve);
   coo.values.reserve(reserve);
