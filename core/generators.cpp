@@ -554,6 +554,8 @@ Csr<double> generate_banded(index_t rows, index_t half_band, index_t per_row, st
       static_cast<double>(kMaxIndex))
     fail(what, "at least ", static_cast<double>(rows) * std::min<double>(per_row, half_band + 1.0),
          " nonzeros exceed 2^31 - 1 (the 32-bit index limit)");
+  check_csr_memory(what, rows,
+                   static_cast<double>(rows) * std::min<double>(per_row, half_band + 1.0));
   // nnz before anything is allocated: full-width interior rows, clipped rows at both ends.
   const index_t edge = std::min(half_band, rows);
   const index_t interior_end = std::max(edge, static_cast<index_t>(rows - edge));

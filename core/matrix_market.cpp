@@ -111,9 +111,14 @@ class Reader {
       gz_ = gzdopen(fd_, "rb");
       if (gz_ == nullptr) fail(path_, 0, "cannot open gzip stream");
       fd_ = -1;  // gzclose closes it
-      gzbuffer(gz_, 1u << 20);
+      gzbuffer(gz_, file_bytes_ > 0 && file_bytes_ < (1u << 20) ? 1u << 16 : 1u << 20);
     }
-    cap_ = kBlockBytes;
+    // A small file gets a small buffer (it grows for a longer line): no 8 MB allocation to
+    // read a few lines. gzip text is sized by kGzipRatioForReserve.
+    const std::uint64_t expected = gz_ ? file_bytes_ * kGzipRatioForReserve : file_bytes_ + 2;
+    cap_ = file_bytes_ > 0 ? static_cast<std::size_t>(std::clamp<std::uint64_t>(
+                                 expected, std::uint64_t{64} << 10, kBlockBytes))
+                           : kBlockBytes;
     buf_.reset(new char[cap_]);
   }
   ~Reader() {
@@ -552,8 +557,10 @@ Coo<double> read_matrix_market_coo(const std::string& path, const ProgressFn& pr
   const std::uint64_t stored = std::min<std::uint64_t>(static_cast<std::uint64_t>(h.entries),
                                                        entries_file_can_hold(in, h.field));
   const std::size_t reserve = static_cast<std::size_t>(stored * (mirrored ? 2 : 1));
-  // The COO, then the CSR made from it: 28 bytes an entry at the peak.
-  check_host_memory(path, static_cast<double>(reserve) * 28.0);
+  // The COO, then the CSR made from it (28 bytes an entry at the peak, and its row pointer):
+  // a header of 2^31 - 1 rows is refused here, not by the allocator.
+  check_host_memory(path, static_cast<double>(reserve) * 28.0 +
+                              (static_cast<double>(h.rows) + 1) * sizeof(index_t));
   coo.row_idx.reserve(reserve);
   coo.col_idx.reserve(reserve);
   coo.values.reserve(reserve);
@@ -635,6 +642,7 @@ std::vector<double> read_matrix_market_vector(const std::string& path) {
       return p;
     });
   } else {
+    check_host_memory(path, static_cast<double>(n) * sizeof(double));  // before the dense vector
     v.assign(static_cast<std::size_t>(n), 0.0);
     in.for_each_data_line([&](const char* p, const char* lim) {
       if (seen == declared) fail_extra(in, h);
