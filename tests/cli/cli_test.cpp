@@ -10,7 +10,9 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <string>
+#include <vector>
 
 #include "tests/common/zoo.hpp"
 
@@ -224,6 +226,47 @@ TEST(Cli, BadInputGivesOneClearLine) {
   }};
   expect_one_error_line_each(cases);
   std::filesystem::remove(bad);
+}
+
+// Every command that reads a matrix, given a directory, a file that cannot be read, a truncated
+// gzip or random bytes: exit 1 and one line naming the file and the problem.
+TEST(Cli, EveryCommandRefusesBadFilesWithOneLine) {
+  const std::string dir = temp_file("a_directory.mtx");
+  std::filesystem::create_directories(dir);
+  const std::string truncated = temp_file("truncated.mtx.gz");
+  {
+    std::ifstream in(spmvkit::testing::data_matrix("bcsstk16.mtx.gz"), std::ios::binary);
+    const std::string bytes(std::istreambuf_iterator<char>(in), {});
+    std::ofstream(truncated, std::ios::binary) << bytes.substr(0, bytes.size() / 3);
+  }
+  const std::string noise = temp_file("noise.mtx");
+  {
+    std::mt19937 rng(7);
+    std::string bytes(4096, '\0');
+    for (auto& c : bytes) c = static_cast<char>(rng() & 0xff);
+    bytes[0] = 'x';  // not the gzip magic
+    std::ofstream(noise, std::ios::binary) << bytes;
+  }
+  // /proc/self/mem opens but cannot be read from its start, even by root (as CI runs).
+  const std::vector<std::pair<std::string, std::string>> files = {
+      {dir, "directory"}, {"/proc/self/mem", "read error"}, {truncated, "truncated"},
+      {noise, "banner"}};
+  const std::string out = temp_file("out.mtx");
+  for (const auto& [file, problem] : files) {
+    for (const std::string& args :
+         {"info " + file, "info expand_bs2_" + file, "convert " + file + " " + out,
+          "bench " + file + " --backend cpu --formats csr_scalar --reps 1"}) {
+      const CliRun r = spmvkit(args);
+      EXPECT_EQ(r.status, 1) << args;
+      EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << ": " << r.err;
+      EXPECT_NE(r.err.find("spmvkit: error: " + file), std::string::npos) << args << ": " << r.err;
+      EXPECT_NE(r.err.find(problem), std::string::npos) << args << ": " << r.err;
+    }
+  }
+  EXPECT_FALSE(std::filesystem::exists(out));
+  std::filesystem::remove(dir);
+  std::filesystem::remove(truncated);
+  std::filesystem::remove(noise);
 }
 
 // `tune bsr`: arguments are checked before the device; with no GPU visible (hidden here, so the
