@@ -1,30 +1,64 @@
 #!/usr/bin/env bash
-# compute-sanitizer over the GPU tests, on the GPU machine (needs the carried .deps/).
-#   FILTER='gtest filter' TOOLS='memcheck racecheck' scripts/gpu-sanitize.sh
+# compute-sanitizer over the GPU tests, on the GPU machine (needs the carried .deps/):
+#   TOOLS='memcheck racecheck initcheck synccheck' SHARDS=4 FILTER='gtest filter' \
+#     TESTS='formats solvers' scripts/gpu-sanitize.sh
 # Builds the tests without dynamic parallelism (SPMVKIT_CUDA_DYNAMIC_PARALLELISM=OFF) in
-# build-nodp/: racecheck checks nothing in a program that holds a device-side launch. First
-# runs racecheck on scripts/racecheck_probe.cu (a race on purpose) and stops unless it is
-# reported. Writes <tool>.txt under $OUT.
+# build-nodp/: racecheck checks nothing in a program that holds a device-side launch (suraa's
+# G1 then runs its static kernel). Each tool first runs on its deliberate defect
+# (scripts/sanitizer_probes.cu) and the sweep stops unless the tool reports it. Then every tool
+# runs over each test program, split into SHARDS gtest shards, all tools and shards at once.
+# Writes <tool>_<tests>_<shard>.txt under $OUT and prints a table: tool x tests: errors.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT"
 . scripts/gpu-env.sh
 CS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+tools=(${TOOLS:-memcheck racecheck initcheck synccheck})
+tests=(${TESTS:-formats solvers})
+shards=${SHARDS:-4}
+# Every test: CPU-only cases cost nothing under the tools (they only watch the GPU).
+filter=${FILTER:-*}
 
-nvcc -arch=sm_90 -o /tmp/racecheck_probe scripts/racecheck_probe.cu || exit 1
-probe=$("$CS" --tool racecheck /tmp/racecheck_probe 2>&1)
-if ! grep -q "Race reported" <<< "$probe"; then
-  echo "racecheck did not report the probe's race: its results would mean nothing"; exit 1
-fi
-echo "racecheck probe: race reported (the tool works here)"
+nvcc -arch=sm_90 -lineinfo -o /tmp/sanitizer_probes scripts/sanitizer_probes.cu || exit 1
+for tool in "${tools[@]}"; do
+  report=$("$CS" --tool "$tool" --error-exitcode 9 /tmp/sanitizer_probes "$tool" 2>&1)
+  if ! grep -qE "ERROR SUMMARY: [1-9]|RACECHECK SUMMARY: [1-9]|Race reported" <<< "$report"; then
+    echo "$tool did not report its deliberate defect: its results here would mean nothing"
+    echo "$report" | tail -5
+    exit 1
+  fi
+  echo "$tool probe: defect reported (the tool works here)"
+done
 
-gpu_build build-nodp -DSPMVKIT_CUDA_DYNAMIC_PARALLELISM=OFF spmvkit_formats_tests || exit 1
-T=build-nodp/tests/spmvkit_formats_tests
-for tool in ${TOOLS:-memcheck racecheck}; do
-  t0=$(date +%s)
-  timeout "${TOOL_TIMEOUT:-400}" "$CS" --tool "$tool" "$T" --gtest_filter="${FILTER:-*uraa*}" \
-    > "$OUT/$tool.txt" 2>&1
-  echo "$tool rc=$? $(( $(date +%s) - t0 ))s"
-  grep -E "^\[  (PASSED|FAILED) |tests? ran|SUMMARY|Warning" "$OUT/$tool.txt" | sort | uniq -c
+targets=()
+for t in "${tests[@]}"; do targets+=("spmvkit_${t}_tests"); done
+gpu_build build-nodp -DSPMVKIT_CUDA_DYNAMIC_PARALLELISM=OFF "${targets[@]}" || exit 1
+t0=$(date +%s)
+pids=()
+for tool in "${tools[@]}"; do
+  for t in "${tests[@]}"; do
+    exe=build-nodp/tests/spmvkit_${t}_tests
+    [ -x "$exe" ] || continue
+    for ((s = 0; s < shards; ++s)); do
+      OMP_NUM_THREADS=1 GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$s \
+        timeout "${TOOL_TIMEOUT:-480}" "$CS" --tool "$tool" --print-limit 20 "$exe" \
+        --gtest_filter="$filter" > "$OUT/${tool}_${t}_$s.txt" 2>&1 &
+      pids+=($!)
+    done
+  done
+done
+wait "${pids[@]}"
+echo "sweep: $(( $(date +%s) - t0 ))s, $shards shards a tool and test program"
+printf '%-10s %-8s %8s %8s %8s %s\n' tool tests passed failed errors complete
+for tool in "${tools[@]}"; do
+  for t in "${tests[@]}"; do
+    files=("$OUT/${tool}_${t}_"*.txt)
+    [ -e "${files[0]}" ] || continue
+    passed=$(cat "${files[@]}" | grep -cE '^\[       OK \]')
+    failed=$(cat "${files[@]}" | grep -cE '^\[  FAILED  \] [A-Za-z]')
+    errors=$(cat "${files[@]}" | grep -oE '(ERROR|RACECHECK) SUMMARY: [0-9]+' | awk '{s += $3} END {print s + 0}')
+    complete=$(cat "${files[@]}" | grep -cE '^\[==========\] .* ran')
+    printf '%-10s %-8s %8s %8s %8s %s/%s\n' "$tool" "$t" "$passed" "$failed" "$errors" "$complete" "$shards"
+  done
 done
