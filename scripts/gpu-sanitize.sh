@@ -7,11 +7,15 @@
 # G1 then runs its static kernel). Each tool first runs on its deliberate defect
 # (scripts/sanitizer_probes.cu) and the sweep stops unless the tool reports it. Then every tool
 # runs over each test program, split into SHARDS gtest shards, all tools and shards at once.
-# Writes <tool>_<tests>_<shard>.txt under $OUT and prints a table: tool x tests: errors.
+# Writes one <tool>.txt under $OUT (every shard's output, in order) and prints a table: tool x
+# tests: passed, failed, errors, shards that ran to the end.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT"
+logs=/tmp/sanitize
+rm -rf "$logs"
+mkdir -p "$logs"
 . scripts/gpu-env.sh
 CS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 tools=(${TOOLS:-memcheck racecheck initcheck synccheck})
@@ -43,7 +47,7 @@ for tool in "${tools[@]}"; do
     for ((s = 0; s < shards; ++s)); do
       OMP_NUM_THREADS=1 GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$s \
         timeout "${TOOL_TIMEOUT:-480}" "$CS" --tool "$tool" --print-limit 20 "$exe" \
-        --gtest_filter="$filter" > "$OUT/${tool}_${t}_$s.txt" 2>&1 &
+        --gtest_filter="$filter" > "$logs/${tool}_${t}_$s.txt" 2>&1 &
       pids+=($!)
     done
   done
@@ -53,12 +57,17 @@ echo "sweep: $(( $(date +%s) - t0 ))s, $shards shards a tool and test program"
 printf '%-10s %-8s %8s %8s %8s %s\n' tool tests passed failed errors complete
 for tool in "${tools[@]}"; do
   for t in "${tests[@]}"; do
-    files=("$OUT/${tool}_${t}_"*.txt)
+    files=("$logs/${tool}_${t}_"*.txt)
     [ -e "${files[0]}" ] || continue
     passed=$(cat "${files[@]}" | grep -cE '^\[       OK \]')
-    failed=$(cat "${files[@]}" | grep -cE '^\[  FAILED  \] [A-Za-z]')
+    failed=$(cat "${files[@]}" | grep -cE '^\[  FAILED  \] .*\([0-9]+ ms\)$')
     errors=$(cat "${files[@]}" | grep -oE '(ERROR|RACECHECK) SUMMARY: [0-9]+' | awk '{s += $3} END {print s + 0}')
     complete=$(cat "${files[@]}" | grep -cE '^\[==========\] .* ran')
     printf '%-10s %-8s %8s %8s %8s %s/%s\n' "$tool" "$t" "$passed" "$failed" "$errors" "$complete" "$shards"
   done
+done
+for tool in "${tools[@]}"; do
+  for f in "$logs/${tool}_"*.txt; do
+    [ -e "$f" ] && { echo "==== $(basename "$f")"; cat "$f"; }
+  done > "$OUT/$tool.txt"
 done
