@@ -382,9 +382,12 @@ DeviceBsr<V> upload_bsr(const Bsr<V>& m, const BsrSegments* segments, index_t tm
   d.rows = m.rows;
   d.cols = m.cols;
   d.bs = m.block_size;
-  // 16 bytes of slack after each array the tma kernel copies in 16-byte-aligned pieces.
+  // 16 bytes of slack after each array the tma kernel copies in 16-byte-aligned pieces, zeroed:
+  // the copies read it (compute-sanitizer's initcheck flagged it when it was left unwritten).
   const auto with_slack = [](auto& buffer, std::size_t n) {
-    buffer = std::decay_t<decltype(buffer)>(n + 16 / sizeof(*buffer.data()));
+    const std::size_t slack = 16 / sizeof(*buffer.data());
+    buffer = std::decay_t<decltype(buffer)>(n + slack);
+    cuda::fill_bytes(buffer.data() + n, 0, slack * sizeof(*buffer.data()));
   };
   const auto padded = [&](const auto& host, auto& buffer) {
     with_slack(buffer, host.size());

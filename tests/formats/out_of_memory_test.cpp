@@ -35,7 +35,13 @@ class DeviceFiller {
  public:
   explicit DeviceFiller(std::size_t leave) {
     for (std::size_t chunk = std::size_t{1} << 30; chunk >= (std::size_t{1} << 20); chunk /= 2)
-      while (free_device_bytes() > leave + chunk) held_.emplace_back(chunk);
+      while (free_device_bytes() > leave + chunk) {
+        try {
+          held_.emplace_back(chunk);
+        } catch (const CudaError&) {  // the driver keeps some of what it reports free
+          break;
+        }
+      }
   }
 
  private:
