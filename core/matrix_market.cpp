@@ -111,13 +111,16 @@ class Reader {
       gz_ = gzdopen(fd_, "rb");
       if (gz_ == nullptr) fail(path_, 0, "cannot open gzip stream");
       fd_ = -1;  // gzclose closes it
-      gzbuffer(gz_, file_bytes_ > 0 && file_bytes_ < (1u << 20) ? 1u << 16 : 1u << 20);
+      // zlib's input buffer: 1 MB, or the file's size for a small file (at least 8 KB).
+      gzbuffer(gz_, file_bytes_ > 0 ? static_cast<unsigned>(std::clamp<std::uint64_t>(
+                                          file_bytes_, 8u << 10, 1u << 20))
+                                    : 1u << 20);
     }
     // A small file gets a small buffer (it grows for a longer line): no 8 MB allocation to
     // read a few lines. gzip text is sized by kGzipRatioForReserve.
     const std::uint64_t expected = gz_ ? file_bytes_ * kGzipRatioForReserve : file_bytes_ + 2;
     cap_ = file_bytes_ > 0 ? static_cast<std::size_t>(std::clamp<std::uint64_t>(
-                                 expected, std::uint64_t{64} << 10, kBlockBytes))
+                                 expected, std::uint64_t{4} << 10, kBlockBytes))
                            : kBlockBytes;
     buf_.reset(new char[cap_]);
   }
