@@ -445,6 +445,17 @@ Report run(const std::vector<std::string>& all_matrices, const Options& opt) {
     }
   }
   progress.update(1.0);
+  // On a CPU other processes share the memory bus: a ceiling measured while they were busy
+  // reads low. Measure it again at the end and keep the higher, so a kernel timed in a quiet
+  // spell is not put over 100%.
+  if (opt.backend == Backend::cpu) {
+    const double again = measure_read_bandwidth_gbs(opt.backend);
+    if (again > report.ceiling_gbs) {
+      report.ceiling_gbs = again;
+      for (Record& r : report.results)
+        if (r.gbs > 0) r.pct_ceiling = 100.0 * r.gbs / report.ceiling_gbs;
+    }
+  }
   return report;
 }
 
