@@ -1,0 +1,108 @@
+// Krylov solvers for A x = b over any operator of the registry: BiCGSTAB and CG, each as the
+// "reference" (every vector operation a BLAS-1 call, scalars on the host: the merged-kernels
+// paper's figure 1) and "merged" (fused vector kernels that carry the first stage of their dot
+// products, scalars kept on the GPU: the paper's figure 2). docs/solvers.md says why the API
+// looks as it does and gives the traffic model.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "spmvkit/operator.hpp"
+#include "spmvkit/vector.hpp"
+
+namespace spmvkit {
+
+enum class SolverMethod { bicgstab, cg };
+enum class SolverImpl { reference, merged };
+// Why a solve stopped. Only `converged` means ||r|| <= max(rtol ||b||, atol) was reached; a
+// breakdown (a zero divisor, named in SolveResult::breakdown) or a NaN/Inf never is.
+enum class SolveStatus { converged, max_iterations, breakdown, non_finite };
+
+std::string_view to_string(SolverMethod m);
+std::string_view to_string(SolverImpl i);
+std::string_view to_string(SolveStatus s);
+SolverMethod parse_solver_method(std::string_view name);  // "bicgstab" | "cg"; InputError
+SolverImpl parse_solver_impl(std::string_view name);      // "merged" | "reference"; InputError
+
+// SciPy's stopping triple (rtol relative to ||b||, atol, maxiter) and its callback; the
+// implementation knobs beside it. Ginkgo's combinable criteria are not worth their weight for
+// the two criteria every user sets (docs/solvers.md).
+struct SolverOptions {
+  SolverMethod method = SolverMethod::bicgstab;
+  SolverImpl impl = SolverImpl::merged;
+  double rtol = 1e-8;  // stop when ||b - A x_k|| <= max(rtol * ||b||, atol) (recursive residual)
+  double atol = 0.0;
+  int maxiter = 1000;  // >= 0; 0 returns at once (converged only if x already solves A x = b)
+  bool record_history = true;  // SolveResult::history: the residual norm of every iteration
+  // Merged solver on CUDA: the host learns the residual every `check_every` iterations (an
+  // asynchronous copy to pinned memory and an event; the GPU never waits for the host), and
+  // `cuda_graph` captures those iterations in a CUDA graph (fewer launch costs on small n).
+  // The iteration that converges is exact either way: later queued iterations do nothing.
+  int check_every = 16;
+  bool cuda_graph = true;
+  // After the solve, time the operator alone (a few applies) to split the time per iteration
+  // into SpMV and the rest (SolveResult::spmv_ms_per_iter / other_ms_per_iter).
+  bool time_spmv = true;
+  // Called as the host learns residual norms: (iteration, ||r||); every iteration for the
+  // reference and CPU solvers, in groups of check_every for the merged CUDA solver.
+  std::function<void(int, double)> callback;
+};
+
+struct SolveResult {
+  SolveStatus status = SolveStatus::max_iterations;
+  std::string breakdown;  // for SolveStatus::breakdown: which scalar, e.g. "rho = (r0^, r)"
+  int iterations = 0;
+  double b_norm = 0;
+  double tolerance = 0;           // max(rtol * ||b||, atol)
+  double residual_norm = 0;       // the solver's recursive residual at the end
+  double true_residual_norm = 0;  // ||b - A x|| recomputed from x at the end
+  double true_rel_residual = 0;   // true_residual_norm / ||b|| (the absolute one if b = 0)
+  std::vector<double> history;    // ||r_k||, k = 0 .. iterations (recursive residuals)
+  double solve_ms = 0;            // the iteration loop (setup and final check excluded)
+  double iter_ms = 0;             // solve_ms / iterations
+  int spmv_per_iter = 0;          // 2 (BiCGSTAB) or 1 (CG)
+  double spmv_ms_per_iter = 0;    // spmv_per_iter * the median time of one apply
+  double other_ms_per_iter = 0;   // iter_ms - spmv_ms_per_iter
+  bool cuda_graph = false;        // the merged CUDA loop ran as a CUDA graph
+};
+
+// Solves A x = b, x holding the initial guess on entry. A must be square, b and x of its size
+// and on its backend (InputError otherwise); rtol, atol >= 0, maxiter >= 0. A zero b gives
+// x = 0, converged at iteration 0.
+template <class V>
+SolveResult solve(const Operator<V>& a, const Vector<V>& b, Vector<V>& x,
+                  const SolverOptions& options = {});
+
+// --- the traffic model (merged-kernels paper section 3.3, table 1, theorem 1) ---------------
+// Vector words (one value each) a method moves per iteration besides its SpMVs.
+struct SolverTraffic {
+  double read_words = 0;   // per unknown: reads are read_words * n values
+  double write_words = 0;  // writes are write_words * n values
+  double bound_words = 0;  // the lower bound (paper theorem 1: 18n for BiCGSTAB)
+  int spmv_per_iter = 0;
+  double words() const { return read_words + write_words; }
+};
+SolverTraffic solver_traffic(SolverMethod m, SolverImpl i);
+
+// Bytes one iteration must move: vector words * n * sizeof(value) (vectors_only), plus each
+// SpMV's byte model (matrix_bytes + x read + y written).
+double solver_vector_bytes(SolverMethod m, SolverImpl i, const OperatorInfo& a,
+                           std::size_t value_bytes);
+double solver_iteration_bytes(SolverMethod m, SolverImpl i, const OperatorInfo& a,
+                              std::size_t value_bytes);
+
+// The paper's runtime-savings model (section 4.5), savings = 1 - T_merged / T_reference, from
+// the reference's time fractions spent in SpMV and in dot products:
+//   eq. (2): P_memory = (1 - spmv - dot) * eta,  eta = 1 - 18/34 (table 1);
+//   eq. (3): F(n) = (1 / (1e-7 n + 0.018) + 8) / 100 (its regression fit on a K40);
+//   eq. (4): P_memory+dot = eta (1 - spmv - dot) + F(n) dot.
+double paper_eta_memory();
+double paper_f(double n);
+double paper_savings_memory(double spmv_fraction, double dot_fraction);
+double paper_savings_memory_dot(double spmv_fraction, double dot_fraction, double n);
+
+}  // namespace spmvkit

@@ -1,0 +1,149 @@
+// The merged solvers on the CPU: the fused loops of ops/fused_cpu.hpp in the order of the
+// merged-kernels paper's figure 2 (p_update, SpMV, reduce1, s_update, SpMV, reduce2,
+// xr_update + reduce3), the same scalar logic as the CUDA kernels (ops/krylov_cuda.cuh).
+#include <chrono>
+#include <cmath>
+
+#include "ops/blas.hpp"
+#include "ops/fused_cpu.hpp"
+#include "ops/krylov_state.hpp"
+#include "solvers/solver_loops.hpp"
+#include "spmvkit/vector.hpp"
+
+namespace spmvkit::solvers_detail {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+template <class V>
+bool finite(V v) {
+  return std::isfinite(v);
+}
+
+}  // namespace
+
+template <class V>
+LoopResult merged_cpu_loop(const Operator<V>& a, const V* b, V* x, double tol,
+                           const SolverOptions& o, std::vector<double>* history) {
+  namespace fz = ops::fused;
+  const Backend be = Backend::cpu;
+  const std::size_t n = static_cast<std::size_t>(a.rows());
+  LoopResult out;
+  auto record = [&](int k, double res) {
+    out.residual_norm = res;
+    if (history) history->push_back(res);
+    if (o.callback) o.callback(k, res);
+  };
+  auto stop = [&](SolveStatus s, int breakdown = ops::kNoBreakdown) {
+    out.status = s;
+    out.breakdown = ops::breakdown_name(breakdown);
+  };
+  Vector<V> r(n, be);
+  a.apply(x, b, r.data(), V(-1), V(1));
+  const double rr0 = fz::dot(n, r.data(), r.data());
+  record(0, static_cast<V>(std::sqrt(rr0)));
+  if (!finite(out.residual_norm)) {
+    stop(SolveStatus::non_finite);
+    return out;
+  }
+  if (out.residual_norm <= tol) {
+    stop(SolveStatus::converged);
+    return out;
+  }
+  if (o.maxiter == 0) return out;
+
+  const auto t0 = Clock::now();
+  int k = 0;
+  if (o.method == SolverMethod::bicgstab) {
+    Vector<V> r0(n, be), p(n, be), v(n, be), s(n, be), t(n, be);
+    ops::copy(be, n, r.data(), r0.data());
+    ops::fill_zero(be, n, p.data());
+    ops::fill_zero(be, n, v.data());
+    V rho = static_cast<V>(rr0), beta = 0, omega = 1, alpha = 1;
+    while (k < o.maxiter) {
+      fz::bicg_p_update(n, beta, omega, r.data(), v.data(), p.data());
+      a.apply(p.data(), nullptr, v.data(), V(1), V(0));
+      const V r0v = static_cast<V>(fz::dot(n, r0.data(), v.data()));
+      if (!finite(r0v)) {
+        stop(SolveStatus::non_finite);
+        break;
+      }
+      if (r0v == V(0)) {
+        stop(SolveStatus::breakdown, ops::kR0V);
+        break;
+      }
+      alpha = rho / r0v;
+      fz::bicg_s_update(n, alpha, r.data(), v.data(), s.data());
+      a.apply(s.data(), nullptr, t.data(), V(1), V(0));
+      const fz::Dot2 d = fz::mdot_ts_tt(n, t.data(), s.data());
+      const V ts = static_cast<V>(d.first), tt = static_cast<V>(d.second);
+      if (!finite(ts) || !finite(tt)) {
+        stop(SolveStatus::non_finite);
+        break;
+      }
+      omega = tt != V(0) ? ts / tt : V(0);
+      const fz::Dot2 e =
+          fz::bicg_xr_update(n, alpha, omega, r0.data(), p.data(), s.data(), t.data(), x, r.data());
+      const V res = static_cast<V>(std::sqrt(e.first)), rho_new = static_cast<V>(e.second);
+      record(++k, res);
+      if (!finite(res) || !finite(rho_new)) {
+        stop(SolveStatus::non_finite);
+        break;
+      }
+      if (res <= tol) {
+        stop(SolveStatus::converged);
+        break;
+      }
+      if (omega == V(0)) {
+        stop(SolveStatus::breakdown, ops::kOmega);
+        break;
+      }
+      if (rho_new == V(0)) {
+        stop(SolveStatus::breakdown, ops::kRho);
+        break;
+      }
+      beta = (rho_new / rho) * (alpha / omega);
+      rho = rho_new;
+    }
+  } else {
+    Vector<V> p(n, be), q(n, be);
+    ops::copy(be, n, r.data(), p.data());
+    V rr = static_cast<V>(rr0);
+    while (k < o.maxiter) {
+      a.apply(p.data(), nullptr, q.data(), V(1), V(0));
+      const V pq = static_cast<V>(fz::dot(n, p.data(), q.data()));
+      if (!finite(pq)) {
+        stop(SolveStatus::non_finite);
+        break;
+      }
+      if (pq == V(0)) {
+        stop(SolveStatus::breakdown, ops::kPAp);
+        break;
+      }
+      const V alpha = rr / pq;
+      const V rr_new = static_cast<V>(fz::cg_xr_update(n, alpha, p.data(), q.data(), x, r.data()));
+      const V res = std::sqrt(rr_new);
+      record(++k, res);
+      if (!finite(res)) {
+        stop(SolveStatus::non_finite);
+        break;
+      }
+      if (res <= tol) {
+        stop(SolveStatus::converged);
+        break;
+      }
+      fz::cg_p_update(n, rr_new / rr, r.data(), p.data());
+      rr = rr_new;
+    }
+  }
+  out.loop_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  out.iterations = k;
+  return out;
+}
+
+template LoopResult merged_cpu_loop<float>(const Operator<float>&, const float*, float*, double,
+                                           const SolverOptions&, std::vector<double>*);
+template LoopResult merged_cpu_loop<double>(const Operator<double>&, const double*, double*, double,
+                                            const SolverOptions&, std::vector<double>*);
+
+}  // namespace spmvkit::solvers_detail

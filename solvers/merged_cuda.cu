@@ -1,0 +1,271 @@
+// The merged solvers on CUDA (merged-kernels paper figure 2, and beyond it):
+// - every scalar lives in a KrylovState in GPU memory; the kernels of ops/krylov_cuda.cuh
+//   update it, so no kernel waits for the host;
+// - the host learns the residual every `check_every` iterations: after each group the state
+//   and that group's residuals are copied asynchronously to pinned memory and an event is
+//   recorded; the host waits on the group before last, so the GPU always has work queued;
+// - each group of check_every iterations is captured once as a CUDA graph and relaunched
+//   (two graphs, one per pinned slot), which removes most launch cost on small systems.
+// A group queued after convergence runs kernels that return at once, so x is the iterate
+// that converged and the iteration count is exact.
+#include <chrono>
+#include <cmath>
+#include <memory>
+
+#include "backend/cuda/cuda.hpp"
+#include "backend/cuda/pinned.hpp"
+#include "ops/blas.hpp"
+#include "ops/krylov_cuda.cuh"
+#include "solvers/solver_loops.hpp"
+
+namespace spmvkit::solvers_detail {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using ops::KrylovState;
+using ops::krylov::KrylovLaunch;
+
+struct GraphExec {
+  cudaGraphExec_t exec = nullptr;
+  GraphExec() = default;
+  GraphExec(const GraphExec&) = delete;
+  GraphExec& operator=(const GraphExec&) = delete;
+  ~GraphExec() {
+    if (exec) cudaGraphExecDestroy(exec);
+  }
+};
+
+template <class V>
+class MergedSolve {
+ public:
+  MergedSolve(const Operator<V>& a, V* x, const SolverOptions& o)
+      : a_(a),
+        o_(o),
+        n_(static_cast<std::size_t>(a.rows())),
+        x_(x),
+        k_(o.check_every),
+        stream_(cuda::Context::get().stream()) {
+    const bool bicg = o.method == SolverMethod::bicgstab;
+    r_ = cuda::DeviceBuffer<V>(n_);
+    p_ = cuda::DeviceBuffer<V>(n_);
+    v_ = cuda::DeviceBuffer<V>(n_);  // CG: q = A p
+    if (bicg) {
+      r0_ = cuda::DeviceBuffer<V>(n_);
+      s_ = cuda::DeviceBuffer<V>(n_);
+      t_ = cuda::DeviceBuffer<V>(n_);
+    }
+    const unsigned max_blocks =
+        static_cast<unsigned>(cuda::Context::get().sm_count() * KrylovLaunch::blocks_per_sm);
+    blocks_ = std::min(cuda::grid_for(n_, KrylovLaunch::threads), max_blocks);
+    partials_ = cuda::DeviceBuffer<V>(std::size_t{blocks_} * 2);
+    counter_ = cuda::DeviceBuffer<unsigned>(1);
+    cuda::fill_bytes(counter_.data(), 0, sizeof(unsigned));
+    state_ = cuda::DeviceBuffer<KrylovState<V>>(1);
+    dhist_ = cuda::DeviceBuffer<V>(2 * static_cast<std::size_t>(k_));
+    hhist_ = cuda::PinnedBuffer<V>(2 * static_cast<std::size_t>(k_));
+    hstate_ = cuda::PinnedBuffer<KrylovState<V>>(2);
+  }
+
+  LoopResult run(const V* b, double tol, std::vector<double>* history) {
+    LoopResult out;
+    auto record = [&](int k, double res) {
+      out.residual_norm = res;
+      if (history) history->push_back(res);
+      if (o_.callback) o_.callback(k, res);
+    };
+    a_.apply(x_, b, r_.data(), V(-1), V(1));
+    const V res0 = ops::cuda_blas::nrm2(n_, r_.data());
+    record(0, res0);
+    if (!std::isfinite(res0)) {
+      out.status = SolveStatus::non_finite;
+      return out;
+    }
+    if (res0 <= tol) {
+      out.status = SolveStatus::converged;
+      return out;
+    }
+    if (o_.maxiter == 0) return out;
+
+    const bool bicg = o_.method == SolverMethod::bicgstab;
+    if (bicg) {
+      cuda::copy_on_device(r0_.data(), r_.data(), n_ * sizeof(V));
+      cuda::fill_bytes(p_.data(), 0, n_ * sizeof(V));
+      cuda::fill_bytes(v_.data(), 0, n_ * sizeof(V));
+    } else {
+      cuda::copy_on_device(p_.data(), r_.data(), n_ * sizeof(V));
+    }
+    KrylovState<V> init{};
+    init.rho_old = V(1);
+    init.rho = res0 * res0;  // BiCGSTAB (r0^, r0) = ||r0||^2; CG (r, r)
+    init.alpha = V(1);
+    init.beta = V(0);
+    init.omega = V(1);
+    init.res = res0;
+    init.tol = static_cast<V>(tol);
+    init.status = ops::kRunning;
+    state_.upload(&init, 1);
+
+    const bool graphs = o_.cuda_graph && o_.maxiter >= k_ && capture_graphs();
+    out.cuda_graph = graphs;
+
+    SPMVKIT_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    const auto t0 = Clock::now();
+    cuda::Event done[2];
+    int queued = 0, group = 0;
+    int group_first[2] = {0, 0}, group_size[2] = {0, 0};
+    bool stopped = false;
+    auto consume = [&](int slot) {
+      SPMVKIT_CUDA_CHECK(cudaEventSynchronize(done[slot].get()));
+      const KrylovState<V>& st = hstate_[slot];
+      for (int j = 0; j < group_size[slot]; ++j) {
+        const int it = group_first[slot] + j + 1;
+        if (it > st.iterations) break;
+        record(it, hhist_[static_cast<std::size_t>(slot) * k_ + j]);
+      }
+      stopped = st.status != ops::kRunning;
+    };
+    while (queued < o_.maxiter) {
+      const int slot = group & 1;
+      if (group >= 2) {
+        consume(slot);  // the group that used this slot, two groups ago
+        if (stopped) break;
+      }
+      const int m = std::min(k_, o_.maxiter - queued);
+      group_first[slot] = queued;
+      group_size[slot] = m;
+      if (graphs && m == k_) {
+        SPMVKIT_CUDA_CHECK(cudaGraphLaunch(graph_[slot].exec, stream_));
+      } else {
+        enqueue_group(slot, m);
+      }
+      SPMVKIT_CUDA_CHECK(cudaEventRecord(done[slot].get(), stream_));
+      queued += m;
+      ++group;
+    }
+    // The groups still unread, oldest first.
+    for (int g = std::max(0, group - 2); g < group && !stopped; ++g) consume(g & 1);
+    SPMVKIT_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    out.loop_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+
+    const KrylovState<V> st = state_.download().front();
+    out.iterations = st.iterations;
+    out.residual_norm = st.res;
+    switch (st.status) {
+      case ops::kConverged:
+        out.status = SolveStatus::converged;
+        break;
+      case ops::kBreakdown:
+        out.status = SolveStatus::breakdown;
+        out.breakdown = ops::breakdown_name(st.breakdown);
+        break;
+      case ops::kNonFinite:
+        out.status = SolveStatus::non_finite;
+        break;
+      default:
+        out.status = SolveStatus::max_iterations;
+    }
+    return out;
+  }
+
+ private:
+  // One iteration; its residual goes to `hist`.
+  void enqueue_iteration(V* hist) {
+    using namespace ops::krylov;
+    const unsigned g = blocks_, t = KrylovLaunch::threads;
+    KrylovState<V>* st = state_.data();
+    V* part = partials_.data();
+    unsigned* cnt = counter_.data();
+    if (o_.method == SolverMethod::bicgstab) {
+      bicg_p_update<<<g, t, 0, stream_>>>(n_, st, r_.data(), v_.data(), p_.data());
+      SPMVKIT_LAUNCH_CHECK();
+      a_.apply(p_.data(), nullptr, v_.data(), V(1), V(0));
+      bicg_alpha<<<g, t, 0, stream_>>>(n_, st, r0_.data(), v_.data(), part, cnt);
+      SPMVKIT_LAUNCH_CHECK();
+      bicg_s_update<<<g, t, 0, stream_>>>(n_, st, r_.data(), v_.data(), s_.data());
+      SPMVKIT_LAUNCH_CHECK();
+      a_.apply(s_.data(), nullptr, t_.data(), V(1), V(0));
+      bicg_omega<<<g, t, 0, stream_>>>(n_, st, t_.data(), s_.data(), part, cnt);
+      SPMVKIT_LAUNCH_CHECK();
+      bicg_xr_update<<<g, t, 0, stream_>>>(n_, st, r0_.data(), p_.data(), s_.data(), t_.data(), x_,
+                                           r_.data(), part, cnt, hist);
+      SPMVKIT_LAUNCH_CHECK();
+    } else {
+      a_.apply(p_.data(), nullptr, v_.data(), V(1), V(0));
+      cg_alpha<<<g, t, 0, stream_>>>(n_, st, p_.data(), v_.data(), part, cnt);
+      SPMVKIT_LAUNCH_CHECK();
+      cg_xr_update<<<g, t, 0, stream_>>>(n_, st, p_.data(), v_.data(), x_, r_.data(), part, cnt,
+                                         hist);
+      SPMVKIT_LAUNCH_CHECK();
+      cg_p_update<<<g, t, 0, stream_>>>(n_, st, r_.data(), p_.data());
+      SPMVKIT_LAUNCH_CHECK();
+    }
+  }
+
+  // m iterations, then the asynchronous copies of the state and residuals to pinned slot.
+  void enqueue_group(int slot, int m) {
+    V* dh = dhist_.data() + static_cast<std::size_t>(slot) * k_;
+    for (int j = 0; j < m; ++j) enqueue_iteration(dh + j);
+    SPMVKIT_CUDA_CHECK(cudaMemcpyAsync(hhist_.data() + static_cast<std::size_t>(slot) * k_, dh,
+                                       m * sizeof(V), cudaMemcpyDeviceToHost, stream_));
+    SPMVKIT_CUDA_CHECK(cudaMemcpyAsync(hstate_.data() + slot, state_.data(), sizeof(KrylovState<V>),
+                                       cudaMemcpyDeviceToHost, stream_));
+  }
+
+  // Captures one full group per slot. False (and no graph) when the operator's apply cannot
+  // be captured (it synchronises or allocates): the loop then launches directly.
+  bool capture_graphs() {
+    for (int slot = 0; slot < 2; ++slot) {
+      cudaGraph_t graph = nullptr;
+      SPMVKIT_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
+      bool ok = true;
+      try {
+        enqueue_group(slot, k_);
+      } catch (const std::exception&) {
+        ok = false;
+      }
+      const cudaError_t end = cudaStreamEndCapture(stream_, &graph);
+      if (!ok || end != cudaSuccess || graph == nullptr) {
+        if (graph) cudaGraphDestroy(graph);
+        cudaGetLastError();  // clear the capture error
+        return false;
+      }
+      const cudaError_t inst = cudaGraphInstantiate(&graph_[slot].exec, graph, 0);
+      cudaGraphDestroy(graph);
+      if (inst != cudaSuccess) {
+        cudaGetLastError();
+        return false;
+      }
+    }
+    return true;
+  }
+
+  const Operator<V>& a_;
+  const SolverOptions& o_;
+  std::size_t n_;
+  V* x_;
+  int k_;
+  cudaStream_t stream_;
+  unsigned blocks_ = 1;
+  cuda::DeviceBuffer<V> r_, r0_, p_, v_, s_, t_, partials_, dhist_;
+  cuda::DeviceBuffer<unsigned> counter_;
+  cuda::DeviceBuffer<KrylovState<V>> state_;
+  cuda::PinnedBuffer<V> hhist_;
+  cuda::PinnedBuffer<KrylovState<V>> hstate_;
+  GraphExec graph_[2];
+};
+
+}  // namespace
+
+template <class V>
+LoopResult merged_cuda_loop(const Operator<V>& a, const V* b, V* x, double tol,
+                            const SolverOptions& o, std::vector<double>* history) {
+  MergedSolve<V> solve(a, x, o);
+  return solve.run(b, tol, history);
+}
+
+template LoopResult merged_cuda_loop<float>(const Operator<float>&, const float*, float*, double,
+                                            const SolverOptions&, std::vector<double>*);
+template LoopResult merged_cuda_loop<double>(const Operator<double>&, const double*, double*,
+                                             double, const SolverOptions&, std::vector<double>*);
+
+}  // namespace spmvkit::solvers_detail

@@ -1,0 +1,37 @@
+// The solvers' iteration loops, one per implementation and backend (solvers.cpp validates the
+// input, handles ||b|| = 0, and computes the true residual and the timing split around them).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "spmvkit/operator.hpp"
+#include "spmvkit/solvers.hpp"
+
+namespace spmvkit::solvers_detail {
+
+struct LoopResult {
+  SolveStatus status = SolveStatus::max_iterations;
+  std::string breakdown;
+  int iterations = 0;
+  double residual_norm = 0;
+  double loop_ms = 0;  // the iterations only (setup excluded)
+  bool cuda_graph = false;
+};
+
+// Each loop: r0 = b - A x; stops at once when ||r0|| <= tol; history (when non-null) gets
+// ||r_k|| for k = 0 .. iterations; options.callback is called with each.
+template <class V>
+LoopResult reference_loop(const Operator<V>& a, const V* b, V* x, double tol,
+                          const SolverOptions& o, std::vector<double>* history);
+template <class V>
+LoopResult merged_cpu_loop(const Operator<V>& a, const V* b, V* x, double tol,
+                           const SolverOptions& o, std::vector<double>* history);
+#if SPMVKIT_HAVE_CUDA
+template <class V>
+LoopResult merged_cuda_loop(const Operator<V>& a, const V* b, V* x, double tol,
+                            const SolverOptions& o, std::vector<double>* history);
+#endif
+
+}  // namespace spmvkit::solvers_detail
