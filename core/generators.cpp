@@ -268,6 +268,51 @@ Csr<double> stencil(const std::string& what, index_t n, int dims, int points) {
 
 std::string str(std::int64_t v) { return std::to_string(v); }
 
+// Convection-diffusion -laplace(u) + c . grad(u) on an n^d grid (d = 2, 3), wind c along
+// (1, ..., 1), first-order upwind differences, scaled by h^2. With the cell Peclet number
+// pe = c h / 2 each row holds: diagonal 2d + 2 d pe, upwind neighbours -1 - 2 pe, downwind
+// neighbours -1. An M-matrix, weakly diagonally dominant, nonsymmetric for pe > 0: the
+// large realistic test systems of BiCGSTAB (the merged-kernels paper's motivation).
+Csr<double> convection_diffusion(const std::string& what, index_t n, int dims, double pe) {
+  if (n < 1) fail(what, "grid size n must be >= 1 (got ", n, ")");
+  if (!(pe >= 0) || !std::isfinite(pe)) fail(what, "Peclet number must be >= 0 (got ", pe, ")");
+  if (std::pow(static_cast<double>(n), dims) > static_cast<double>(kMaxIndex))
+    fail(what, n, "^", dims, " rows exceed 2^31 - 1");
+  const std::int64_t nn = n;
+  const std::int64_t nnz = dims == 2 ? 5 * nn * nn - 4 * nn : 7 * nn * nn * nn - 6 * nn * nn;
+  if (nnz > kMaxIndex) fail(what, nnz, " nonzeros exceed 2^31 - 1 (the 32-bit index limit)");
+  check_csr_memory(what, std::pow(static_cast<double>(n), dims), static_cast<double>(nnz));
+  const index_t nz = dims == 3 ? n : 1;
+  const index_t rows = static_cast<index_t>(nn * nn * nz);
+  const std::vector<Offset> offsets = stencil_offsets(dims, dims == 2 ? 5 : 7);
+  std::vector<index_t> shift;
+  for (const Offset& o : offsets) shift.push_back((o.dz * n + o.dy) * n + o.dx);
+  auto inside = [n, nz](const Offset& o, index_t x, index_t y, index_t z) {
+    return static_cast<unsigned>(x + o.dx) < static_cast<unsigned>(n) &&
+           static_cast<unsigned>(y + o.dy) < static_cast<unsigned>(n) &&
+           static_cast<unsigned>(z + o.dz) < static_cast<unsigned>(nz);
+  };
+  const std::size_t count = offsets.size();
+  const double diagonal = 2.0 * dims * (1.0 + pe);
+  auto length = [&](index_t r) {
+    const index_t x = r % n, y = (r / n) % n, z = r / (n * n);
+    index_t len = 0;
+    for (std::size_t k = 0; k < count; ++k) len += inside(offsets[k], x, y, z) ? 1 : 0;
+    return len;
+  };
+  auto fill = [&](index_t r, index_t, index_t* col, double* val) {
+    const index_t x = r % n, y = (r / n) % n, z = r / (n * n);
+    for (std::size_t k = 0; k < count; ++k)
+      if (inside(offsets[k], x, y, z)) {
+        *col++ = r + shift[k];
+        // The wind blows towards +x, +y, +z: the upwind neighbours are the negative shifts.
+        *val++ = shift[k] == 0 ? diagonal : shift[k] < 0 ? -1.0 - 2.0 * pe : -1.0;
+      }
+  };
+  return build_by_rows(what, rows, rows, length, fill);
+}
+
+
 // --- power law ------------------------------------------------------------------------------
 
 // Zipf's law by rank: the k-th longest row (k = 0 first) has max_row * (k + 1)^-alpha entries,
@@ -353,7 +398,7 @@ void expect_parts(const std::string& name, const std::vector<std::string>& parts
   if (parts.size() < least || parts.size() > most) fail(name, "expected the form ", form);
 }
 
-const char* const kGeneratorKinds[] = {"stencil5", "stencil9", "stencil7", "stencil27", "reservoir",
+const char* const kGeneratorKinds[] = {"stencil5", "stencil9", "stencil7", "stencil27", "reservoir", "convdiff2d", "convdiff3d",
                                        "powerlaw", "banded",   "random",   "expand"};
 
 }  // namespace
@@ -370,6 +415,14 @@ Csr<double> generate_stencil_3d(index_t n, int points) {
   const std::string what = "stencil" + std::to_string(points) + "_" + str(n);
   if (points != 7 && points != 27) fail(what, "a 3D stencil has 7 or 27 points (got ", points, ")");
   return stencil(what, n, 3, points);
+}
+
+Csr<double> generate_convdiff_2d(index_t n, double peclet) {
+  return convection_diffusion("convdiff2d_" + str(n), n, 2, peclet);
+}
+
+Csr<double> generate_convdiff_3d(index_t n, double peclet) {
+  return convection_diffusion("convdiff3d_" + str(n), n, 3, peclet);
 }
 
 // 7 n^3 blocks of bs^2 values: n for about `values` of them.
@@ -641,6 +694,12 @@ Csr<double> generate_by_name(const std::string& name) {
     const int points = std::stoi(kind.substr(7));
     return points == 5 || points == 9 ? generate_stencil_2d(n, points)
                                       : generate_stencil_3d(n, points);
+  }
+  if (kind == "convdiff2d" || kind == "convdiff3d") {
+    expect_parts(who, parts, 2, 3, (kind + "_N[_PE]").c_str());
+    const index_t n = parse_index(who, "grid size", parts[1]);
+    const double pe = parts.size() == 3 ? parse_number(who, "Peclet number", parts[2]) : 1.0;
+    return kind == "convdiff2d" ? generate_convdiff_2d(n, pe) : generate_convdiff_3d(n, pe);
   }
   if (kind == "reservoir") {
     expect_parts(who, parts, 3, 3, "reservoir_bsB_N");

@@ -13,6 +13,13 @@ namespace spmvkit {
 Csr<double> generate_stencil_2d(index_t n, int points);
 Csr<double> generate_stencil_3d(index_t n, int points);
 
+// Convection-diffusion -laplace(u) + c . grad(u) on an n x n (2D) or n^3 (3D) grid, wind
+// along (1, ..., 1), first-order upwind, scaled by h^2; `peclet` is the cell Peclet number
+// c h / 2 (0: the 5/7-point Laplacian). Diagonal 2d (1 + peclet), upwind neighbours
+// -1 - 2 peclet, downwind -1: nonsymmetric for peclet > 0, nonsingular (an M-matrix).
+Csr<double> generate_convdiff_2d(index_t n, double peclet = 1.0);
+Csr<double> generate_convdiff_3d(index_t n, double peclet = 1.0);
+
 // The BSR paper's SPE5-like reservoir matrix: an n^3 grid with 7-point connectivity, each
 // coupling a dense bs x bs block of random values in [-1, 1), each diagonal entry 1 + the sum
 // of its row's |off-diagonals| (strictly diagonally dominant), rows = n^3 * bs.
@@ -45,6 +52,7 @@ Csr<double> generate_random(index_t rows, index_t cols, double per_row, std::uin
 
 // Builds a generated matrix from its name (as used by the CLI, the benchmark and results):
 //   stencil5_N, stencil9_N (2D), stencil7_N, stencil27_N (3D), reservoir_bsB_N,
+//   convdiff2d_N[_PE], convdiff3d_N[_PE] (Peclet number PE, default 1),
 //   powerlaw_ROWS[_MAXROW], banded_ROWS_HALFBAND[_PERROW], random_ROWS_COLS_PERROW,
 //   expand_bsB_NAME (block expansion of any matrix name or .mtx path).
 // Defaults: powerlaw mean_row 12.5, MAXROW min(200000, ROWS) (powerlaw_8000000: ~100M
