@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "bench/bench.hpp"
+#include "bench/solver_bench.hpp"
 #include "spmvkit/error.hpp"
 #include "spmvkit/generators.hpp"
 #include "spmvkit/registry.hpp"
@@ -63,11 +64,33 @@ std::int64_t parse_count(const std::string& what, const std::string& text) {
   return static_cast<std::int64_t>(std::llround(v * scale));
 }
 
+// `spmvkit bench solvers [MATRIX...]`: the solver suite (bench/solver_bench.hpp); matrices
+// after "solvers" replace the suite's list; --formats names the one SpMV format.
+static void run_solvers_suite(const std::vector<std::string>& args, const std::string& backend,
+                              const std::string& precision, const std::string& formats, int reps,
+                              double time_limit, const std::string& json) {
+  bench::SolverBenchOptions o;
+  o.backend = backend == "auto" ? (cuda_available() ? Backend::cuda : Backend::cpu)
+                                : parse_backend(backend);
+  o.double_precision = precision == "f64";
+  if (!formats.empty()) o.format = formats;
+  if (reps > 0) o.reps = reps;
+  o.time_limit_s = time_limit;
+  std::vector<std::string> matrices(args.begin() + 1, args.end());
+  if (matrices.empty()) matrices = bench::solver_suite();
+  const nlohmann::json doc = bench::run_solver_bench(matrices, o, std::cout);
+  if (!json.empty()) {
+    std::ofstream out(json);
+    if (!out) throw InputError("cannot write " + json);
+    out << doc.dump(2) << "\n";
+  }
+}
+
 void add_bench(CLI::App& app) {
   std::string suites;
   for (const auto& s : bench::suite_names()) suites += (suites.empty() ? "" : ", ") + s;
   auto* cmd = app.add_subcommand(
-      "bench", "Benchmark formats on matrices or suites (" + suites +
+      "bench", "Benchmark formats on matrices or suites (" + suites + ", solvers" +
                    "), next to cuSPARSE (GPU) or Eigen (CPU)");
   struct Args {
     std::vector<std::string> matrices;
@@ -104,6 +127,11 @@ void add_bench(CLI::App& app) {
       ->check(CLI::Range(0.0, 1e9));
   cmd->add_option("--part", a->part, "K/N: run every N-th matrix from the K-th (split a suite)");
   cmd->callback([a, formats_opt, params_opt, reps_opt, warmup_opt] {
+    if (!a->matrices.empty() && a->matrices.front() == "solvers") {
+      run_solvers_suite(a->matrices, a->backend, a->precision, a->formats,
+                        *reps_opt ? a->reps : 0, a->time_limit, a->json);
+      return;
+    }
     bench::Options opt;
     opt.backend = a->backend == "auto" ? (cuda_available() ? Backend::cuda : Backend::cpu)
                                        : parse_backend(a->backend);

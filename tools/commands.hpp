@@ -13,6 +13,7 @@ void add_convert(CLI::App& app);
 void add_bench(CLI::App& app);
 void add_formats(CLI::App& app);
 void add_tune(CLI::App& app);
+void add_solve(CLI::App& app);
 
 // "64M", "1e6", "0" -> a count (K, M, G: powers of 1000); InputError naming `what` otherwise.
 std::int64_t parse_count(const std::string& what, const std::string& text);
