@@ -56,6 +56,7 @@ struct SolveResult {
   SolveStatus status = SolveStatus::max_iterations;
   std::string breakdown;  // for SolveStatus::breakdown: which scalar, e.g. "rho = (r0^, r)"
   int iterations = 0;
+  int restarts = 0;  // restarts from x after a residual gap (recursive converged, true not)
   double b_norm = 0;
   double tolerance = 0;           // max(rtol * ||b||, atol)
   double residual_norm = 0;       // the solver's recursive residual at the end
@@ -70,7 +71,10 @@ struct SolveResult {
   bool cuda_graph = false;        // the merged CUDA loop ran as a CUDA graph
 };
 
-// Solves A x = b, x holding the initial guess on entry. A must be square, b and x of its size
+// Solves A x = b, x holding the initial guess on entry. When the recursive residual reaches
+// the tolerance but the true residual ||b - A x|| exceeds 10x the tolerance, the method
+// restarts from x (at most 3 times, within maxiter); if the gap stays, the status is
+// breakdown ("residual gap"), never converged. A must be square, b and x of its size
 // and on its backend (InputError otherwise); rtol, atol >= 0, maxiter >= 0. A zero b gives
 // x = 0, converged at iteration 0.
 template <class V>
