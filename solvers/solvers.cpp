@@ -132,15 +132,16 @@ SolveResult solve(const Operator<V>& a, const Vector<V>& b, Vector<V>& x, const 
     a.apply(x.data(), b.data(), r.data(), V(-1), V(1));
     res.true_residual_norm = ops::nrm2(be, n, r.data());
     if (loop.status != SolveStatus::converged || res.true_residual_norm <= accept) break;
-    res.restarts = restart + 1;
     if (restart == kMaxRestarts || done >= o.maxiter) {
       res.status = SolveStatus::breakdown;
       res.breakdown =
-          "residual gap: the recursive residual reached the tolerance, the true "
-          "residual ||b - A x|| did not (after " +
-          std::to_string(restart) + " restarts)";
+          "residual gap: the recursive residual reached the tolerance, the true residual "
+          "||b - A x|| did not (after " +
+          std::to_string(restart) +
+          " restarts; is rtol below what this precision can reach for this matrix?)";
       break;
     }
+    res.restarts = restart + 1;
   }
   res.iterations = done;
   res.true_rel_residual = res.true_residual_norm / res.b_norm;
