@@ -312,7 +312,6 @@ Csr<double> convection_diffusion(const std::string& what, index_t n, int dims, d
   return build_by_rows(what, rows, rows, length, fill);
 }
 
-
 // --- power law ------------------------------------------------------------------------------
 
 // Zipf's law by rank: the k-th longest row (k = 0 first) has max_row * (k + 1)^-alpha entries,
@@ -398,8 +397,9 @@ void expect_parts(const std::string& name, const std::vector<std::string>& parts
   if (parts.size() < least || parts.size() > most) fail(name, "expected the form ", form);
 }
 
-const char* const kGeneratorKinds[] = {"stencil5", "stencil9", "stencil7", "stencil27", "reservoir", "convdiff2d", "convdiff3d",
-                                       "powerlaw", "banded",   "random",   "expand"};
+const char* const kGeneratorKinds[] = {"stencil5",  "stencil9",   "stencil7",   "stencil27",
+                                       "reservoir", "convdiff2d", "convdiff3d", "powerlaw",
+                                       "banded",    "random",     "expand"};
 
 }  // namespace
 
