@@ -55,7 +55,7 @@ CliRun spmvkit_env(const std::string& env, const std::string& args) {
 CliRun spmvkit(const std::string& args) { return spmvkit_env("", args); }
 
 TEST(Cli, HelpEverywhere) {
-  for (const char* cmd : {"", "info", "generate", "convert", "bench", "formats", "tune"}) {
+  for (const char* cmd : {"", "info", "generate", "convert", "bench", "formats", "tune", "solve"}) {
     const CliRun r = spmvkit(std::string(cmd) + " --help");
     EXPECT_EQ(r.status, 0) << cmd;
     EXPECT_NE(r.out.find("Usage"), std::string::npos) << cmd << ": " << r.out;
@@ -248,14 +248,16 @@ TEST(Cli, EveryCommandRefusesBadFilesWithOneLine) {
     std::ofstream(noise, std::ios::binary) << bytes;
   }
   // /proc/self/mem opens but cannot be read from its start, even by root (as CI runs).
-  const std::vector<std::pair<std::string, std::string>> files = {
-      {dir, "directory"}, {"/proc/self/mem", "read error"}, {truncated, "truncated"},
-      {noise, "banner"}};
+  const std::vector<std::pair<std::string, std::string>> files = {{dir, "directory"},
+                                                                  {"/proc/self/mem", "read error"},
+                                                                  {truncated, "truncated"},
+                                                                  {noise, "banner"}};
   const std::string out = temp_file("out.mtx");
   for (const auto& [file, problem] : files) {
     for (const std::string& args :
          {"info " + file, "info expand_bs2_" + file, "convert " + file + " " + out,
-          "bench " + file + " --backend cpu --formats csr_scalar --reps 1"}) {
+          "bench " + file + " --backend cpu --formats csr_scalar --reps 1",
+          "solve " + file + " --backend cpu", "solve stencil5_6 --backend cpu --rhs " + file}) {
       const CliRun r = spmvkit(args);
       EXPECT_EQ(r.status, 1) << args;
       EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << ": " << r.err;
