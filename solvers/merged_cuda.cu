@@ -62,6 +62,10 @@ class MergedSolve {
     cuda::fill_bytes(counter_.data(), 0, sizeof(unsigned));
     state_ = cuda::DeviceBuffer<KrylovState<V>>(1);
     dhist_ = cuda::DeviceBuffer<V>(2 * static_cast<std::size_t>(k_));
+    // Iterations queued after the solve stopped leave their residual slots unwritten, yet the
+    // group's copy to the host takes all of them (the host reads only up to `iterations`):
+    // zeroed once, so that copy never reads never-written memory (initcheck).
+    cuda::fill_bytes(dhist_.data(), 0, dhist_.bytes());
     hhist_ = cuda::PinnedBuffer<V>(2 * static_cast<std::size_t>(k_));
     hstate_ = cuda::PinnedBuffer<KrylovState<V>>(2);
   }
