@@ -20,7 +20,7 @@
 #include "spmvkit/csr.hpp"
 #include "spmvkit/operator.hpp"
 #include "spmvkit/params.hpp"
-#include "spmvkit/registry.hpp"
+#include "spmvkit/format_entry.hpp"
 
 namespace spmvkit {
 

@@ -294,12 +294,52 @@ std::vector<V> bsr_tma_rotated_values(const Bsr<V>& m) {
 
 namespace {
 
-std::vector<std::string> param_names(bool with_balanced) {
-  std::vector<std::string> names = {"block_size", "kernel"};
-  names.insert(names.end(), bsr_policy_fields().begin(), bsr_policy_fields().end());
-  if (with_balanced) names.push_back("balanced");
-  names.push_back("lambda");
-  return names;
+std::vector<ParamSpec> bsr_params(bool with_balanced) {
+  std::vector<ParamSpec> specs = {
+      int_param("block_size", "auto", 1, kBsrMaxBlockSize,
+                "bs: rows and columns of a dense block; auto: detected (1 without block "
+                "structure)")
+          .or_auto(),
+      enum_param("kernel", "auto", {"k1", "k2", "k3", "tma"},
+                 "K1/K2/K3 (paper; K1: bs <= 5, K2: bs <= 128) or tma (bs <= 9); auto: this "
+                 "device's tuning, else the rule")
+          .or_auto()
+          .cuda()};
+  // The kernel policy's fields (BsrPolicy, bsr_policy_fields()), each for its kernels only.
+  static const std::pair<const char*, const char*> fields[] = {
+      {"n_ta", "K1, K2: thread arrays a thread block (N_ta)"},
+      {"n_brows_ta", "K1, K2: consecutive block rows a thread array (N_brows_ta, <= 31)"},
+      {"n_tg", "K2, K3: thread groups (N_tg)"},
+      {"ilp", "K1: block rows in flight; K2: blocks a pipeline stage"},
+      {"vec", "K2: block rows a thread = values a vector load (1, 2, 4; <= 16 bytes)"},
+      {"pack", "K2: 1 = thread arrays back to back across warps, 0 = padded to whole warps"},
+      {"nb", "K3: working-set height (threads along x)"},
+      {"ept", "K3: elements a thread (width of a thread group's slice)"},
+      {"stages", "tma: tiles in flight a thread block, 2..4"},
+      {"tile_kb", "tma: KB of block values a tile: 4, 8, 16, 32 or 48"},
+      {"threads", "tma: threads a thread block: 128, 256 or 512"},
+      {"whole", "tma: 1 = whole block rows an item, 0 = one output row, 2 = part rows"},
+      {"lanes", "tma: threads sharing an item, a power of two <= 32; 0: from the tile's rows"}};
+  for (const auto& [field, meaning] : fields) {
+    // Flags, and lanes=0 (chosen by the kernel); the rest are counts. The kernel's own
+    // restrictions (validate_bsr_policy) are checked at the build, on every backend.
+    const std::string name = field;
+    const long long least = name == "whole" || name == "pack" || name == "lanes" ? 0 : 1;
+    specs.push_back(int_param(name, "auto", least, 1 << 20,
+                              std::string(meaning) + "; auto: tuned, else the rule's")
+                        .or_auto()
+                        .cuda());
+  }
+  if (with_balanced)
+    specs.push_back(bool_param("balanced", "auto",
+                               "split long block rows (bsr_balanced); auto: when block-row "
+                               "lengths vary widely")
+                        .or_auto());
+  specs.push_back(int_param("lambda", "auto", 1, 1 << 30,
+                            "balanced: block rows longer than this are split; auto: from the "
+                            "block-row lengths")
+                      .or_auto());
+  return specs;
 }
 
 }  // namespace
@@ -309,7 +349,7 @@ FormatEntry bsr_format() {
                      "BSR, dense bs x bs blocks (bs detected or block_size=); K1/K2/K3 (paper) and "
                      "tma (bs <= 9) kernels, autotuned per bs; "
                      "balanced when block-row lengths vary widely",
-                     param_names(true), [](const auto& a, const Params& p, Backend b) {
+                     bsr_params(true), [](const auto& a, const Params& p, Backend b) {
                        return build_bsr(a, p, b, "bsr", -1);
                      });
 }
@@ -318,7 +358,7 @@ FormatEntry bsr_balanced_format() {
   return make_format(
       "bsr_balanced",
       "balanced BSR: block rows longer than lambda split into segments, plus a reduction kernel",
-      param_names(false), [](const auto& a, const Params& p, Backend b) {
+      bsr_params(false), [](const auto& a, const Params& p, Backend b) {
         return build_bsr(a, p, b, "bsr_balanced", 1);
       });
 }

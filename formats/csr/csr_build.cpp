@@ -1,5 +1,7 @@
 #include "formats/csr/csr.hpp"
 
+#include "formats/common/far_split_params.hpp"
+
 namespace spmvkit {
 
 namespace {
@@ -28,7 +30,12 @@ FormatEntry csr_vector_format() {
   return make_format(
       "csr_vector",
       "CSR, a warp or power-of-two sub-warp per row (chosen from the mean row length)",
-      {"threads_per_row"}, [](const auto& a, const Params& p, Backend b) {
+      {int_choice("threads_per_row", "auto", {1, 2, 4, 8, 16, 32},
+                  "threads a row; auto: the mean row length rounded up to a power of two in "
+                  "2..32")
+           .or_auto()
+           .cuda()},
+      [](const auto& a, const Params& p, Backend b) {
         return build_csr(a, p, b, CsrKernel::vector);
       });
 }
@@ -38,7 +45,13 @@ FormatEntry csr_balanced_format() {
       "csr_balanced",
       "CSR, nnz-split tiles (one huge row cannot stall); options: column panels "
       "(panels=N), far entries in COO column panels (far_panels=N, near_band=B)",
-      {"items_per_thread", "block_threads", "panels", "far_panels", "near_band", "long_row_finish"},
+      {int_choice("items_per_thread", "8", {4, 8, 16}, "nonzeros a thread takes in a tile").cuda(),
+       int_choice("block_threads", "128", {128, 256}, "threads a block").cuda(),
+       int_param("panels", "1", 1, 64, "column panels (cache blocking of x); 1: none").cuda(),
+       csr_far_panels_param(), csr_near_band_param(),
+       enum_param("long_row_finish", "fixup", {"fixup", "last_slice"},
+                  "how a row spanning tiles is summed: a fix-up pass, or by its last tile")
+           .cuda()},
       [](const auto& a, const Params& p, Backend b) {
         return build_csr(a, p, b, CsrKernel::balanced);
       });

@@ -118,8 +118,38 @@ FormatEntry csr3_format() {
       "csr3",
       "CSR-3 (CSR-k GPU paper): super-rows and super-super-rows, a block per super-super-row, "
       "serial or parallel inner loop, own Band-k/RCM ordering",
-      {"rule", "kernel", "super_row_size", "super_super_row_size", "block_x", "block_y", "block_z",
-       "reorder", "permute_x", "long_row"},
+      {enum_param("rule", "hopper", {"paper", "hopper"},
+                  "where the defaults below come from: the paper's table, or one measured on "
+                  "Hopper (by nonzeros a row)"),
+       enum_param("kernel", "auto", {"serial", "parallel"},
+                  "inner loop over a row: serial, or block_x lanes a row; auto: the rule's")
+           .or_auto()
+           .cuda(),
+       int_param("super_row_size", "auto", 1, 65536, "rows a super-row; auto: the rule's")
+           .or_auto(),
+       int_param("super_super_row_size", "auto", 1, 65536,
+                 "super-rows a super-super-row (a block); auto: the rule's")
+           .or_auto(),
+       int_param("block_x", "auto", 1, 1024,
+                 "block x: lanes a row (parallel: a power of two <= 32); x*y*z a multiple of 32, "
+                 "<= 1024; auto: the rule's")
+           .or_auto()
+           .cuda(),
+       int_param("block_y", "auto", 1, 1024, "block y: rows of a super-row at once; auto: the "
+                 "rule's")
+           .or_auto()
+           .cuda(),
+       int_param("block_z", "auto", 1, 64, "block z: super-rows at once; auto: the rule's")
+           .or_auto()
+           .cuda(),
+       enum_param("reorder", "band", {"none", "rcm", "band", "auto"},
+                  "row ordering before the split: none, RCM, Band-k, or auto (Band-k kept "
+                  "when it shrinks the profile by >= 25%)"),
+       bool_param("permute_x", "false", "renumber the columns too (x permuted at each apply)"),
+       int_param("long_row", "auto", 0, 2147483647,
+                 "rows longer than this go to long-row blocks; 0: off; auto: max(64, 8 x the "
+                 "mean row length)")
+           .or_auto()},
       [](const auto& a, const Params& p, Backend b) { return build_csr3_operator(a, p, b); });
 }
 

@@ -7,7 +7,7 @@
 
 #include "spmvkit/operator.hpp"
 #include "spmvkit/params.hpp"
-#include "spmvkit/registry.hpp"
+#include "spmvkit/format_entry.hpp"
 
 namespace spmvkit {
 

@@ -21,11 +21,18 @@ std::unique_ptr<Operator<V>> build_peer(const Csr<V>& a, const Params& p, Backen
 }
 
 FormatEntry peer_entry(const char* name, const char* summary, CusparsePeer peer,
-                       std::vector<std::string> params = {}) {
+                       std::vector<ParamSpec> params = {}) {
   return make_format(
       name, summary, std::move(params),
       [peer](const auto& a, const Params& p, Backend b) { return build_peer(a, p, b, peer); },
       /*cpu=*/false, /*cuda=*/true, /*peer=*/true);
+}
+
+ParamSpec bsr_peer_block_size() {
+  return int_param("block_size", "auto", 1, 1024,
+                   "rows and columns of a dense block (rows and cols its multiples; 1 is "
+                   "refused as unsupported); auto: detected")
+      .or_auto();
 }
 
 }  // namespace
@@ -44,16 +51,17 @@ FormatEntry cusparse_coo_format() {
 }
 FormatEntry cusparse_sell_format() {
   return peer_entry("cusparse_sell", "cuSPARSE SpMV, sliced ELL, CUSPARSE_SPMV_SELL_ALG1",
-                    CusparsePeer::sell, {"slice_size"});
+                    CusparsePeer::sell,
+                    {int_param("slice_size", "32", 1, 1024, "rows a slice")});
 }
 
 FormatEntry cusparse_bsr_format() {
   return peer_entry("cusparse_bsr", "cuSPARSE SpMV, BSR (column-major blocks), CUSPARSE_SPMV_BSR_ALG1",
-                    CusparsePeer::bsr, {"block_size"});
+                    CusparsePeer::bsr, {bsr_peer_block_size()});
 }
 FormatEntry cusparse_bsrmv_format() {
   return peer_entry("cusparse_bsrmv", "cuSPARSE legacy bsrmv (column-major blocks)",
-                    CusparsePeer::bsrmv, {"block_size"});
+                    CusparsePeer::bsrmv, {bsr_peer_block_size()});
 }
 
 }  // namespace spmvkit

@@ -14,7 +14,7 @@
 
 #include "spmvkit/operator.hpp"
 #include "spmvkit/params.hpp"
-#include "spmvkit/registry.hpp"
+#include "spmvkit/format_entry.hpp"
 
 namespace spmvkit {
 
@@ -76,6 +76,12 @@ EllSkip ell_choose_skip(const EllData<V>& e, bool deltas = false);
 // Parses the `skip` parameter: empty for "auto" (or absent: the rule decides), else sentinel |
 // row_length. InputError naming `format` on any other value.
 std::optional<EllSkip> ell_skip_param(const Params& p, const std::string& format);
+// The ELL pass's kernel parameters, declared once for every format that runs the pass:
+// rows_per_thread, skip and index_bits (ell_pass_params), or some of them.
+ParamSpec ell_rows_per_thread_spec();
+ParamSpec ell_skip_spec();
+ParamSpec ell_index_bits_spec();
+std::vector<ParamSpec> ell_pass_params();
 
 // Column indices on the device are 32-bit, or (our addition, not the papers') 16-bit deltas:
 // the slots that one warp reads together (an ELL slot of a group of ell_delta_group rows; a

@@ -214,6 +214,30 @@ int ell_rows_per_thread_param(const Params& p, const std::string& format) {
   return static_cast<int>(rpt);
 }
 
+ParamSpec ell_rows_per_thread_spec() {
+  return int_choice("rows_per_thread", "auto", {1, 2, 4},
+                    "rows a thread takes: 1, or one 16-byte vector of values (2 for f64, 4 for "
+                    "f32); auto: the vector")
+      .or_auto()
+      .cuda();
+}
+
+ParamSpec ell_skip_spec() {
+  return enum_param("skip", "auto", {"auto", "sentinel", "row_length"},
+                    "how padding is skipped: sentinel columns, or the stored row lengths")
+      .cuda();
+}
+
+ParamSpec ell_index_bits_spec() {
+  return enum_param("index_bits", "auto", {"auto", "16", "32"},
+                    "column index width: 16-bit deltas from a 32-row group's base, or 32-bit")
+      .cuda();
+}
+
+std::vector<ParamSpec> ell_pass_params() {
+  return {ell_rows_per_thread_spec(), ell_skip_spec(), ell_index_bits_spec()};
+}
+
 namespace {
 
 template <class V>
@@ -260,7 +284,10 @@ std::unique_ptr<Operator<V>> build_ell(const Csr<V>& a, const Params& p, Backend
 FormatEntry ell_format() {
   return make_format(
       "ell", "ELLPACK: rows padded to the longest, column-major, aligned (refuses over max_fill)",
-      {"max_fill", "rows_per_thread", "skip", "index_bits"},
+      concat_params({real_param("max_fill", "3", 1, kNoLimit,
+                                "refuse the matrix (unsupported) when padding stores more than "
+                                "this many times its nonzeros")},
+                    ell_pass_params()),
       [](const auto& a, const Params& p, Backend b) { return build_ell(a, p, b); });
 }
 

@@ -184,7 +184,19 @@ FormatEntry hec_format() {
   return make_format("hec",
                      "HEC: ELL part (width minimising l*n + p_r*nz(l)) + CSR part (thread a row, "
                      "or balanced)",
-                     {"p_r", "ell_width", "csr_kernel", "rows_per_thread", "skip", "index_bits"},
+                     concat_params(
+                         {real_param("p_r", "auto", 0, kNoLimit,
+                                     "CSR-to-ELL cost ratio in w(l) = l*n + p_r*nz(l) (eq. 1); "
+                                     "auto: this device's calibration, else the paper's value",
+                                     true)
+                              .or_auto(),
+                          int_param("ell_width", "auto", 0, 2147483647,
+                                    "ELL part width l (at most the longest row); auto: eq. (1)")
+                              .or_auto(),
+                          enum_param("csr_kernel", "auto", {"auto", "scalar", "balanced"},
+                                     "CSR part kernel (its p_r sets l): a thread a row, or "
+                                     "balanced tiles")},
+                         ell_pass_params()),
                      [](const auto& a, const Params& p, Backend b) { return build_hec(a, p, b); });
 }
 

@@ -101,7 +101,15 @@ FormatEntry hyb_format() {
       "hyb",
       "HYB: ELL part (Bell & Garland width rule) + COO part (warp segmented "
       "reduction)",
-      {"ell_width", "relative_speed", "breakeven_rows", "rows_per_thread", "skip", "index_bits"},
+      concat_params(
+          {int_param("ell_width", "auto", 0, 2147483647,
+                     "ELL part width (at most the longest row); auto: Bell & Garland's rule")
+               .or_auto(),
+           real_param("relative_speed", "3", 0, kNoLimit,
+                      "how many times faster ELL is than COO per entry (the width rule)", true),
+           int_param("breakeven_rows", "4096", 0, 2147483647,
+                     "rows a column of the ELL part must fill to pay (the width rule)")},
+          ell_pass_params()),
       [](const auto& a, const Params& p, Backend b) { return build_hyb(a, p, b); });
 }
 

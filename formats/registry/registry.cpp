@@ -55,25 +55,11 @@ const FormatEntry& find_format(std::string_view name) {
   throw InputError("unknown format '" + std::string(name) + "' (known: " + known + ")");
 }
 
-void check_params(const FormatEntry& f, const Params& params) {
-  for (const auto& [key, value] : params.items()) {
-    bool known = false;
-    std::string accepted;
-    for (const auto& name : f.params) {
-      known = known || name == key;
-      accepted += (accepted.empty() ? "" : ", ") + name;
-    }
-    if (!known)
-      throw InputError("unknown parameter '" + key + "' for format " + f.name + " (accepts: " +
-                       (accepted.empty() ? "none" : accepted) + ")");
-  }
-}
-
 template <class V>
 std::unique_ptr<Operator<V>> build_operator(std::string_view format, const Csr<V>& a,
                                             const Params& params, Backend b) {
   const FormatEntry& f = find_format(format);
-  check_params(f, params);
+  const Params valid = validate_params(f, params);
   if (!f.supports(b))
     throw UnsupportedError("format " + f.name + " has no " + std::string(to_string(b)) +
                            " kernel");
@@ -81,7 +67,9 @@ std::unique_ptr<Operator<V>> build_operator(std::string_view format, const Csr<V
     throw UnsupportedError("this build of spmvkit has no CUDA backend");
   if (b == Backend::cuda && !cuda_available())
     throw UnsupportedError("no CUDA device is available");
-  return f.builder<V>()(a, params, b);
+  std::unique_ptr<Operator<V>> op = f.builder<V>()(a, valid, b);
+  op->add_details(effective_params(f, valid, b, op->info().details));
+  return op;
 }
 
 template std::unique_ptr<Operator<float>> build_operator(std::string_view, const Csr<float>&,

@@ -305,7 +305,20 @@ FormatEntry sellp_format() {
       "sellp",
       "SELL-P: slices of b rows, t threads a row, rows padded to a multiple of t, "
       "optional sorting window sigma",
-      {"slice_size", "threads_per_row", "sigma", "skip", "max_fill", "index_bits"},
+      {int_choice("slice_size", "auto", {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024},
+                  "rows a slice (b); slice_size * threads_per_row <= 1024; auto: from the row "
+                  "lengths")
+           .or_auto(),
+       int_choice("threads_per_row", "auto", {1, 2, 4, 8, 16, 32},
+                  "threads a row (t); rows padded to a multiple of it; auto: from the row lengths")
+           .or_auto(),
+       int_param("sigma", "auto", 1, 2147483647,
+                 "sorting window: 1 (none) or a multiple of slice_size; auto: chosen with b and t")
+           .or_auto(),
+       real_param("max_fill", "64", 1, kNoLimit,
+                  "refuse the matrix (unsupported) when slices store more than this many times "
+                  "its nonzeros"),
+       ell_skip_spec(), ell_index_bits_spec()},
       [](const auto& a, const Params& p, Backend b) { return build_sellp(a, p, b); });
 }
 

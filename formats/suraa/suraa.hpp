@@ -56,7 +56,7 @@
 
 #include "spmvkit/operator.hpp"
 #include "spmvkit/params.hpp"
-#include "spmvkit/registry.hpp"
+#include "spmvkit/format_entry.hpp"
 
 #if defined(__CUDACC__)
 #define SPMVKIT_SURAA_HD __host__ __device__
@@ -89,7 +89,7 @@ const char* to_string(SuraaLaunchMode l);
 // The fused kernel's block size: its threads per row are powers of two up to this.
 inline constexpr int kSuraaTableBlock = 256;
 
-// Choices read from Params (names in suraa_param_names()). `paper=1` selects the paper's own
+// Choices read from Params (the schema: suraa_params()). `paper=1` selects the paper's own
 // choices for every one not given explicitly. Defaults: suraa keeps the paper's order and
 // merged launches on streams (the dynamic-parallelism variant as the paper describes it, with
 // sub-warps for short rows); suraa_static takes order=groups and launch=tiles (x locality, one
@@ -119,7 +119,7 @@ struct SuraaOptions {
   }
 };
 
-std::vector<std::string> suraa_param_names();
+std::vector<ParamSpec> suraa_params();
 // InputError on a bad value.
 SuraaOptions suraa_options(const Params& p, bool dynamic);
 

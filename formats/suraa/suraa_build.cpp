@@ -23,7 +23,7 @@ FormatEntry suraa_format() {
       "SURAA as the paper runs it: rows sorted by length, Freedman-Diaconis segments, long rows "
       "by dynamic parallelism (a child grid a row); slower than suraa_static on every matrix "
       "measured on an H100",
-      suraa_param_names(),
+      suraa_params(),
       [](const auto& a, const Params& p, Backend b) { return build_suraa(a, p, b, true); });
 }
 
@@ -33,7 +33,7 @@ FormatEntry suraa_static_format() {
       "SURAA with the dynamic-parallelism group replaced by a static kernel (blocks per long "
       "row decided at setup): rows in the paper's groups, balanced tiles, one launch; the "
       "faster SURAA",
-      suraa_param_names(),
+      suraa_params(),
       [](const auto& a, const Params& p, Backend b) { return build_suraa(a, p, b, false); });
 }
 

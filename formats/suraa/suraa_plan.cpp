@@ -6,16 +6,51 @@
 #include <cstdlib>
 #include <numeric>
 
+#include "formats/common/far_split_params.hpp"
 #include "formats/csr/csr_tiles.hpp"
 #include "formats/suraa/suraa.hpp"
 #include "spmvkit/error.hpp"
 
 namespace spmvkit {
 
-std::vector<std::string> suraa_param_names() {
+std::vector<ParamSpec> suraa_params() {
   return {
-      "paper",  "max_child_threads", "segment_size",   "low_variance_cv", "short_kernel", "order",
-      "launch", "streams",           "nnz_per_thread", "far_panels",      "near_band"};
+      bool_param("paper", "false",
+                 "the paper's own choices (low_variance_cv=0, short_kernel=scalar, "
+                 "launch=segment, order=paper, nnz_per_thread=2)")
+          .cuda(),
+      int_param("max_child_threads", "0", 0, 1 << 24,
+                "G1 row cap (threads of a child grid); 0: derived")
+          .cuda(),
+      int_param("segment_size", "0", 0, 2147483647, "rows a segment; 0: Freedman-Diaconis")
+          .cuda(),
+      real_param("low_variance_cv", "auto", 0, kNoLimit,
+                 "CSR vector fallback when cv(nonzeros a row) <= this; 0: never; auto: 0.5 "
+                 "(paper: 0)")
+          .or_auto()
+          .cuda(),
+      enum_param("short_kernel", "auto", {"scalar", "subwarp"},
+                 "G3 rows: a thread a row, or a sub-warp a row; auto: subwarp (paper: scalar)")
+          .or_auto()
+          .cuda(),
+      enum_param("order", "auto", {"paper", "pow2", "bucketed", "groups"},
+                 "row order: the paper's sort, power-of-two classes, buckets, or the paper's "
+                 "groups; auto: paper (suraa_static: groups)")
+          .or_auto()
+          .cuda(),
+      enum_param("launch", "auto", {"segment", "merged", "table", "tiles"},
+                 "launches: one a segment, merged, a segment table, or balanced tiles; auto: "
+                 "merged (suraa_static: tiles; paper: segment)")
+          .or_auto()
+          .cuda(),
+      int_param("streams", "4", 0, 32, "side streams for G2/G3 launches; 0: the context stream")
+          .cuda(),
+      int_param("nnz_per_thread", "auto", 1, 64,
+                "G1 child / G2 vector threads a row ~ npr / this; auto: 8 (paper: 2)")
+          .or_auto()
+          .cuda(),
+      csr_far_panels_param(),
+      csr_near_band_param()};
 }
 
 const char* to_string(SuraaOrder o) {

@@ -41,6 +41,11 @@ class Operator {
   index_t rows() const { return info_.rows; }
   index_t cols() const { return info_.cols; }
   Backend backend() const { return info_.backend; }
+  // Appends to info().details (the registry adds the effective parameters after a build).
+  void add_details(const std::string& more) {
+    if (more.empty()) return;
+    info_.details += (info_.details.empty() ? "" : ",") + more;
+  }
 
  protected:
   OperatorInfo info_;

@@ -3,7 +3,6 @@
 // formats/registry/registry.cpp.
 #pragma once
 
-#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -11,65 +10,33 @@
 
 #include "spmvkit/backend.hpp"
 #include "spmvkit/csr.hpp"
+#include "spmvkit/format_entry.hpp"
 #include "spmvkit/operator.hpp"
 #include "spmvkit/params.hpp"
 
 namespace spmvkit {
 
-template <class V>
-using BuildFn =
-    std::function<std::unique_ptr<Operator<V>>(const Csr<V>&, const Params&, Backend)>;
-
-struct FormatEntry {
-  std::string name;                 // registry name (CLI flags, JSON, tests)
-  std::string summary;              // one line for --help and docs
-  bool peer = false;                // a vendor library (cuSPARSE) wrapped as a format
-  bool cpu = true;                  // has an OpenMP kernel
-  bool cuda = true;                 // has CUDA kernels
-  std::vector<std::string> params;  // the tunable parameters it accepts
-  BuildFn<float> build_f32;
-  BuildFn<double> build_f64;
-
-  template <class V>
-  const BuildFn<V>& builder() const {
-    if constexpr (std::is_same_v<V, float>)
-      return build_f32;
-    else
-      return build_f64;
-  }
-  bool supports(Backend b) const { return b == Backend::cpu ? cpu : cuda; }
-};
-
-// Makes an entry from one generic builder `fn(const Csr<V>&, const Params&, Backend)`.
-template <class Fn>
-FormatEntry make_format(std::string name, std::string summary, std::vector<std::string> params,
-                        Fn fn, bool cpu = true, bool cuda = true, bool peer = false) {
-  FormatEntry e;
-  e.name = std::move(name);
-  e.summary = std::move(summary);
-  e.params = std::move(params);
-  e.cpu = cpu;
-  e.cuda = cuda;
-  e.peer = peer;
-  e.build_f32 = [fn](const Csr<float>& a, const Params& p, Backend b) {
-    return std::unique_ptr<Operator<float>>(fn(a, p, b));
-  };
-  e.build_f64 = [fn](const Csr<double>& a, const Params& p, Backend b) {
-    return std::unique_ptr<Operator<double>>(fn(a, p, b));
-  };
-  return e;
-}
-
 const std::vector<FormatEntry>& formats();
 // InputError listing the known names when `name` is not registered.
 const FormatEntry& find_format(std::string_view name);
 
-// InputError naming the parameter when `params` holds a name the format does not accept.
-void check_params(const FormatEntry& f, const Params& params);
+// Checks `params` against the format's schema, the same for every backend: InputError with one
+// line naming the parameter, the value and what is allowed (or the accepted names, for an
+// unknown one). Returns what the builder gets: the same values, "auto" integers, numbers and
+// flags left out (the builder's default rule).
+Params validate_params(const FormatEntry& f, const Params& params);
+void check_params(const FormatEntry& f, const Params& params);  // validate_params, result dropped
 
-// Builds `format` for `a` on backend `b`: checks the parameters against the entry (InputError
-// on an unknown one), the backend (UnsupportedError when the format or this build lacks it,
-// or no GPU is present), then calls the format's builder.
+// The effective parameters for OperatorInfo::details: every schema parameter the format's own
+// `details` does not already state, with its given value or default; on the CPU, CUDA-only
+// parameters that were set are listed as ignored instead.
+std::string effective_params(const FormatEntry& f, const Params& params, Backend b,
+                             const std::string& details);
+
+// Builds `format` for `a` on backend `b`: validates the parameters against the schema (before
+// any work), checks the backend (UnsupportedError when the format or this build lacks it, or
+// no GPU is present), calls the format's builder and adds the effective parameters to the
+// operator's details.
 template <class V>
 std::unique_ptr<Operator<V>> build_operator(std::string_view format, const Csr<V>& a,
                                             const Params& params = {},

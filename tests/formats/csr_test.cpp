@@ -179,14 +179,18 @@ TEST(CsrNearFar, BalancedWithFarPanelsMatchesReference) {
   EXPECT_EQ(op->info().details.find("far_nnz=0,"), std::string::npos) << op->info().details;
 }
 
-// The options only the GPU builder reads must still pass the registry's parameter check, which
-// runs first on every backend; this runs in CI, where the GPU tests skip.
+// The options only the GPU builder reads are in the schema, checked first on every backend;
+// this runs in CI, where the GPU tests skip.
 TEST(CsrBalanced, GpuOptionsAreRegisteredParameters) {
   const FormatEntry& f = find_format("csr_balanced");
   for (const char* name : {"items_per_thread", "block_threads", "panels", "far_panels", "near_band",
-                           "long_row_finish"})
-    EXPECT_NO_THROW(check_params(f, Params::parse(std::string(name) + "=1"))) << name;
+                           "long_row_finish"}) {
+    ASSERT_NE(f.param(name), nullptr) << name;
+    EXPECT_TRUE(f.param(name)->cuda_only) << name;
+    EXPECT_NO_THROW(check_params(f, Params().set(name, f.param(name)->fallback))) << name;
+  }
   EXPECT_THROW(check_params(f, Params::parse("far_panel=1")), InputError);
+  EXPECT_THROW(check_params(f, Params::parse("items_per_thread=5")), InputError);
   const FormatEntry& s = find_format("suraa_static");
   for (const char* name : {"far_panels", "near_band"})
     EXPECT_NO_THROW(check_params(s, Params::parse(std::string(name) + "=1"))) << name;
