@@ -39,6 +39,22 @@ bool missing_real_matrix(const std::string& name) {
   return find_named_matrix(inner).empty();
 }
 
+// The rows that make `spmvkit bench` exit non-zero, as "matrix/format, ...": a failed build or
+// run ("error: ..."), a wrong result, and, for formats named with --formats, a refused matrix
+// ("unsupported: ..."). In a run over all formats or a suite's, a format refusing a matrix it
+// cannot hold (ELL on a wide row) is an answer, not a failure; skipped matrices never fail.
+std::string not_measured(const bench::Report& report, bool formats_requested) {
+  std::string out;
+  int n = 0;
+  for (const auto& r : report.results) {
+    const bool failed = r.status.rfind("error", 0) == 0 || r.status == "WRONG" ||
+                        (formats_requested && r.status.rfind("unsupported", 0) == 0);
+    if (!failed) continue;
+    if (++n <= 5) out += (out.empty() ? "" : ", ") + r.matrix + "/" + r.format;
+  }
+  if (n > 5) out += " and " + std::to_string(n - 5) + " more";
+  return out;
+}
 }  // namespace
 
 // "64M", "1e6", "0" -> a count (K, M, G: powers of 1000).
@@ -201,19 +217,40 @@ void add_bench(CLI::App& app) {
       if (!out) throw InputError("cannot write " + a->json);
       out << bench::to_json(report).dump(2) << "\n";
     }
+    // After the whole table: a non-zero exit when a requested format was not measured.
+    const std::string failed = not_measured(report, formats_opt->count() > 0);
+    if (!failed.empty()) throw Error("not measured: " + failed);
   });
 }
 
+namespace {
+// One format: a line of its own, then a line per parameter (type, default, allowed values;
+// with `full`, the meaning below each).
+void print_format(const FormatEntry& f, bool full) {
+  std::printf("%-20s %-8s %-5s %s\n", f.name.c_str(),
+              f.cpu && f.cuda ? "cpu,cuda" : f.cuda ? "cuda" : "cpu", f.peer ? "peer" : "",
+              f.summary.c_str());
+  for (const ParamSpec& s : f.schema) {
+    std::printf("    %-22s %-6s default %-8s allowed: %s%s\n", s.name.c_str(),
+                to_string(s.type), s.fallback.c_str(), s.allowed().c_str(),
+                s.cuda_only && f.cpu ? "  [cuda only]" : "");
+    if (full) std::printf("        %s\n", s.meaning.c_str());
+  }
+}
+}  // namespace
+
 void add_formats(CLI::App& app) {
-  auto* cmd = app.add_subcommand("formats", "List the registered formats and their parameters");
-  cmd->callback([] {
-    for (const auto& f : formats()) {
-      std::string params;
-      for (const auto& p : f.params) params += (params.empty() ? "" : ",") + p;
-      std::printf("%-20s %-8s %-5s %s%s\n", f.name.c_str(),
-                  f.cpu && f.cuda ? "cpu,cuda" : f.cuda ? "cuda" : "cpu", f.peer ? "peer" : "",
-                  f.summary.c_str(), params.empty() ? "" : ("  [" + params + "]").c_str());
+  auto* cmd = app.add_subcommand(
+      "formats", "List the registered formats and their parameters (type, default, allowed "
+                 "values); with NAME, one format with the meaning of each parameter");
+  auto name = std::make_shared<std::string>();
+  cmd->add_option("NAME", *name, "A registry name");
+  cmd->callback([name] {
+    if (!name->empty()) {
+      print_format(find_format(*name), true);
+      return;
     }
+    for (const auto& f : formats()) print_format(f, false);
   });
 }
 
