@@ -305,30 +305,33 @@ std::vector<ParamSpec> bsr_params(bool with_balanced) {
                  "device's tuning, else the rule")
           .or_auto()
           .cuda()};
-  // The kernel policy's fields (BsrPolicy, bsr_policy_fields()), each for its kernels only.
-  static const std::pair<const char*, const char*> fields[] = {
-      {"n_ta", "K1, K2: thread arrays a thread block (N_ta)"},
-      {"n_brows_ta", "K1, K2: consecutive block rows a thread array (N_brows_ta, <= 31)"},
-      {"n_tg", "K2, K3: thread groups (N_tg)"},
-      {"ilp", "K1: block rows in flight; K2: blocks a pipeline stage"},
-      {"vec", "K2: block rows a thread = values a vector load (1, 2, 4; <= 16 bytes)"},
-      {"pack", "K2: 1 = thread arrays back to back across warps, 0 = padded to whole warps"},
-      {"nb", "K3: working-set height (threads along x)"},
-      {"ept", "K3: elements a thread (width of a thread group's slice)"},
-      {"stages", "tma: tiles in flight a thread block, 2..4"},
-      {"tile_kb", "tma: KB of block values a tile: 4, 8, 16, 32 or 48"},
-      {"threads", "tma: threads a thread block: 128, 256 or 512"},
-      {"whole", "tma: 1 = whole block rows an item, 0 = one output row, 2 = part rows"},
-      {"lanes", "tma: threads sharing an item, a power of two <= 32; 0: from the tile's rows"}};
-  for (const auto& [field, meaning] : fields) {
-    // Flags, and lanes=0 (chosen by the kernel); the rest are counts. The kernel's own
-    // restrictions (validate_bsr_policy) are checked at the build, on every backend.
-    const std::string name = field;
-    const long long least = name == "whole" || name == "pack" || name == "lanes" ? 0 : 1;
-    specs.push_back(int_param(name, "auto", least, 1 << 20,
-                              std::string(meaning) + "; auto: tuned, else the rule's")
-                        .or_auto()
-                        .cuda());
+  // The kernel policy's fields (BsrPolicy, bsr_policy_fields()), each for its kernels only
+  // (naming another kernel's is an error); the kernel's joint restrictions (Table I,
+  // validate_bsr_policy) are checked at the build, on every backend.
+  const std::vector<ParamSpec> fields = {
+      int_param("n_ta", "auto", 1, 32, "K1, K2: thread arrays a thread block (N_ta)"),
+      int_param("n_brows_ta", "auto", 1, 31,
+                "K1, K2: consecutive block rows a thread array (N_brows_ta)"),
+      int_param("n_tg", "auto", 1, 32, "K2 (a power of two <= bs), K3: thread groups (N_tg)"),
+      int_choice("ilp", "auto", {1, 2, 4, 8},
+                 "K1: block rows in flight; K2 (1, 2, 4): blocks a pipeline stage"),
+      int_choice("vec", "auto", {1, 2, 4},
+                 "K2: block rows a thread = values a vector load (divides bs, <= 16 bytes)"),
+      int_choice("pack", "auto", {0, 1},
+                 "K2: 1 = thread arrays back to back across warps, 0 = padded to whole warps"),
+      int_param("nb", "auto", 1, 1024, "K3: working-set height, <= bs (threads along x)"),
+      int_param("ept", "auto", 1, kBsrK3MaxEpt, "K3: elements a thread (a thread group's slice)"),
+      int_param("stages", "auto", 2, 4, "tma: tiles in flight a thread block"),
+      int_choice("tile_kb", "auto", {4, 8, 16, 32, 48}, "tma: KB of block values a tile"),
+      int_choice("threads", "auto", {128, 256, 512}, "tma: threads a thread block"),
+      int_choice("whole", "auto", {0, 1, 2},
+                 "tma: 1 = whole block rows an item, 0 = one output row, 2 = part rows (bs 6..9)"),
+      int_choice("lanes", "auto", {0, 1, 2, 4, 8, 16, 32},
+                 "tma: threads sharing an item; 0: from the tile's rows")};
+  for (const ParamSpec& field : fields) {
+    ParamSpec s = field.or_auto().cuda();
+    s.meaning += "; auto: tuned, else the rule's";
+    specs.push_back(s);
   }
   if (with_balanced)
     specs.push_back(bool_param("balanced", "auto",

@@ -1,4 +1,5 @@
 // Parameter schemas: declaring, describing and checking a format's parameters.
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -176,6 +177,10 @@ std::vector<std::string> ParamSpec::sweep() const {
     out.push_back(min_open ? number(min + (min == 0 ? 1e-3 : std::abs(min) * 1e-3)) : number(min));
     if (max < kNoLimit) out.push_back(number(max));
   }
+  // An open-ended range: its default too, a value inside.
+  if (values.empty() && type != ParamType::boolean && fallback != "auto" &&
+      std::find(out.begin(), out.end(), fallback) == out.end())
+    out.push_back(fallback);
   return out;
 }
 

@@ -40,7 +40,8 @@ struct ParamSpec {
   // Empty when `value` is allowed, else a one-line reason naming the parameter, the value and
   // what is allowed.
   std::string check(const std::string& value) const;
-  // Values to try in a sweep: every enumerated value, or the ends of the range (and "auto").
+  // Values to try in a sweep: every enumerated value, or the ends of the range and the default
+  // (and "auto").
   std::vector<std::string> sweep() const;
 
   ParamSpec or_auto() const {
