@@ -1,228 +1,94 @@
-// spmvkit tune WHAT: measured calibrations and autotuning on this device, stored in the
-// tuning file (include/spmvkit/tuning.hpp) that the formats read when they build.
-#include <chrono>
-#include <cmath>
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
+// spmvkit tune NAME: a format's measured calibration or autotuning on this device, stored in
+// the tuning file (include/spmvkit/tuning.hpp) that the formats read when they build. The
+// formats with a tune hook are found through the registry.
 #include <iostream>
-#include <sstream>
+#include <string>
+#include <vector>
 
-#include "formats/bsr/bsr.hpp"
-#include "formats/csr3/csr3_tune.hpp"
-#include "formats/hec/hec.hpp"
-#include "spmvkit/backend.hpp"
 #include "spmvkit/error.hpp"
-#include "spmvkit/generators.hpp"
-#include "spmvkit/tuning.hpp"
+#include "spmvkit/registry.hpp"
 #include "tools/commands.hpp"
 
 namespace spmvkit::cli {
 
-namespace {
-
-// The block sizes the BSR paper's experiments sweep, thinned past 8: one device run of
-// `tune bsr` (f64, 1e8 values) stays within a few minutes.
-const char* const kDefaultBsrBlockSizes = "2,3,4,5,6,7,8,12,16,24,32";
-
-// "2,3,4-8,12" -> {2, 3, 4, 5, 6, 7, 8, 12}.
-std::vector<int> parse_block_sizes(const std::string& text) {
-  std::vector<int> out;
-  std::stringstream items(text);
-  std::string item;
-  const auto number = [&](const std::string& s) {
-    std::size_t used = 0;
-    long v = -1;
-    try {
-      v = std::stol(s, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != s.size() || v < 1 || v > kBsrMaxBlockSize)
-      throw InputError("--block-sizes: '" + s + "' is not a block size in 1.." +
-                       std::to_string(kBsrMaxBlockSize));
-    return static_cast<int>(v);
-  };
-  while (std::getline(items, item, ',')) {
-    if (item.empty()) continue;
-    const std::size_t dash = item.find('-');
-    const int lo = number(item.substr(0, dash));
-    const int hi = dash == std::string::npos ? lo : number(item.substr(dash + 1));
-    if (hi < lo) throw InputError("--block-sizes: empty range '" + item + "'");
-    for (int bs = lo; bs <= hi; ++bs) out.push_back(bs);
-  }
-  if (out.empty()) throw InputError("--block-sizes: no block size given");
-  return out;
-}
-
-struct BsrTuneArgs {
-  std::string block_sizes = kDefaultBsrBlockSizes;
-  std::string precision = "f64";
-  std::string nnz = "1e8";
-  int reps = 20;
-  int screen_reps = 5;
-  int finalists = 8;
-  bool no_store = false;
-  std::string emit_defaults;
-};
-
-#if SPMVKIT_HAVE_CUDA
-void print_bsr_table(const std::vector<BsrTuning>& results, std::ostream& out) {
-  char line[512];
-  std::snprintf(line, sizeof line, "%4s %4s %3s %-7s %-42s %9s %8s %9s %8s %6s %5s\n", "bs", "prec",
-                "", "kernel", "parameters", "ms", "GB/s", "guess_ms", "speedup", "tried", "wrong");
-  out << line;
-  for (const BsrTuning& t : results) {
-    const char* prec = t.value_bytes == 8 ? "f64" : "f32";
-    for (std::size_t i = 0; i < t.kernels.size(); ++i) {
-      const BsrKernelTuning& k = t.kernels[i];
-      const bool best = static_cast<int>(i) == t.best;
-      char guess[32] = "-", speedup[32] = "-";
-      if (best && t.first_guess_ms > 0) {
-        std::snprintf(guess, sizeof guess, "%.4f", t.first_guess_ms);
-        std::snprintf(speedup, sizeof speedup, "%.2fx", t.first_guess_ms / k.ms);
-      }
-      if (k.ms > 0)
-        std::snprintf(line, sizeof line, "%4d %4s %3s %-7s %-42s %9.4f %8.1f %9s %8s %6d %5d\n",
-                      t.block_size, prec, best ? "*" : "", bsr_kernel_name(k.kernel),
-                      k.best.to_params().c_str(), k.ms, k.gbs, guess, speedup, k.tried, k.wrong);
-      else
-        std::snprintf(line, sizeof line, "%4d %4s %3s %-7s %-42s %9s %8s %9s %8s %6d %5d\n",
-                      t.block_size, prec, "", bsr_kernel_name(k.kernel), "(no working candidate)",
-                      "-", "-", "-", "-", k.tried, k.wrong);
-      out << line;
-    }
-  }
-  out << "(* the fastest kernel for the block size; guess_ms: the rule's kernel and parameters "
-         "(bsr_rule_policy), speedup = guess_ms / ms)\n";
-}
-#endif
-
-void tune_bsr(const BsrTuneArgs& a) {
-  // Arguments are checked before the device, so that a bad command fails the same way anywhere.
-  const std::vector<int> sizes = parse_block_sizes(a.block_sizes);
-  const std::int64_t values = parse_count("--nnz", a.nnz);
-  if (values < 1000 || values > 1'000'000'000)
-    throw InputError("--nnz: " + a.nnz + " is outside 1e3..1e9 stored values");
-  if (!a.emit_defaults.empty()) {
-    const std::filesystem::path dir = std::filesystem::path(a.emit_defaults).parent_path();
-    if (!dir.empty() && !std::filesystem::is_directory(dir))
-      throw InputError("--emit-defaults: no directory " + dir.string());
-  }
-  if (!cuda_compiled()) throw UnsupportedError("this build of spmvkit has no CUDA backend");
-  if (!cuda_available()) throw UnsupportedError("tuning needs a CUDA device (none is visible)");
-#if SPMVKIT_HAVE_CUDA
-  BsrAutotuneOptions o;
-  o.block_sizes = sizes;
-  o.double_precision = a.precision != "f32";
-  o.single_precision = a.precision != "f64";
-  o.target_values = values;
-  o.repetitions = a.reps;
-  o.screen_repetitions = a.screen_reps;
-  o.finalists = a.finalists;
-  o.write_store = !a.no_store;
-  o.log = &std::cerr;
-  const std::string device = device_name(Backend::cuda);
-  const auto t0 = std::chrono::steady_clock::now();
-  const std::vector<BsrTuning> results = autotune_bsr(o);
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-
-  std::cout << "bsr autotune on " << device << ": reservoir-like 7-point block matrices of ~"
-            << values << " stored values, " << a.reps << " timed applies x 3 rounds for the "
-            << a.finalists << " fastest of each kernel after a " << a.screen_reps
-            << "-apply screen; " << std::fixed;
-  std::cout.precision(1);
-  std::cout << seconds << " s\n";
-  print_bsr_table(results, std::cout);
-  std::cout << (a.no_store ? "not stored (--no-store)\n"
-                           : "stored in " + tuning_file_path() + "\n");
-
-  std::vector<BsrShippedLine> lines;
-  for (const BsrTuning& t : results)
-    for (auto& l : bsr_shipped_lines(bsr_device_family(device), t)) lines.push_back(l);
-  std::cout << "\n// Shipped defaults measured on " << device
-            << " (formats/bsr/bsr_tuning_defaults.cpp, kShipped):\n";
-  for (const auto& l : lines) std::cout << l.text() << "\n";
-
-  if (!a.emit_defaults.empty()) {
-    std::string text;
-    if (std::filesystem::exists(a.emit_defaults)) {
-      std::ifstream in(a.emit_defaults);
-      text = bsr_merge_shipped_lines(std::string(std::istreambuf_iterator<char>(in), {}), lines);
-    } else {
-      text = "// spmvkit tune bsr on " + device + ": kShipped entries\n";
-      for (const auto& l : lines) text += l.text() + "\n";
-    }
-    std::ofstream out(a.emit_defaults);
-    if (!(out << text)) throw InputError("cannot write " + a.emit_defaults);
-    std::cout << "wrote " << a.emit_defaults << " (" << lines.size() << " entries)\n";
-  }
-#else
-  (void)sizes;
-#endif
-}
-
-}  // namespace
-
 void add_tune(CLI::App& app) {
-  auto* cmd = app.add_subcommand(
-      "tune",
-      "Measure and store tuning results for this GPU:\n"
-      "  hec   HEC's p_r (cost of a CSR-part entry against an ELL entry)\n"
-      "  csr3  brute-force search of CSR-3 sizes and block shapes; prints a fitted rule\n"
-      "  bsr   brute-force search of the BSR kernels' parameters per block size (paper 5.7);\n"
-      "        prints a table and the lines for formats/bsr/bsr_tuning_defaults.cpp");
+  std::string help = "Measure and store tuning results for this GPU:";
+  std::vector<std::string> names;
+  for (const auto& f : formats()) {
+    if (!f.tune) continue;
+    names.push_back(f.name);
+    help += "\n  " + f.name + std::string(f.name.size() < 5 ? 5 - f.name.size() : 0, ' ') + " " +
+            f.tune_summary;
+  }
+  auto* cmd = app.add_subcommand("tune", help);
   auto what = std::make_shared<std::string>();
   auto matrices = std::make_shared<std::vector<std::string>>();
-  auto b = std::make_shared<BsrTuneArgs>();
-  cmd->add_option("WHAT", *what, "hec, csr3 or bsr")
-      ->required()
-      ->check(CLI::IsMember({"hec", "csr3", "bsr"}));
+  std::string list;
+  for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+  cmd->add_option("WHAT", *what, list)->required()->check(CLI::IsMember(names));
   cmd->add_option("MATRIX", *matrices, "csr3: training matrices (default: a generated set)");
-  std::vector<CLI::Option*> bsr_options = {
-      cmd->add_option(
-          "--block-sizes", b->block_sizes,
-          std::string("bsr: block sizes, e.g. 2,3,4-8 (default ") + kDefaultBsrBlockSizes + ")"),
-      cmd->add_option("--precision", b->precision, "bsr: f64 (default), f32 or both")
-          ->check(CLI::IsMember({"f64", "f32", "both"})),
-      cmd->add_option("--nnz", b->nnz,
-                      "bsr: stored values of each tuning matrix, e.g. 1e6 (default 1e8, far "
-                      "beyond L2)"),
-      cmd->add_option("--reps", b->reps, "bsr: timed applies per round (3 rounds, best kept)")
-          ->check(CLI::Range(1, 10000)),
-      cmd->add_option("--screen-reps", b->screen_reps,
-                      "bsr: applies timed once per candidate in the screen (default 5)")
-          ->check(CLI::Range(1, 10000)),
-      cmd->add_option("--finalists", b->finalists,
-                      "bsr: candidates per kernel timed in full after the screen (default 8)")
-          ->check(CLI::Range(1, 100000)),
-      cmd->add_flag("--no-store", b->no_store, "bsr: do not write the tuning store"),
-      cmd->add_option("--emit-defaults", b->emit_defaults,
-                      "bsr: merge the measured lines into this copy of "
-                      "bsr_tuning_defaults.cpp (or write them alone to a new file)"),
+  // The tuners' options: key (FormatEntry::tune_options), flag, help. Given ones are passed to
+  // the format's hook as key=value.
+  struct TuneOption {
+    const char* key;
+    CLI::Option* option;
+    std::shared_ptr<std::string> value;
   };
-  cmd->callback([what, matrices, b, bsr_options] {
-    if (*what == "bsr") {
-      if (!matrices->empty()) throw InputError("tune bsr takes no MATRIX (it builds its own)");
-      tune_bsr(*b);
-      return;
+  auto options = std::make_shared<std::vector<TuneOption>>();
+  const auto add = [&](const char* key, const char* flag, const std::string& text) {
+    auto value = std::make_shared<std::string>();
+    options->push_back({key, cmd->add_option(flag, *value, text), value});
+    return options->back().option;
+  };
+  add("block_sizes", "--block-sizes",
+      "bsr: block sizes, e.g. 2,3,4-8 (default 2,3,4,5,6,7,8,12,16,24,32)");
+  add("precision", "--precision", "bsr: f64 (default), f32 or both")
+      ->check(CLI::IsMember({"f64", "f32", "both"}));
+  add("nnz", "--nnz",
+      "bsr: stored values of each tuning matrix, e.g. 1e6 (default 1e8, far beyond L2)");
+  add("reps", "--reps", "bsr: timed applies per round (3 rounds, best kept)")
+      ->check(CLI::Range(1, 10000));
+  add("screen_reps", "--screen-reps",
+      "bsr: applies timed once per candidate in the screen (default 5)")
+      ->check(CLI::Range(1, 10000));
+  add("finalists", "--finalists",
+      "bsr: candidates per kernel timed in full after the screen (default 8)")
+      ->check(CLI::Range(1, 100000));
+  auto no_store = std::make_shared<bool>(false);
+  CLI::Option* no_store_flag =
+      cmd->add_flag("--no-store", *no_store, "bsr: do not write the tuning store");
+  add("emit_defaults", "--emit-defaults",
+      "bsr: merge the measured lines into this copy of bsr_tuning_defaults.cpp (or write them "
+      "alone to a new file)");
+  cmd->callback([what, matrices, options, no_store, no_store_flag] {
+    const FormatEntry& f = find_format(*what);
+    // An option of another format's tuner is the user's error, named as such.
+    const auto accepts = [](const FormatEntry& e, const std::string& key) {
+      for (const auto& k : e.tune_options)
+        if (k == key) return true;
+      return false;
+    };
+    const auto owner = [&](const std::string& key) {
+      for (const auto& e : formats())
+        if (e.tune && accepts(e, key)) return e.name;
+      return std::string("?");
+    };
+    Params given;
+    for (const TuneOption& o : *options) {
+      if (o.option->count() == 0) continue;
+      if (!accepts(f, o.key))
+        throw InputError(o.option->get_name() + " applies to `tune " + owner(o.key) + "` only");
+      // Counts as numbers: "1e8", "64M".
+      given.set(o.key, std::string(o.key) == "nnz"
+                           ? std::to_string(parse_count("--nnz", *o.value))
+                           : *o.value);
     }
-    for (const CLI::Option* o : bsr_options)
-      if (o->count() > 0) throw InputError(o->get_name() + " applies to `tune bsr` only");
-    if (!cuda_available()) throw UnsupportedError("tuning needs a CUDA device");
-    if (*what == "hec") {
-      const double p_r = calibrate_hec_pr();
-      std::printf("%s: hec p_r (f64, scalar CSR part) = %.3f, stored in %s\n",
-                  device_name(Backend::cuda).c_str(), p_r, tuning_file_path().c_str());
-      return;
+    if (no_store_flag->count() > 0) {
+      if (!accepts(f, "no_store"))
+        throw InputError("--no-store applies to `tune " + owner("no_store") + "` only");
+      given.set("no_store", *no_store ? "1" : "0");
     }
-    std::vector<Csr3TuneMatrix> set;
-    const auto names = matrices->empty() ? csr3_training_set() : *matrices;
-    for (const auto& name : names) set.push_back({name, load_matrix(name)});
-    Csr3TuneOptions options;
-    options.log = &std::cerr;
-    csr3_print_tune(csr3_tune(set, options), std::cout);
+    f.tune(given, *matrices, std::cout, std::cerr);
   });
 }
 

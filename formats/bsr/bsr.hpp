@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "formats/common/bsr_blocks.hpp"
 #include "spmvkit/csr.hpp"
 #include "spmvkit/operator.hpp"
 #include "spmvkit/params.hpp"
@@ -27,44 +28,13 @@ namespace spmvkit {
 FormatEntry bsr_format();
 FormatEntry bsr_balanced_format();
 
-// Largest block size a BSR may have (K3 handles any; the CPU keeps one block row in a buffer).
-inline constexpr int kBsrMaxBlockSize = 1024;
-
-// Element order inside a block. Every kernel here uses column-major: on the GPU consecutive
-// threads then take consecutive rows of a block column (coalesced loads, and a thread keeps its
-// rows in every block); on the CPU a block column times one x value is a SIMD axpy. Row-major is
-// kept for conversion and the CPU kernel (other libraries' BSR, e.g. cuSPARSE's default).
-enum class BlockLayout { row_major, column_major };
-
-template <class V>
-struct Bsr {
-  index_t rows = 0;  // of the original matrix
-  index_t cols = 0;
-  int block_size = 1;
-  BlockLayout layout = BlockLayout::column_major;
-  // ceil(rows / bs) and ceil(cols / bs): when rows or cols is not a multiple of bs the last
-  // block row / column is padded with explicit zeros (its rows are never written, its x
-  // entries never read).
-  index_t block_rows = 0;
-  index_t block_cols = 0;
-  std::vector<index_t> block_row_ptr{0};  // block_rows + 1
-  std::vector<index_t> block_col_idx;     // nnzb, sorted within each block row
-  std::vector<V> values;                  // nnzb * bs * bs, block after block, in `layout`
-  std::int64_t nnz = 0;                   // entries of the original matrix
-
-  index_t nnzb() const { return block_row_ptr.back(); }
-  // Stored values over original entries (1 for a true block matrix; explicit zeros fill the rest).
-  double fill_ratio() const {
-    return nnz == 0 ? 1.0 : static_cast<double>(values.size()) / static_cast<double>(nnz);
-  }
-};
-
-// CSR to BSR with bs x bs blocks: a block exists where any of its entries does, missing entries
-// of a block are explicit zeros. InputError for bs outside 1..kBsrMaxBlockSize;
-// UnsupportedError when the blocks would store more than 64 x nnz + 2^20 values (the matrix has
-// no such block structure) or overflow 32-bit indices.
-template <class V>
-Bsr<V> csr_to_bsr(const Csr<V>& a, int block_size, BlockLayout layout = BlockLayout::column_major);
+// `spmvkit tune bsr` (bsr_tune.cpp): the autotuner over block sizes, its table and the lines
+// for bsr_tuning_defaults.cpp. Options (bsr_tune_options()): block_sizes ("2,3,4-8"),
+// precision (f64, f32, both), nnz (stored values a tuning matrix), reps, screen_reps, finalists,
+// no_store, emit_defaults (a file).
+std::vector<std::string> bsr_tune_options();
+void tune_bsr(const Params& options, const std::vector<std::string>& matrices, std::ostream& out,
+              std::ostream& log);
 
 // --- Balanced BSR (paper 5.5) -----------------------------------------------------------------
 // Block rows longer than lambda blocks are cut into ceil(len / lambda) segments of near-equal

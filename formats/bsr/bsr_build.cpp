@@ -1,4 +1,4 @@
-// BSR builder: CSR -> BSR conversion, balanced-BSR segments (paper 5.5), the balancing rule, and
+// BSR builder: balanced-BSR segments (paper 5.5), the balancing rule, and
 // the registry entries `bsr` and `bsr_balanced`.
 #include <algorithm>
 #include <cmath>
@@ -12,100 +12,6 @@
 #include "spmvkit/stats.hpp"
 
 namespace spmvkit {
-
-namespace {
-
-// The distinct block columns of block row `br`, sorted, into `out`.
-template <class V>
-void gather_block_cols(const Csr<V>& a, index_t br, int bs, std::vector<index_t>& out) {
-  out.clear();
-  const index_t r0 = br * bs;
-  const index_t r1 = std::min<std::int64_t>(static_cast<std::int64_t>(r0) + bs, a.rows);
-  for (index_t r = r0; r < r1; ++r) {
-    index_t last = -1;  // a row's columns are sorted: its block columns come in runs
-    for (index_t k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k) {
-      const index_t bc = a.col_idx[k] / bs;
-      if (bc != last) out.push_back(last = bc);
-    }
-  }
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-}
-
-}  // namespace
-
-template <class V>
-Bsr<V> csr_to_bsr(const Csr<V>& a, int block_size, BlockLayout layout) {
-  if (block_size < 1 || block_size > kBsrMaxBlockSize)
-    throw InputError("bsr: block_size must be in 1.." + std::to_string(kBsrMaxBlockSize) +
-                     ", got " + std::to_string(block_size));
-  const int bs = block_size;
-  const std::int64_t block_rows = (static_cast<std::int64_t>(a.rows) + bs - 1) / bs;
-  const std::int64_t block_cols = (static_cast<std::int64_t>(a.cols) + bs - 1) / bs;
-  constexpr std::int64_t index_max = std::numeric_limits<index_t>::max();
-  if (block_rows * bs > index_max || block_cols * bs > index_max)
-    throw UnsupportedError("bsr: padding " + std::to_string(a.rows) + "x" + std::to_string(a.cols) +
-                           " to a multiple of bs=" + std::to_string(bs) +
-                           " overflows 32-bit indices");
-  Bsr<V> m;
-  m.rows = a.rows;
-  m.cols = a.cols;
-  m.block_size = bs;
-  m.layout = layout;
-  m.block_rows = static_cast<index_t>(block_rows);
-  m.block_cols = static_cast<index_t>(block_cols);
-  m.nnz = a.nnz();
-  m.block_row_ptr.assign(static_cast<std::size_t>(block_rows) + 1, 0);
-
-  // Pass 1: distinct block columns per block row.
-#pragma omp parallel
-  {
-    std::vector<index_t> cols;
-#pragma omp for schedule(dynamic, 256)
-    for (index_t br = 0; br < m.block_rows; ++br) {
-      gather_block_cols(a, br, bs, cols);
-      m.block_row_ptr[br + 1] = static_cast<index_t>(cols.size());
-    }
-  }
-  for (index_t br = 0; br < m.block_rows; ++br) m.block_row_ptr[br + 1] += m.block_row_ptr[br];
-  const std::int64_t nnzb = m.block_row_ptr.back();  // <= nnz, fits index_t
-  const std::int64_t stored = nnzb * bs * bs;
-  const std::int64_t limit = 64 * static_cast<std::int64_t>(a.nnz()) + (std::int64_t{1} << 20);
-  if (stored > limit)
-    throw UnsupportedError("bsr: bs=" + std::to_string(bs) + " blocks would store " +
-                           std::to_string(stored) + " values for " + std::to_string(a.nnz()) +
-                           " entries (fill over 64x): the matrix has no such block structure");
-  m.block_col_idx.resize(static_cast<std::size_t>(nnzb));
-  m.values.assign(static_cast<std::size_t>(stored), V(0));
-
-  // Pass 2: column indices and values (missing entries stay explicit zeros).
-  const std::size_t bs2 = static_cast<std::size_t>(bs) * bs;
-#pragma omp parallel
-  {
-    std::vector<index_t> cols;
-#pragma omp for schedule(dynamic, 256)
-    for (index_t br = 0; br < m.block_rows; ++br) {
-      gather_block_cols(a, br, bs, cols);
-      const index_t first = m.block_row_ptr[br];
-      std::copy(cols.begin(), cols.end(), m.block_col_idx.begin() + first);
-      const index_t r0 = br * bs;
-      const index_t r1 = std::min<std::int64_t>(static_cast<std::int64_t>(r0) + bs, a.rows);
-      for (index_t r = r0; r < r1; ++r) {
-        std::size_t pos = 0;  // block columns of a row only grow: walk `cols` once
-        for (index_t k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k) {
-          const index_t c = a.col_idx[k];
-          while (cols[pos] != c / bs) ++pos;
-          const std::size_t i = static_cast<std::size_t>(r - r0);
-          const std::size_t j = static_cast<std::size_t>(c % bs);
-          const std::size_t in_block =
-              layout == BlockLayout::column_major ? j * bs + i : i * bs + j;
-          m.values[(static_cast<std::size_t>(first) + pos) * bs2 + in_block] = a.values[k];
-        }
-      }
-    }
-  }
-  return m;
-}
 
 BsrSegments make_bsr_segments(const std::vector<index_t>& block_row_ptr, index_t lambda) {
   if (lambda < 1) throw InputError("bsr: lambda must be >= 1, got " + std::to_string(lambda));
@@ -348,13 +254,19 @@ std::vector<ParamSpec> bsr_params(bool with_balanced) {
 }  // namespace
 
 FormatEntry bsr_format() {
-  return make_format("bsr",
+  FormatEntry e = make_format("bsr",
                      "BSR, dense bs x bs blocks (bs detected or block_size=); K1/K2/K3 (paper) and "
                      "tma (bs <= 9) kernels, autotuned per bs; "
                      "balanced when block-row lengths vary widely",
                      bsr_params(true), [](const auto& a, const Params& p, Backend b) {
                        return build_bsr(a, p, b, "bsr", -1);
                      });
+  e.tune = tune_bsr;
+  e.tune_summary =
+      "brute-force search of the BSR kernels' parameters per block size (paper 5.7); prints a "
+      "table and the lines for formats/bsr/bsr_tuning_defaults.cpp";
+  e.tune_options = bsr_tune_options();
+  return e;
 }
 
 FormatEntry bsr_balanced_format() {
@@ -367,7 +279,6 @@ FormatEntry bsr_balanced_format() {
 }
 
 #define SPMVKIT_INSTANTIATE(V)                                   \
-  template Bsr<V> csr_to_bsr(const Csr<V>&, int, BlockLayout);   \
   template std::vector<V> bsr_tma_rotated_values(const Bsr<V>&); \
   template std::size_t bsr_matrix_bytes(const Bsr<V>&, const BsrSegments*);
 SPMVKIT_INSTANTIATE(float)

@@ -12,8 +12,8 @@
 #include "backend/cuda/cuda.hpp"
 #include "backend/cuda/finish.cuh"
 #include "formats/csr/csr.hpp"
-#include "formats/csr/csr_balanced.cuh"
-#include "formats/csr/csr_split.cuh"
+#include "formats/common/csr_balanced.cuh"
+#include "formats/common/csr_split.cuh"
 #include "spmvkit/error.hpp"
 
 namespace spmvkit {

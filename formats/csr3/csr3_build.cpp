@@ -3,7 +3,9 @@
 #include <cstdint>
 #include <sstream>
 
-#include "formats/csr/csr.hpp"
+#include "formats/common/csr_kernels.hpp"
+#include "formats/csr3/csr3_tune.hpp"
+#include "spmvkit/generators.hpp"
 #include "formats/csr3/csr3.hpp"
 #include "spmvkit/error.hpp"
 #include "spmvkit/reorder.hpp"
@@ -113,8 +115,23 @@ std::string Csr3<V>::details() const {
   return s.str();
 }
 
+namespace {
+// spmvkit tune csr3 [MATRIX...]: the search over the training matrices (default: a generated
+// set), the fitted rule printed.
+void tune_csr3(const Params&, const std::vector<std::string>& matrices, std::ostream& out,
+               std::ostream& log) {
+  if (!cuda_available()) throw UnsupportedError("tuning needs a CUDA device");
+  std::vector<Csr3TuneMatrix> set;
+  const auto names = matrices.empty() ? csr3_training_set() : matrices;
+  for (const auto& name : names) set.push_back({name, load_matrix(name)});
+  Csr3TuneOptions options;
+  options.log = &log;
+  csr3_print_tune(csr3_tune(set, options), out);
+}
+}  // namespace
+
 FormatEntry csr3_format() {
-  return make_format(
+  FormatEntry e = make_format(
       "csr3",
       "CSR-3 (CSR-k GPU paper): super-rows and super-super-rows, a block per super-super-row, "
       "serial or parallel inner loop, own Band-k/RCM ordering",
@@ -151,6 +168,9 @@ FormatEntry csr3_format() {
                  "mean row length)")
            .or_auto()},
       [](const auto& a, const Params& p, Backend b) { return build_csr3_operator(a, p, b); });
+  e.tune = tune_csr3;
+  e.tune_summary = "brute-force search of CSR-3 sizes and block shapes; prints a fitted rule";
+  return e;
 }
 
 #define SPMVKIT_INSTANTIATE(V)                                         \

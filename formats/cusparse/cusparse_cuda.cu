@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "backend/cuda/cuda.hpp"
-#include "formats/bsr/bsr.hpp"
-#include "formats/csr/csr.hpp"
+#include "formats/common/bsr_blocks.hpp"
+#include "formats/common/csr_kernels.hpp"
 #include "formats/cusparse/cusparse.hpp"
 #include "spmvkit/error.hpp"
 #include "spmvkit/stats.hpp"

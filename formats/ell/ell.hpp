@@ -1,121 +1,15 @@
-// ELL (ELLPACK/ITPACK, HEC paper section 2.1, Fig. 1): every row padded to the same width,
-// stored column-major with an aligned column stride (the pitch) so that the threads of a warp,
-// one a row, read consecutive addresses at every slot. HYB and HEC reuse this file's packing,
-// byte model and kernels for their ELL part.
+// ELL (ELLPACK/ITPACK, HEC paper section 2.1, Fig. 1) as a registry format: every row padded
+// to the longest, the ELL pass of formats/common/ell_pass.hpp over the whole matrix.
 #pragma once
 
-#include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <optional>
-#include <string>
-#include <string_view>
-#include <vector>
 
-#include "spmvkit/operator.hpp"
-#include "spmvkit/params.hpp"
+#include "formats/common/ell_pass.hpp"
 #include "spmvkit/format_entry.hpp"
+#include "spmvkit/operator.hpp"
 
 namespace spmvkit {
-
-// Columns start on 128-byte boundaries for float and int32 (and 256 for double): the pitch is
-// the row count rounded up to this many elements. 32 also keeps the pitch a multiple of every
-// rows-per-thread vector width (2 for double, 4 for float).
-constexpr index_t ell_pitch_align = 32;
-
-// How an ELL pass avoids paying for padding:
-// - sentinel: padding slots hold column -1; every column index up to the width is read, the
-//   value and x only where the index is valid. Cheapest when there is little padding (a
-//   stencil's boundary rows).
-// - row_length: a per-row length array bounds each thread's loop; padding is never read, at
-//   the price of the length array (4 bytes a row). Cheapest for irregular rows.
-enum class EllSkip { sentinel, row_length };
-std::string_view to_string(EllSkip s);
-
-// Host ELL data. Slot k of row r lives at k * pitch + r (column-major).
-template <class V>
-struct EllData {
-  index_t rows = 0;
-  index_t cols = 0;
-  index_t width = 0;                // slots a row
-  std::int64_t pitch = 0;           // rows rounded up to ell_pitch_align
-  std::vector<index_t> col_idx;     // width * pitch, -1 at padding
-  std::vector<V> values;            // width * pitch, 0 at padding
-  std::vector<index_t> row_length;  // pitch entries: non-padding slots of each row (0 past rows)
-  std::int64_t stored = 0;          // non-padding slots (sum of row_length)
-
-  std::size_t slot(index_t k, index_t r) const {
-    return static_cast<std::size_t>(k) * static_cast<std::size_t>(pitch) +
-           static_cast<std::size_t>(r);
-  }
-  std::int64_t padded_slots() const { return static_cast<std::int64_t>(width) * pitch; }
-};
-
-// Row lengths of `a`, and their histogram: hist[L] = rows with exactly L entries
-// (size = longest row + 1; {rows} for a matrix without entries, {} for no rows).
-template <class V>
-std::vector<index_t> row_lengths(const Csr<V>& a);
-std::vector<std::int64_t> length_histogram(const std::vector<index_t>& lengths);
-
-// Packs the first min(row length, width) entries of every row of `a` (all of them when width
-// is the longest row). OpenMP-parallel over blocks of rows.
-template <class V>
-EllData<V> ell_pack(const Csr<V>& a, index_t width);
-
-// Byte model of one ELL pass, sector-exact: the 32-byte DRAM sectors of the column indices,
-// values and row_length the kernel touches under `skip` (a sector is read when any slot in it
-// is; a sentinel pass reads every column-index sector up to the width); with `deltas`, 2-byte
-// indices plus the 4-byte bases (see ColumnDeltas). x, y, z not included.
-template <class V>
-std::size_t ell_pass_bytes(const EllData<V>& e, EllSkip skip, bool deltas = false);
-
-// The skip rule: the mode with the smaller byte model (sentinel on ties and when width == 0).
-template <class V>
-EllSkip ell_choose_skip(const EllData<V>& e, bool deltas = false);
-
-// Parses the `skip` parameter: empty for "auto" (or absent: the rule decides), else sentinel |
-// row_length. InputError naming `format` on any other value.
-std::optional<EllSkip> ell_skip_param(const Params& p, const std::string& format);
-// The ELL pass's kernel parameters, declared once for every format that runs the pass:
-// rows_per_thread, skip and index_bits (ell_pass_params), or some of them.
-ParamSpec ell_rows_per_thread_spec();
-ParamSpec ell_skip_spec();
-ParamSpec ell_index_bits_spec();
-std::vector<ParamSpec> ell_pass_params();
-
-// Column indices on the device are 32-bit, or (our addition, not the papers') 16-bit deltas:
-// the slots that one warp reads together (an ELL slot of a group of ell_delta_group rows; a
-// SELL-P chunk) share a 32-bit base, their smallest column, and each stores col - base as an
-// unsigned 16-bit delta (delta_padding at padding). That fits whenever those columns span at
-// most delta_max_span, as in any stencil or banded matrix (whatever its size): 2 bytes an
-// entry plus 4 bytes a group instead of 4 bytes an entry, about 10.1 bytes a double entry
-// instead of 12.
-constexpr std::uint16_t delta_padding = 0xFFFF;
-constexpr std::int64_t delta_max_span = 0xFFFE;
-constexpr index_t ell_delta_group = 32;
-struct ColumnDeltas {
-  std::vector<index_t> base;         // ELL: slot k of group g at k * (pitch / 32) + g
-  std::vector<std::uint16_t> delta;  // the same layout as col_idx
-};
-// e's deltas, or nothing when some group's columns span more than delta_max_span.
-template <class V>
-std::optional<ColumnDeltas> ell_column_deltas(const EllData<V>& e);
-// Parses `index_bits`: empty for "auto" (or absent), else 16 | 32. InputError otherwise.
-std::optional<int> index_bits_param(const Params& p, const std::string& format);
-// The deltas to upload for e on backend b, or nothing for 32-bit indices: nothing on the CPU
-// (the OpenMP kernels read col_idx); on CUDA, per index_bits (auto: deltas when they fit).
-// UnsupportedError when index_bits=16 is asked and they do not fit.
-template <class V>
-std::optional<ColumnDeltas> ell_choose_deltas(const EllData<V>& e, std::optional<int> param,
-                                              Backend b, const std::string& format);
-
-// Parses `rows_per_thread` (1 or ell_vector_rows<V>(), the default); InputError otherwise.
-template <class V>
-int ell_rows_per_thread_param(const Params& p, const std::string& format);
-
-// The OpenMP ELL pass: z = alpha * ELL * x + beta * y on every row (y unread when beta == 0).
-template <class V>
-void ell_spmv_cpu(const EllData<V>& e, const V* x, const V* y, V* z, V alpha, V beta);
 
 // ELL as a registry format. Parameters:
 //   max_fill        refuse (UnsupportedError) when width * rows > max_fill * nnz (default 3,
@@ -140,11 +34,5 @@ template <class V>
 std::unique_ptr<Operator<V>> make_ell_cuda(const EllData<V>& e, EllSkip skip, int rows_per_thread,
                                            const ColumnDeltas* deltas, OperatorInfo info);
 #endif
-
-// 16-byte vector width in rows for V: 2 (double) or 4 (float).
-template <class V>
-constexpr int ell_vector_rows() {
-  return static_cast<int>(16 / sizeof(V));
-}
 
 }  // namespace spmvkit

@@ -2,6 +2,7 @@
 // p_r comes from, and the builder.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <sstream>
 
@@ -180,8 +181,22 @@ double calibrate_hec_pr() {
 }
 #endif
 
+namespace {
+// spmvkit tune hec: the p_r calibration (f64, scalar CSR part), stored for this device.
+void tune_hec(const Params&, const std::vector<std::string>& matrices, std::ostream& out,
+              std::ostream&) {
+  if (!matrices.empty()) throw InputError("tune hec takes no MATRIX (it builds its own)");
+  if (!cuda_available()) throw UnsupportedError("tuning needs a CUDA device");
+  const double p_r = calibrate_hec_pr();
+  char line[512];
+  std::snprintf(line, sizeof line, "%s: hec p_r (f64, scalar CSR part) = %.3f, stored in %s\n",
+                device_name(Backend::cuda).c_str(), p_r, tuning_file_path().c_str());
+  out << line;
+}
+}  // namespace
+
 FormatEntry hec_format() {
-  return make_format("hec",
+  FormatEntry e = make_format("hec",
                      "HEC: ELL part (width minimising l*n + p_r*nz(l)) + CSR part (thread a row, "
                      "or balanced)",
                      concat_params(
@@ -198,6 +213,9 @@ FormatEntry hec_format() {
                                      "balanced tiles")},
                          ell_pass_params()),
                      [](const auto& a, const Params& p, Backend b) { return build_hec(a, p, b); });
+  e.tune = tune_hec;
+  e.tune_summary = "HEC's p_r (cost of a CSR-part entry against an ELL entry)";
+  return e;
 }
 
 template HecData<float> hec_pack(const Csr<float>&, index_t);

@@ -1,10 +1,10 @@
 // CUDA HYB: the ELL pass (formats/ell) writes z = alpha*ELL*x + beta*y, then the COO kernel
 // adds alpha * (COO part)*x.
 //
-// COO kernel: formats/hyb/coo_add.cuh. Bytes per COO entry: row + column + value (12 for
+// COO kernel: formats/common/coo_add.cuh. Bytes per COO entry: row + column + value (12 for
 // double, 8 for float), plus the x gather.
-#include "formats/ell/ell_cuda.hpp"
-#include "formats/hyb/coo_add.cuh"
+#include "formats/common/ell_pass_cuda.hpp"
+#include "formats/common/coo_add.cuh"
 #include "formats/hyb/hyb.hpp"
 
 namespace spmvkit {

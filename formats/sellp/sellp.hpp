@@ -9,7 +9,7 @@
 #include <memory>
 #include <vector>
 
-#include "formats/ell/ell.hpp"
+#include "formats/common/ell_pass.hpp"
 
 namespace spmvkit {
 

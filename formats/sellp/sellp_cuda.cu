@@ -16,7 +16,7 @@
 // (slice_ptr, slice_chunks); row_length and perm (4 bytes a row) where used; the x gathers; y when
 // beta != 0; z. sellp_bytes() counts exactly the matrix part.
 #include "backend/cuda/cuda.hpp"
-#include "formats/ell/ell_cuda.hpp"
+#include "formats/common/ell_pass_cuda.hpp"
 #include "formats/sellp/sellp.hpp"
 
 namespace spmvkit {

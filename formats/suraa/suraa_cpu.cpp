@@ -11,7 +11,8 @@
 
 #include <sstream>
 
-#include "formats/csr/csr.hpp"
+#include "backend/cpu/host_operator.hpp"
+#include "formats/common/csr_kernels.hpp"
 #include "formats/suraa/suraa.hpp"
 
 namespace spmvkit {
@@ -102,8 +103,12 @@ std::unique_ptr<Operator<V>> make_suraa_cpu(const Csr<V>& a, const SuraaOptions&
   if (suraa_use_csr_fallback(a.rows, a.nnz(), sum_sq, o)) {
     std::ostringstream why;
     why << "npr_cv=" << suraa_npr_cv(a.rows, a.nnz(), sum_sq);
+    // csr_balanced's CPU path: the shared merge-path kernel.
+    auto csr = std::make_unique<HostOperator<V, Csr<V>, &csr_spmv_merge_cpu<V>>>(
+        a, OperatorInfo{a.rows, a.cols, a.nnz(), csr_matrix_bytes(a), Backend::cpu,
+                        "csr_balanced", "merge-path"});
     return std::make_unique<SuraaFallbackOperator<V>>(
-        make_csr_cpu(a, CsrKernel::balanced), o.dynamic ? "suraa" : "suraa_static", why.str());
+        std::move(csr), o.dynamic ? "suraa" : "suraa_static", why.str());
   }
   return std::make_unique<SuraaCpuOperator<V>>(a, o);
 }

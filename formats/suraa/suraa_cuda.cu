@@ -43,9 +43,9 @@
 #include "backend/cuda/cuda.hpp"
 #include "backend/cuda/finish.cuh"
 #include "backend/cuda/search.cuh"
-#include "formats/csr/csr.hpp"
-#include "formats/csr/csr_balanced.cuh"
-#include "formats/csr/csr_split.cuh"
+#include "formats/common/csr_kernels.hpp"
+#include "formats/common/csr_balanced.cuh"
+#include "formats/common/csr_split.cuh"
 #include "formats/suraa/suraa.hpp"
 #include "spmvkit/error.hpp"
 

@@ -7,7 +7,7 @@
 #include <numeric>
 
 #include "formats/common/far_split_params.hpp"
-#include "formats/csr/csr_tiles.hpp"
+#include "formats/common/csr_tiles.hpp"
 #include "formats/suraa/suraa.hpp"
 #include "spmvkit/error.hpp"
 

@@ -7,6 +7,7 @@
 #include <initializer_list>
 #include <limits>
 #include <memory>
+#include <ostream>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -79,6 +80,13 @@ inline std::vector<ParamSpec> concat_params(std::vector<ParamSpec> a,
   return a;
 }
 
+// A format's own measured tuning on this device (`spmvkit tune NAME`), stored in the tuning
+// file the format reads when it builds: `options` are the command's tuning options given
+// (key=value, keys from FormatEntry::tune_options), `matrices` training matrices by name
+// (may be empty: the format's own set); results go to `out`, progress to `log`.
+using TuneFn = std::function<void(const Params& options, const std::vector<std::string>& matrices,
+                                  std::ostream& out, std::ostream& log)>;
+
 template <class V>
 using BuildFn =
     std::function<std::unique_ptr<Operator<V>>(const Csr<V>&, const Params&, Backend)>;
@@ -93,6 +101,9 @@ struct FormatEntry {
   std::vector<std::string> params;  // their names (from the schema)
   BuildFn<float> build_f32;
   BuildFn<double> build_f64;
+  TuneFn tune;                            // empty: nothing to tune
+  std::string tune_summary;               // one line for `spmvkit tune --help`
+  std::vector<std::string> tune_options;  // the option keys `tune` reads
 
   template <class V>
   const BuildFn<V>& builder() const {

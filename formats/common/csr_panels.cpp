@@ -14,7 +14,7 @@
 #include <string>
 #include <utility>
 
-#include "formats/csr/csr.hpp"
+#include "formats/common/csr_kernels.hpp"
 #include "spmvkit/error.hpp"
 
 namespace spmvkit {

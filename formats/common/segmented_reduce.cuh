@@ -1,5 +1,5 @@
 // Warp segmented reduction over a tile of products sorted by key (row), for the HEC balanced
-// CSR part (included by .cu files only). The COO kernel (formats/hyb/coo_add.cuh) sums per
+// CSR part (included by .cu files only). The COO kernel (formats/common/coo_add.cuh) sums per
 // thread instead, which measured faster there.
 //
 // Bell & Garland reduce COO with a segmented reduction rather than an atomic per entry; we do

@@ -1,8 +1,8 @@
-// The ELL pass on the device, shared by ELL, HYB and HEC (included by .cu files only).
+// The ELL pass on the device, shared by ELL, HYB, HEC and SELL-P (included by .cu files only).
 #pragma once
 
 #include "backend/cuda/cuda.hpp"
-#include "formats/ell/ell.hpp"
+#include "formats/common/ell_pass.hpp"
 
 namespace spmvkit {
 

@@ -6,7 +6,7 @@
 
 #include "backend/cuda/cub_call.cuh"
 #include "backend/cuda/search.cuh"
-#include "formats/csr/csr_split.cuh"
+#include "formats/common/csr_split.cuh"
 #include "spmvkit/error.hpp"
 
 namespace spmvkit {

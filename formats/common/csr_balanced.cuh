@@ -29,10 +29,10 @@
 
 #include "backend/cuda/cuda.hpp"
 #include "backend/cuda/finish.cuh"
-#include "formats/csr/csr.hpp"
-#include "formats/csr/csr_split.cuh"
-#include "formats/csr/csr_tiles.hpp"
-#include "formats/hyb/coo_add.cuh"
+#include "formats/common/csr_kernels.hpp"
+#include "formats/common/csr_split.cuh"
+#include "formats/common/csr_tiles.hpp"
+#include "formats/common/coo_add.cuh"
 #include "spmvkit/csr.hpp"
 #include "spmvkit/error.hpp"
 

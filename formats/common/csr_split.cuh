@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "backend/cuda/cuda.hpp"
-#include "formats/csr/csr.hpp"
+#include "formats/common/csr_kernels.hpp"
 
 namespace spmvkit {
 

@@ -1,0 +1,242 @@
+// ELL host construction: packing, the sector-exact byte model, the skip rule and the builder.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+#include "formats/common/ell_pass.hpp"
+#include "spmvkit/error.hpp"
+
+namespace spmvkit {
+
+namespace {
+
+constexpr std::int64_t sector_bytes = 32;  // the DRAM transaction granule of NVIDIA GPUs
+
+std::int64_t round_up(std::int64_t v, std::int64_t m) { return (v + m - 1) / m * m; }
+
+// Sum over groups of `group` consecutive rows of the group's longest row: the number of
+// (slot, group) sectors that hold at least one stored entry.
+std::int64_t sectors_by_group(const std::vector<index_t>& len, index_t rows, index_t group) {
+  std::int64_t total = 0;
+  const std::int64_t groups = (static_cast<std::int64_t>(rows) + group - 1) / group;
+#pragma omp parallel for schedule(static) reduction(+ : total)
+  for (std::int64_t g = 0; g < groups; ++g) {
+    index_t longest = 0;
+    const std::int64_t r1 = std::min<std::int64_t>(rows, (g + 1) * group);
+    for (std::int64_t r = g * group; r < r1; ++r) longest = std::max(longest, len[r]);
+    total += longest;
+  }
+  return total;
+}
+
+}  // namespace
+
+std::string_view to_string(EllSkip s) { return s == EllSkip::sentinel ? "sentinel" : "row_length"; }
+
+template <class V>
+std::vector<index_t> row_lengths(const Csr<V>& a) {
+  std::vector<index_t> len(static_cast<std::size_t>(a.rows));
+#pragma omp parallel for schedule(static)
+  for (index_t r = 0; r < a.rows; ++r) len[r] = a.row_length(r);
+  return len;
+}
+
+std::vector<std::int64_t> length_histogram(const std::vector<index_t>& lengths) {
+  if (lengths.empty()) return {};
+  const index_t longest = *std::max_element(lengths.begin(), lengths.end());
+  std::vector<std::int64_t> hist(static_cast<std::size_t>(longest) + 1, 0);
+  for (index_t l : lengths) ++hist[l];
+  return hist;
+}
+
+template <class V>
+EllData<V> ell_pack(const Csr<V>& a, index_t width) {
+  EllData<V> e;
+  e.rows = a.rows;
+  e.cols = a.cols;
+  e.width = width;
+  e.pitch = round_up(a.rows, ell_pitch_align);
+  const std::int64_t pitch = e.pitch;
+  e.col_idx.resize(static_cast<std::size_t>(e.padded_slots()));
+  e.values.resize(static_cast<std::size_t>(e.padded_slots()));
+  e.row_length.assign(static_cast<std::size_t>(pitch), 0);
+  // Blocks of rows: each block writes its rows' slots column by column, so both the CSR reads
+  // and the column-major writes stay within a few cache lines per column.
+  constexpr std::int64_t block = 256;
+  const std::int64_t blocks = pitch / block + (pitch % block != 0);
+  std::int64_t stored = 0;
+  index_t* col = e.col_idx.data();
+  V* val = e.values.data();
+  index_t* row_len = e.row_length.data();
+#pragma omp parallel for schedule(static) reduction(+ : stored)
+  for (std::int64_t b = 0; b < blocks; ++b) {
+    const std::int64_t r0 = b * block;
+    const std::int64_t r1 = std::min(pitch, r0 + block);
+    for (std::int64_t r = r0; r < r1; ++r) {
+      const index_t len = r < a.rows ? std::min(width, a.row_length(static_cast<index_t>(r))) : 0;
+      row_len[r] = len;
+      stored += len;
+    }
+    for (index_t k = 0; k < width; ++k) {
+      const std::size_t base = static_cast<std::size_t>(k) * static_cast<std::size_t>(pitch);
+      for (std::int64_t r = r0; r < r1; ++r) {
+        const bool used = k < row_len[r];
+        const std::size_t src = used ? static_cast<std::size_t>(a.row_ptr[r] + k) : 0;
+        col[base + r] = used ? a.col_idx[src] : index_t{-1};
+        val[base + r] = used ? a.values[src] : V(0);
+      }
+    }
+  }
+  e.stored = stored;
+  return e;
+}
+
+template <class V>
+std::size_t ell_pass_bytes(const EllData<V>& e, EllSkip skip, bool deltas) {
+  if (e.width == 0 || e.rows == 0) return 0;
+  constexpr index_t values_per_sector = static_cast<index_t>(sector_bytes / sizeof(V));
+  const auto indices_per_sector =
+      static_cast<index_t>(sector_bytes / (deltas ? sizeof(std::uint16_t) : sizeof(index_t)));
+  constexpr index_t lengths_per_sector = static_cast<index_t>(sector_bytes / sizeof(index_t));
+  const std::int64_t index_groups =
+      (static_cast<std::int64_t>(e.rows) + indices_per_sector - 1) / indices_per_sector;
+  const std::int64_t length_groups =
+      (static_cast<std::int64_t>(e.rows) + lengths_per_sector - 1) / lengths_per_sector;
+  // Values are loaded only for slots that hold an entry, in both modes.
+  std::int64_t sectors = sectors_by_group(e.row_length, e.rows, values_per_sector);
+  if (skip == EllSkip::sentinel)
+    sectors += static_cast<std::int64_t>(e.width) * index_groups;  // every index up to width
+  else
+    sectors += sectors_by_group(e.row_length, e.rows, indices_per_sector) + length_groups;
+  if (deltas) {  // a sector of bases serves 8 groups of rows
+    const index_t rows_per_base_sector = ell_delta_group * lengths_per_sector;
+    if (skip == EllSkip::sentinel)
+      sectors += static_cast<std::int64_t>(e.width) *
+                 ((e.rows + rows_per_base_sector - 1) / rows_per_base_sector);
+    else
+      sectors += sectors_by_group(e.row_length, e.rows, rows_per_base_sector);
+  }
+  return static_cast<std::size_t>(sectors * sector_bytes);
+}
+
+template <class V>
+EllSkip ell_choose_skip(const EllData<V>& e, bool deltas) {
+  if (e.width == 0) return EllSkip::sentinel;
+  return ell_pass_bytes(e, EllSkip::sentinel, deltas) <=
+                 ell_pass_bytes(e, EllSkip::row_length, deltas)
+             ? EllSkip::sentinel
+             : EllSkip::row_length;
+}
+
+template <class V>
+std::optional<ColumnDeltas> ell_column_deltas(const EllData<V>& e) {
+  const std::int64_t groups = e.pitch / ell_delta_group;
+  ColumnDeltas d;
+  d.base.assign(static_cast<std::size_t>(e.width * groups), 0);
+  d.delta.resize(e.col_idx.size());
+  bool fit = true;
+#pragma omp parallel for schedule(static) reduction(&& : fit)
+  for (std::int64_t g = 0; g < groups; ++g) {
+    for (index_t k = 0; k < e.width && fit; ++k) {
+      const std::size_t first = e.slot(k, static_cast<index_t>(g * ell_delta_group));
+      index_t lo = std::numeric_limits<index_t>::max(), hi = -1;
+      for (index_t i = 0; i < ell_delta_group; ++i) {
+        const index_t c = e.col_idx[first + i];
+        if (c >= 0) {
+          lo = std::min(lo, c);
+          hi = std::max(hi, c);
+        }
+      }
+      if (hi >= 0 && static_cast<std::int64_t>(hi) - lo > delta_max_span) {
+        fit = false;
+        break;
+      }
+      const index_t base = hi >= 0 ? lo : 0;
+      d.base[k * groups + g] = base;
+      for (index_t i = 0; i < ell_delta_group; ++i) {
+        const index_t c = e.col_idx[first + i];
+        d.delta[first + i] = c >= 0 ? static_cast<std::uint16_t>(c - base) : delta_padding;
+      }
+    }
+  }
+  if (!fit) return std::nullopt;
+  return d;
+}
+
+std::optional<int> index_bits_param(const Params& p, const std::string& format) {
+  const std::string s = p.get_string("index_bits", "auto");
+  if (s == "auto") return std::nullopt;
+  if (s == "16") return 16;
+  if (s == "32") return 32;
+  throw InputError(format + ": index_bits must be auto, 16 or 32, got '" + s + "'");
+}
+
+template <class V>
+std::optional<ColumnDeltas> ell_choose_deltas(const EllData<V>& e, std::optional<int> param,
+                                              Backend b, const std::string& format) {
+  if (b == Backend::cpu || param == 32 || e.width == 0) return std::nullopt;
+  std::optional<ColumnDeltas> d = ell_column_deltas(e);
+  if (param == 16 && !d)
+    throw UnsupportedError(format +
+                           ": index_bits=16 needs the columns of every 32-row group's slot to "
+                           "span at most 65534");
+  return d;
+}
+
+std::optional<EllSkip> ell_skip_param(const Params& p, const std::string& format) {
+  const std::string s = p.get_string("skip", "auto");
+  if (s == "auto") return std::nullopt;
+  if (s == "sentinel") return EllSkip::sentinel;
+  if (s == "row_length") return EllSkip::row_length;
+  throw InputError(format + ": skip must be auto, sentinel or row_length, got '" + s + "'");
+}
+
+template <class V>
+int ell_rows_per_thread_param(const Params& p, const std::string& format) {
+  const long long rpt = p.get_int("rows_per_thread", ell_vector_rows<V>());
+  if (rpt != 1 && rpt != ell_vector_rows<V>())
+    throw InputError(format + ": rows_per_thread must be 1 or " +
+                     std::to_string(ell_vector_rows<V>()) + " (one 16-byte vector of " +
+                     (sizeof(V) == 8 ? "double" : "float") + "), got " + std::to_string(rpt));
+  return static_cast<int>(rpt);
+}
+
+ParamSpec ell_rows_per_thread_spec() {
+  return int_choice("rows_per_thread", "auto", {1, 2, 4},
+                    "rows a thread takes: 1, or one 16-byte vector of values (2 for f64, 4 for "
+                    "f32); auto: the vector")
+      .or_auto()
+      .cuda();
+}
+
+ParamSpec ell_skip_spec() {
+  return enum_param("skip", "auto", {"auto", "sentinel", "row_length"},
+                    "how padding is skipped: sentinel columns, or the stored row lengths")
+      .cuda();
+}
+
+ParamSpec ell_index_bits_spec() {
+  return enum_param("index_bits", "auto", {"auto", "16", "32"},
+                    "column index width: 16-bit deltas from a 32-row group's base, or 32-bit")
+      .cuda();
+}
+
+std::vector<ParamSpec> ell_pass_params() {
+  return {ell_rows_per_thread_spec(), ell_skip_spec(), ell_index_bits_spec()};
+}
+
+#define SPMVKIT_INSTANTIATE(V)                                                                  \
+  template std::vector<index_t> row_lengths(const Csr<V>&);                                     \
+  template EllData<V> ell_pack(const Csr<V>&, index_t);                                         \
+  template std::size_t ell_pass_bytes(const EllData<V>&, EllSkip, bool);                        \
+  template EllSkip ell_choose_skip(const EllData<V>&, bool);                                    \
+  template std::optional<ColumnDeltas> ell_column_deltas(const EllData<V>&);                    \
+  template std::optional<ColumnDeltas> ell_choose_deltas(const EllData<V>&, std::optional<int>, \
+                                                         Backend, const std::string&);          \
+  template int ell_rows_per_thread_param<V>(const Params&, const std::string&);
+SPMVKIT_INSTANTIATE(float)
+SPMVKIT_INSTANTIATE(double)
+#undef SPMVKIT_INSTANTIATE
+
+}  // namespace spmvkit
