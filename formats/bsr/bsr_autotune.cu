@@ -14,6 +14,7 @@
 #include "spmvkit/backend.hpp"
 #include "spmvkit/error.hpp"
 #include "spmvkit/generators.hpp"
+#include "spmvkit/timing.hpp"
 #include "spmvkit/tuning.hpp"
 
 namespace spmvkit {
@@ -100,8 +101,6 @@ BsrTuning tune_block_size(int bs, const BsrAutotuneOptions& o, const std::string
   result.block_rows = m.block_rows;
   result.values = static_cast<std::int64_t>(m.values.size());
 
-  cudaStream_t stream = cuda::Context::get().stream();
-  cuda::Event start, stop;
   // The tma kernel runs on tiles cut for its tile size: cut them again when it changes; with
   // whole=1 it reads the values in its rotated chunk order.
   const auto use = [&](const BsrPolicy& p) {
@@ -128,18 +127,12 @@ BsrTuning tune_block_size(int bs, const BsrAutotuneOptions& o, const std::string
     use(p);
     for (int w = 0; w < warmup; ++w)
       bsr::launch_bsr(d, p, x.data(), static_cast<const V*>(nullptr), z.data(), V(1), V(0));
-    double seconds = std::numeric_limits<double>::infinity();
-    for (int round = 0; round < rounds; ++round) {
-      SPMVKIT_CUDA_CHECK(cudaEventRecord(start.get(), stream));
+    // Rounds of `reps` applies, timed by the backend's one timer (spmvkit/timing.hpp).
+    const std::vector<double> ms = time_runs(Backend::cuda, 0, rounds, [&] {
       for (int rep = 0; rep < reps; ++rep)
         bsr::launch_bsr(d, p, x.data(), static_cast<const V*>(nullptr), z.data(), V(1), V(0));
-      SPMVKIT_CUDA_CHECK(cudaEventRecord(stop.get(), stream));
-      SPMVKIT_CUDA_CHECK(cudaEventSynchronize(stop.get()));
-      float ms = 0;
-      SPMVKIT_CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
-      seconds = std::min(seconds, 1e-3 * ms / reps);
-    }
-    return seconds;
+    });
+    return 1e-3 * *std::min_element(ms.begin(), ms.end()) / reps;
   };
   const auto full_time = [&](const BsrPolicy& p) { return time_applies(p, 2, 3, o.repetitions); };
 

@@ -17,6 +17,7 @@
 #include "backend/cuda/finish.cuh"
 #include "formats/csr3/csr3.hpp"
 #include "spmvkit/error.hpp"
+#include "spmvkit/timing.hpp"
 
 namespace spmvkit {
 
@@ -390,16 +391,14 @@ std::vector<double> csr3_time_launches(const Csr3<V>& host, const std::vector<Cs
   cudaStream_t stream = cuda::Context::get().stream();
   const cuda::DeviceBuffer<V> x(std::vector<V>(static_cast<std::size_t>(host.csr.cols), V(1)));
   cuda::DeviceBuffer<V> z(static_cast<std::size_t>(host.csr.rows));
-  cuda::Event start, stop;
-  auto timed = [&](const Csr3Params& c, int launches) {
-    SPMVKIT_CUDA_CHECK(cudaEventRecord(start.get(), stream));
-    for (int i = 0; i < launches; ++i)
-      device.launch(c, x.data(), nullptr, z.data(), V(1), V(0), stream);
-    SPMVKIT_CUDA_CHECK(cudaEventRecord(stop.get(), stream));
-    SPMVKIT_CUDA_CHECK(cudaEventSynchronize(stop.get()));
-    float ms = 0;
-    SPMVKIT_CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
-    return static_cast<double>(ms) / launches;
+  // Batches of `launches`, timed by the backend's one timer (spmvkit/timing.hpp): ms a launch.
+  auto timed_runs = [&](const Csr3Params& c, int launches, int runs) {
+    std::vector<double> ms = time_runs(Backend::cuda, 0, runs, [&] {
+      for (int i = 0; i < launches; ++i)
+        device.launch(c, x.data(), nullptr, z.data(), V(1), V(0), stream);
+    });
+    for (double& t : ms) t /= launches;
+    return ms;
   };
   std::vector<double> times;
   times.reserve(configs.size());
@@ -410,12 +409,9 @@ std::vector<double> csr3_time_launches(const Csr3<V>& host, const std::vector<Cs
       for (int w = 0; w < warmup; ++w)
         device.launch(c, x.data(), nullptr, z.data(), V(1), V(0), stream);
       // Batches of launches long enough (>= ~50 us) for the event resolution.
-      const double once = timed(c, 1);
+      const double once = timed_runs(c, 1, 1).front();
       const int batch = once > 0 ? std::max(1, std::min(1000, static_cast<int>(0.05 / once))) : 100;
-      std::vector<double> samples;
-      for (int r = 0; r < std::max(1, reps); ++r) samples.push_back(timed(c, batch));
-      std::sort(samples.begin(), samples.end());
-      t = samples[samples.size() / 2];
+      t = median(timed_runs(c, batch, std::max(1, reps)));
     } catch (const InputError&) {
     } catch (const UnsupportedError&) {
     } catch (const CudaError&) {

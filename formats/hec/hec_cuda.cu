@@ -9,10 +9,11 @@
 #include <climits>
 #include <vector>
 
-#include "formats/ell/ell_cuda.hpp"
+#include "formats/common/ell_pass_cuda.hpp"
 #include "formats/hec/hec.hpp"
-#include "formats/hec/segmented_reduce.cuh"
+#include "formats/common/segmented_reduce.cuh"
 #include "spmvkit/error.hpp"
+#include "spmvkit/timing.hpp"
 #include "spmvkit/tuning.hpp"
 
 namespace spmvkit {
@@ -221,22 +222,12 @@ __global__ void fill_value_kernel(index_t n, V value, V* __restrict__ out) {
   if (i < n) out[i] = value;
 }
 
+// Median of the runs, timed by the backend's one timer (spmvkit/timing.hpp) on the context
+// stream, where `launch` queues its work.
 template <class F>
-double median_ms(F&& launch, cudaStream_t stream) {
-  for (int i = 0; i < CalibrationPolicy::warmup; ++i) launch();
-  cuda::Event start, stop;
-  std::vector<float> ms;
-  for (int i = 0; i < CalibrationPolicy::runs; ++i) {
-    SPMVKIT_CUDA_CHECK(cudaEventRecord(start.get(), stream));
-    launch();
-    SPMVKIT_CUDA_CHECK(cudaEventRecord(stop.get(), stream));
-    SPMVKIT_CUDA_CHECK(cudaEventSynchronize(stop.get()));
-    float t = 0;
-    SPMVKIT_CUDA_CHECK(cudaEventElapsedTime(&t, start.get(), stop.get()));
-    ms.push_back(t);
-  }
-  std::sort(ms.begin(), ms.end());
-  return ms[ms.size() / 2];
+double median_ms(F&& launch) {
+  return median(time_runs(Backend::cuda, CalibrationPolicy::warmup, CalibrationPolicy::runs,
+                          [&] { launch(); }));
 }
 
 struct PrPair {
@@ -281,11 +272,11 @@ PrPair calibrate() {
   SPMVKIT_LAUNCH_CHECK();
 
   const double t_ell =
-      median_ms([&] { ell.launch(x.data(), nullptr, z.data(), V(1), V(0), stream); }, stream);
+      median_ms([&] { ell.launch(x.data(), nullptr, z.data(), V(1), V(0), stream); });
   const double t_scalar = median_ms(
-      [&] { csr.launch_kernel(HecCsrKernel::scalar, x.data(), z.data(), V(1), stream); }, stream);
+      [&] { csr.launch_kernel(HecCsrKernel::scalar, x.data(), z.data(), V(1), stream); });
   const double t_balanced = median_ms(
-      [&] { csr.launch_kernel(HecCsrKernel::balanced, x.data(), z.data(), V(1), stream); }, stream);
+      [&] { csr.launch_kernel(HecCsrKernel::balanced, x.data(), z.data(), V(1), stream); });
   // Same entry count in both parts, so the time ratio is the per-entry ratio.
   if (!(t_ell > 0)) throw Error("calibrate_hec_pr: the ELL pass took no measurable time");
   return {t_scalar / t_ell, t_balanced / t_ell};
