@@ -4,7 +4,7 @@
 // with OpenMP threads when compiled with OpenMP, as spmvkit is.
 #pragma once
 
-#include "spmvkit/registry.hpp"
+#include "spmvkit/format_entry.hpp"
 
 namespace spmvkit {
 
