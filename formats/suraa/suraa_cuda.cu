@@ -48,6 +48,7 @@
 #include "formats/common/csr_split.cuh"
 #include "formats/suraa/suraa.hpp"
 #include "spmvkit/error.hpp"
+#include "spmvkit/registry.hpp"
 
 namespace spmvkit {
 
@@ -959,8 +960,10 @@ std::unique_ptr<Operator<V>> make_suraa_cuda(const Csr<V>& a, const SuraaOptions
   if (suraa_use_csr_fallback(a.rows, a.nnz(), mom.sum_squared, o)) {
     std::ostringstream why;
     why << "npr_cv=" << suraa_npr_cv(a.rows, a.nnz(), mom.sum_squared);
-    return std::make_unique<SuraaFallbackOperator<V>>(make_csr_cuda(a, CsrKernel::balanced, o.far),
-                                                      name, why.str());
+    // csr_balanced as registered (a peer format, reached through the registry), with the
+    // near/far options given to SURAA.
+    return std::make_unique<SuraaFallbackOperator<V>>(
+        build_operator<V>("csr_balanced", a, o.far, Backend::cuda), name, why.str());
   }
   const DeviceCsr<V> dev(a, std::move(row_ptr_in));
   if (o.launch == SuraaLaunchMode::tiles) {

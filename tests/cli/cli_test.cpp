@@ -215,17 +215,47 @@ TEST(Cli, BadInputGivesOneClearLine) {
     std::ofstream f(bad);
     f << "%%MatrixMarket matrix coordinate real general\n3 3 2\n1 1 1.0\n4 1 2.0\n";
   }
-  const std::array<std::pair<std::string, std::string>, 7> cases = {{
+  const std::array<std::pair<std::string, std::string>, 8> cases = {{
       {"info /nonexistent/file.mtx", "cannot open"},
       {"info " + bad, ":4:"},
       {"info " + spmvkit::testing::data_matrix("unsupported/w156.mtx"), "complex"},
       {"info stencil27_x", "stencil27_x"},
       {"bench stencil7_4 --backend cpu --formats no_such_format", "unknown format"},
       {"bench stencil7_4 --backend cpu --formats ell --params 'ell:bogus=1'", "unknown parameter"},
+      // Issue 32: the schema refuses a value the CUDA kernel cannot take, on the CPU too.
+      {"bench stencil5_50 --backend cpu --formats csr_balanced --params "
+       "'csr_balanced:items_per_thread=5'",
+       "items_per_thread=5 is not allowed (allowed: 4, 8, 16)"},
       {"generate not_a_generator -o " + temp_file("x.mtx"), "not a generator"},
   }};
   expect_one_error_line_each(cases);
   std::filesystem::remove(bad);
+}
+
+// spmvkit formats: each parameter's type, default and allowed values; NAME: with meanings.
+// spmvkit bench: a format named with --formats that refuses the matrix fails the run after the
+// whole table; in a run over a suite's or all formats it is a result.
+TEST(Cli, FormatsSchemaAndBenchExitStatus) {
+  const CliRun all = spmvkit("formats");
+  ASSERT_EQ(all.status, 0) << all.err;
+  EXPECT_NE(all.out.find("items_per_thread       int    default 8        allowed: 4, 8, 16"),
+            std::string::npos)
+      << all.out;
+  const CliRun one = spmvkit("formats sellp");
+  ASSERT_EQ(one.status, 0) << one.err;
+  EXPECT_NE(one.out.find("sorting window"), std::string::npos) << one.out;
+  EXPECT_EQ(one.out.find("csr_balanced"), std::string::npos) << one.out;
+  EXPECT_EQ(spmvkit("formats no_such_format").status, 1);
+
+  const CliRun refused =
+      spmvkit("bench powerlaw_20000 --backend cpu --reps 1 --warmup 0 --formats ell,csr_scalar");
+  EXPECT_EQ(refused.status, 1);
+  EXPECT_NE(refused.out.find("csr_scalar"), std::string::npos) << refused.out;  // whole table
+  EXPECT_NE(refused.err.find("not measured: powerlaw_20000/ell"), std::string::npos)
+      << refused.err;
+  const CliRun ok = spmvkit("bench powerlaw_20000 --backend cpu --reps 1 --warmup 0 --formats "
+                            "csr_scalar");
+  EXPECT_EQ(ok.status, 0) << ok.err;
 }
 
 // Every command that reads a matrix, given a directory, a file that cannot be read, a truncated
