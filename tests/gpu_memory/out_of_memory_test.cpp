@@ -2,7 +2,9 @@
 // a CudaError (or a cuSPARSE error for the peers) naming what could not be allocated, gives
 // back everything it took, and leaves the context usable: once memory is freed the same
 // format builds and multiplies correctly. An operator built before the device filled up still
-// applies (no format allocates per apply) or fails cleanly.
+// applies (no format allocates per apply) or fails cleanly. A test program of its own, run
+// alone by ctest (RUN_SERIAL): it would starve tests running beside it of device memory, and
+// their allocations would upset its accounting.
 #include <gtest/gtest.h>
 
 #include <memory>
