@@ -22,8 +22,6 @@
 
 namespace spmvkit::bench {
 
-namespace {
-
 std::string now_iso8601() {
   const std::time_t t = std::time(nullptr);
   char buf[32];
@@ -39,6 +37,8 @@ std::string commit_id() {
   return "unknown";
 #endif
 }
+
+namespace {
 
 // "fmt:k=v,k2=v;fmt2:k=v" -> per-format Params. "fmt:k=1|k=2" gives fmt several parameter
 // sets: each is measured as its own variant, labelled "fmt[k=1]", "fmt[k=2]".

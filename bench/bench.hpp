@@ -82,6 +82,11 @@ SuiteDefaults suite_defaults(const std::string& name);
 // multiple of it when the expanded matrix has blocks of its own.
 int named_block_size(const std::string& name);
 
+// What every report records: the time now (UTC, ISO 8601) and the commit measured
+// ($SPMVKIT_COMMIT, else the build's git hash, else "unknown").
+std::string now_iso8601();
+std::string commit_id();
+
 Report run(const std::vector<std::string>& matrices, const Options& options);
 void print_table(const Report& report, std::ostream& out);
 nlohmann::json to_json(const Report& report);

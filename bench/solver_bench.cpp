@@ -8,6 +8,7 @@
 #include <random>
 #include <sstream>
 
+#include "bench/bench.hpp"
 #include "ops/blas.hpp"
 #include "spmvkit/error.hpp"
 #include "spmvkit/generators.hpp"
@@ -18,22 +19,6 @@
 
 namespace spmvkit::bench {
 namespace {
-
-std::string now_utc() {
-  const std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
-}
-
-std::string commit() {
-  if (const char* c = std::getenv("SPMVKIT_COMMIT"); c && *c) return c;
-#ifdef SPMVKIT_COMMIT
-  return SPMVKIT_COMMIT;
-#else
-  return "unknown";
-#endif
-}
 
 double ms_at(double bytes, double gbs) { return gbs > 0 ? bytes / (gbs * 1e6) : 0; }
 
@@ -262,8 +247,8 @@ std::string solve_summary(const nlohmann::json& j) {
 nlohmann::json solver_document(Backend b, double ceiling_gbs) {
   return nlohmann::json{{"device", device_name(b)},
                         {"driver", driver_version(b)},
-                        {"commit", commit()},
-                        {"date", now_utc()},
+                        {"commit", commit_id()},
+                        {"date", now_iso8601()},
                         {"backend", std::string(to_string(b))},
                         {"ceiling_gbs", ceiling_gbs},
                         {"suite", "solvers"}};
