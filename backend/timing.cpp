@@ -1,6 +1,7 @@
 #include "spmvkit/timing.hpp"
 
 #include <omp.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -82,6 +83,14 @@ std::size_t last_level_cache_bytes(Backend b) {
     return static_cast<std::size_t>(cuda::Context::get().props().l2CacheSize);
 #endif
   (void)b;
+#ifdef _SC_LEVEL3_CACHE_SIZE
+  const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+  if (l3 > 0) return static_cast<std::size_t>(l3);
+#endif
+#ifdef _SC_LEVEL2_CACHE_SIZE
+  const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+  if (l2 > 0) return static_cast<std::size_t>(l2);
+#endif
   return 0;
 }
 

@@ -55,7 +55,7 @@ struct Record {
   std::string best_peer;             // the peer format ratio_vs_cusparse is measured against
   double paper_gbs = 0;              // GB/s by the format's paper's byte formula, if it has one
   double max_rel_err = 0;            // ||z - ref|| / ||ref|| against the float64 reference
-  bool l2_resident = false;          // format data + vectors fit in the last-level cache
+  bool l2_resident = false;          // format data + vectors fit in the last-level cache (L2 on the GPU)
   bool peer = false;
   // Row-length (nonzeros per row) statistics of the matrix: SURAA's figures order matrices by
   // npr variance (population variance, over all rows).

@@ -39,7 +39,7 @@ void print_table(const Report& rep, std::ostream& out) {
                   "%-*s %-18s %10lld %9.2f %10.4f %9.1f %8.1f %6.1f %8s %8s %9.1e  %s%s\n", w,
                   r.matrix.c_str(), r.format.c_str(), r.nnz, r.setup_ms, r.spmv_ms, r.gflops, r.gbs,
                   r.pct_ceiling, ratio, ratio_csr, r.max_rel_err, r.status.c_str(),
-                  r.l2_resident ? " (L2-resident)" : "");
+                  r.l2_resident ? " (cache-resident)" : "");
     out << line;
   }
 }

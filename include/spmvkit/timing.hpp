@@ -18,11 +18,11 @@ std::vector<double> time_runs(Backend b, int warmup, int reps, const std::functi
 double median(std::vector<double> v);
 
 // The device's read-bandwidth ceiling in GB/s (1e9 bytes/s): a read-only pass over `bytes`
-// (several times the last-level cache), 16-byte loads, median of several runs. On the CPU
-// the same with OpenMP threads.
+// (several times the last-level cache). On the GPU 16-byte loads, median of several runs; on
+// the CPU every OpenMP thread, fastest of several passes.
 double measure_read_bandwidth_gbs(Backend b, std::size_t bytes = std::size_t{2} << 30);
 
-// Last-level cache size in bytes (L2 on the GPU; 0 when unknown).
+// Last-level cache size in bytes (L2 on the GPU, L3 or else L2 on the CPU; 0 when unknown).
 std::size_t last_level_cache_bytes(Backend b);
 
 }  // namespace spmvkit
