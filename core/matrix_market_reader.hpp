@@ -22,7 +22,6 @@
 
 namespace spmvkit::mm {
 
-
 constexpr std::int64_t kIndexMax = std::numeric_limits<index_t>::max();  // 2^31 - 1
 // Reads (read(2) or gzread) fill a buffer of this size; large enough that the per-block
 // work (syscall, moving the partial last line, progress report) vanishes against parsing.
@@ -35,7 +34,8 @@ constexpr std::size_t kMaxLineBytes = std::size_t{64} << 20;
 constexpr std::uint64_t kGzipRatioForReserve = 64;
 
 // "PATH:LINE: problem"; line 0 means the file as a whole and is left out ("PATH: problem").
-[[noreturn]] inline void fail(const std::string& path, std::int64_t line, const std::string& problem) {
+[[noreturn]] inline void fail(const std::string& path, std::int64_t line,
+                              const std::string& problem) {
   throw InputError(path + (line > 0 ? ":" + std::to_string(line) : std::string()) + ": " + problem);
 }
 

@@ -2,8 +2,6 @@
 // expectations on InputError messages.
 #pragma once
 
-#include "spmvkit/matrix_market.hpp"
-
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -24,8 +22,8 @@
 
 #include "spmvkit/csr.hpp"
 #include "spmvkit/error.hpp"
+#include "spmvkit/matrix_market.hpp"
 #include "tests/common/zoo.hpp"
-
 
 namespace spmvkit::mm_testing {
 
@@ -93,8 +91,8 @@ inline void expect_vector_error(const std::string& file, long line, const std::s
 inline const std::string kGeneral = "%%MatrixMarket matrix coordinate real general\n";
 
 inline void expect_csr(const Csr<double>& a, index_t rows, index_t cols,
-                const std::vector<index_t>& row_ptr, const std::vector<index_t>& col_idx,
-                const std::vector<double>& values) {
+                       const std::vector<index_t>& row_ptr, const std::vector<index_t>& col_idx,
+                       const std::vector<double>& values) {
   EXPECT_EQ(a.rows, rows);
   EXPECT_EQ(a.cols, cols);
   EXPECT_EQ(a.row_ptr, row_ptr);
