@@ -56,8 +56,8 @@ TEST(FuzzRegressions, MatrixMarket) {
   const auto inputs = regressions("matrix_market");
   ASSERT_FALSE(inputs.empty());
   for (const auto& f : inputs) {
-    expect_result_or_error("256M", f, [&] { (void)read_matrix_market(f.string()); });
-    expect_result_or_error("256M", f, [&] { (void)read_matrix_market_vector(f.string()); });
+    expect_result_or_error("32M", f, [&] { (void)read_matrix_market(f.string()); });
+    expect_result_or_error("32M", f, [&] { (void)read_matrix_market_vector(f.string()); });
   }
 }
 
