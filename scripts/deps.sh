@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Installs the Debian packages spmvkit needs, only those that are missing.
+# Installs the Debian packages spmvkit needs, only those that are missing; packages named as
+# arguments too (scripts/fuzz.sh passes its clang).
 set -euo pipefail
 packages=(cmake ninja-build g++ git zlib1g-dev libgtest-dev libcli11-dev nlohmann-json3-dev
-          libeigen3-dev)
+          libeigen3-dev "$@")
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

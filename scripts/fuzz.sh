@@ -17,17 +17,7 @@ targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=(fuzz_matrix_market fuzz_matrix_market_gz fuzz_names)
 
 # Debian's clang and its sanitizer/fuzzer runtimes (the default version's metapackages).
-need=()
-for p in clang libclang-rt-dev zlib1g-dev cmake ninja-build; do
-  dpkg -s "$p" >/dev/null 2>&1 || need+=("$p")
-done
-if [ ${#need[@]} -gt 0 ]; then
-  echo "installing: ${need[*]}" >&2
-  sudo=""
-  [ "$(id -u)" -ne 0 ] && sudo="sudo"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${need[@]}" >/dev/null
-fi
+scripts/deps.sh clang libclang-rt-dev
 
 CXX=clang++ cmake -S fuzz -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build-fuzz -j "$(nproc)" > build-fuzz/build.log 2>&1 ||
