@@ -32,8 +32,7 @@ V* host_pointer(const py::array& a, py::ssize_t n, const char* what, bool write)
                      ", the operator's is " + std::string(py::str(py::dtype::of<V>())));
   if (a.ndim() != 1 || a.shape(0) != n)
     throw InputError(std::string(what) + ": expected shape (" + std::to_string(n) + ",)");
-  if (!(a.flags() & py::array::c_style))
-    throw InputError(std::string(what) + ": not contiguous");
+  if (!(a.flags() & py::array::c_style)) throw InputError(std::string(what) + ": not contiguous");
   if (write && !a.writeable()) throw InputError(std::string(what) + ": read-only");
   return static_cast<V*>(const_cast<void*>(a.data()));
 }
@@ -144,9 +143,13 @@ CoreOperator::CoreOperator(const std::string& format, index_t rows, index_t cols
 }
 
 template <>
-const Operator<float>& CoreOperator::op<float>() const { return *f32_; }
+const Operator<float>& CoreOperator::op<float>() const {
+  return *f32_;
+}
 template <>
-const Operator<double>& CoreOperator::op<double>() const { return *f64_; }
+const Operator<double>& CoreOperator::op<double>() const {
+  return *f64_;
+}
 
 namespace {
 
@@ -177,8 +180,8 @@ void apply_host_impl(const Operator<V>& a, const py::array& x, const py::object&
 }
 
 template <class V>
-void apply_device_impl(const Operator<V>& a, std::uintptr_t x, std::uintptr_t y,
-                       std::uintptr_t z, double alpha, double beta, std::uintptr_t stream) {
+void apply_device_impl(const Operator<V>& a, std::uintptr_t x, std::uintptr_t y, std::uintptr_t z,
+                       double alpha, double beta, std::uintptr_t stream) {
   if (a.backend() != Backend::cuda)
     throw InputError("x: a CuPy (device) array, but the operator is on the cpu backend");
   check_device_pointer(x, "x");
@@ -232,16 +235,20 @@ SolveResult solve_device_impl(const Operator<V>& a, std::uintptr_t b, std::uintp
 
 }  // namespace
 
-void CoreOperator::apply_host(const py::array& x, const py::object& y, py::array& z,
-                              double alpha, double beta) const {
-  if (f32_) apply_host_impl(*f32_, x, y, z, alpha, beta);
-  else apply_host_impl(*f64_, x, y, z, alpha, beta);
+void CoreOperator::apply_host(const py::array& x, const py::object& y, py::array& z, double alpha,
+                              double beta) const {
+  if (f32_)
+    apply_host_impl(*f32_, x, y, z, alpha, beta);
+  else
+    apply_host_impl(*f64_, x, y, z, alpha, beta);
 }
 
-void CoreOperator::apply_device(std::uintptr_t x, std::uintptr_t y, std::uintptr_t z,
-                                double alpha, double beta, std::uintptr_t stream) const {
-  if (f32_) apply_device_impl(*f32_, x, y, z, alpha, beta, stream);
-  else apply_device_impl(*f64_, x, y, z, alpha, beta, stream);
+void CoreOperator::apply_device(std::uintptr_t x, std::uintptr_t y, std::uintptr_t z, double alpha,
+                                double beta, std::uintptr_t stream) const {
+  if (f32_)
+    apply_device_impl(*f32_, x, y, z, alpha, beta, stream);
+  else
+    apply_device_impl(*f64_, x, y, z, alpha, beta, stream);
 }
 
 py::dict CoreOperator::solve_host(const py::array& b, py::array& x,

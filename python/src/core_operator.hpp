@@ -23,17 +23,17 @@ struct SolveRequest {
   std::string method = "cg", impl = "merged";
   double rtol = 1e-5, atol = 0;
   int maxiter = 1000;
-  int check_every = 0;   // 0: the library's default
-  int cuda_graph = -1;   // -1: the library's default, else 0/1
-  py::object callback;   // None, or callable(iteration, residual_norm)
+  int check_every = 0;  // 0: the library's default
+  int cuda_graph = -1;  // -1: the library's default, else 0/1
+  py::object callback;  // None, or callable(iteration, residual_norm)
 };
 
 class CoreOperator {
  public:
   // `values` float32 or float64 (the operator's precision); indices int32. `params` are the
   // format's parameters as text (validated by the registry against the format's schema).
-  CoreOperator(const std::string& format, index_t rows, index_t cols,
-               const py::array& row_ptr, const py::array& col_idx, const py::array& values,
+  CoreOperator(const std::string& format, index_t rows, index_t cols, const py::array& row_ptr,
+               const py::array& col_idx, const py::array& values,
                const std::map<std::string, std::string>& params, const std::string& backend);
 
   // z = alpha*A*x + beta*y with NumPy arrays (host memory), copied to the device on CUDA.
@@ -41,8 +41,8 @@ class CoreOperator {
                   double beta) const;
   // The same with device addresses (CuPy arrays), ordered after the work queued on
   // `user_stream` and before what is queued there later; the host does not wait.
-  void apply_device(std::uintptr_t x, std::uintptr_t y, std::uintptr_t z, double alpha,
-                    double beta, std::uintptr_t user_stream) const;
+  void apply_device(std::uintptr_t x, std::uintptr_t y, std::uintptr_t z, double alpha, double beta,
+                    std::uintptr_t user_stream) const;
 
   // A x = b; x holds the initial guess and receives the solution. Returns SolveResult's fields.
   py::dict solve_host(const py::array& b, py::array& x, const SolveRequest& request) const;

@@ -120,14 +120,14 @@ PYBIND11_MODULE(_spmvkit, m) {
     }
     return csr_tuple(a);
   });
-  m.def("write_matrix_market",
-        [](const std::string& path, index_t rows, index_t cols, std::vector<index_t> row_ptr,
-           std::vector<index_t> col_idx, std::vector<double> values, const std::string& comment) {
-          const Csr<double> a = make_csr<double>(rows, cols, std::move(row_ptr),
-                                                 std::move(col_idx), std::move(values));
-          py::gil_scoped_release nogil;
-          write_matrix_market(path, a, comment);
-        });
+  m.def("write_matrix_market", [](const std::string& path, index_t rows, index_t cols,
+                                  std::vector<index_t> row_ptr, std::vector<index_t> col_idx,
+                                  std::vector<double> values, const std::string& comment) {
+    const Csr<double> a =
+        make_csr<double>(rows, cols, std::move(row_ptr), std::move(col_idx), std::move(values));
+    py::gil_scoped_release nogil;
+    write_matrix_market(path, a, comment);
+  });
   m.def("is_generator_name", &is_generator_name);
   m.def("generate", [](const std::string& name) {
     if (!is_generator_name(name))
