@@ -85,11 +85,20 @@ def test_bsr_keeps_its_blocks():
 
 
 def test_default_format_is_auto_when_registered():
-    op = spmvkit.Operator(random_matrix(20, 20), backend="cpu")
+    a = random_matrix(20, 20)
+    op = spmvkit.Operator(a, backend="cpu")
+    blocks = spmvkit.Operator(scipy.sparse.kron(a, np.ones((2, 2))).tobsr(blocksize=(2, 2)),
+                              backend="cpu")
     if "auto" in spmvkit.formats():
         assert op.info["format"] != "auto"  # resolved by the selector
     else:
         assert op.info["format"] == "csr_balanced"
+        assert blocks.info["format"] == "bsr" and "block_size=2" in blocks.info["details"]
+
+
+def test_default_backend():
+    op = spmvkit.Operator(random_matrix(5, 5))
+    assert op.info["backend"] == ("cuda" if spmvkit.cuda_available() else "cpu")
 
 
 def test_params_reach_the_format():
