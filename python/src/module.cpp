@@ -88,19 +88,21 @@ PYBIND11_MODULE(_spmvkit, m) {
   // The library's errors, by kind: bad input is a ValueError (UnsupportedError one too: a
   // format that cannot hold this matrix, or a backend this build or machine lacks); device
   // failures a CudaError (a RuntimeError). The messages are the library's.
-  static py::exception<UnsupportedError> unsupported(m, "UnsupportedError", PyExc_ValueError);
-  static py::exception<CudaError> cuda_error(m, "CudaError", PyExc_RuntimeError);
+  // Never destroyed: a static destructor would run after the interpreter is gone.
+  static auto* unsupported =
+      new py::exception<UnsupportedError>(m, "UnsupportedError", PyExc_ValueError);
+  static auto* cuda_error = new py::exception<CudaError>(m, "CudaError", PyExc_RuntimeError);
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
     } catch (const InputError& e) {
       PyErr_SetString(PyExc_ValueError, e.what());
     } catch (const UnsupportedError& e) {
-      PyErr_SetString(unsupported.ptr(), e.what());
+      PyErr_SetString(unsupported->ptr(), e.what());
     } catch (const CudaError& e) {
-      PyErr_SetString(cuda_error.ptr(), e.what());
+      PyErr_SetString(cuda_error->ptr(), e.what());
     } catch (const CusparseError& e) {
-      PyErr_SetString(cuda_error.ptr(), e.what());
+      PyErr_SetString(cuda_error->ptr(), e.what());
     }
   });
 
