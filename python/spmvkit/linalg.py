@@ -1,0 +1,137 @@
+"""Krylov solvers with SciPy's calling convention: x, info = cg(A, b) / bicgstab(A, b).
+
+The iteration is spmvkit's (solvers/, docs/solvers.md): stop when ||b - A x_k|| <= max(rtol *
+||b||, atol), the true residual checked at the end. Two differences from SciPy:
+- callback(k, residual_norm) gets the iteration number and the residual norm (the iterate
+  stays on the device between checks), not x_k;
+- M and precond: spmvkit has no preconditioners yet; anything but None is refused.
+"""
+import dataclasses
+import numbers
+
+import numpy as np
+import scipy.sparse
+
+from . import _arrays, _spmvkit
+from ._operator import Operator
+
+__all__ = ["cg", "bicgstab", "SolveResult"]
+
+
+@dataclasses.dataclass
+class SolveResult:
+    """What a solve did (full_result=True). `info` is SciPy's: 0 converged, > 0 not converged
+    after that many iterations, < 0 a breakdown or a NaN/Inf (`status` and `breakdown` say
+    which)."""
+    x: object
+    info: int
+    status: str              # converged | max_iterations | breakdown | non_finite
+    breakdown: str           # for a breakdown: the zero divisor, e.g. "rho = (r0^, r)"
+    iterations: int
+    restarts: int            # restarts after a gap between recursive and true residual
+    b_norm: float
+    tolerance: float         # max(rtol * ||b||, atol)
+    residual_norm: float     # the recursive residual at the end
+    true_residual_norm: float  # ||b - A x|| recomputed at the end
+    true_rel_residual: float
+    history: list            # ||r_k||, k = 0 .. iterations
+    solve_ms: float
+    iter_ms: float
+    spmv_per_iter: int
+    spmv_ms_per_iter: float
+    other_ms_per_iter: float
+    cuda_graph: bool
+    format: str
+    backend: str
+
+    @property
+    def converged(self):
+        return self.status == "converged"
+
+
+def _info(result):
+    if result["status"] == "converged":
+        return 0
+    if result["status"] == "max_iterations":
+        return max(result["iterations"], 1)
+    return -1
+
+
+def _solve(method, A, b, x0, rtol, atol, maxiter, M, callback, impl, precond, full_result,
+           format, backend, check_every, cuda_graph):
+    if M is not None:
+        raise NotImplementedError("M: spmvkit has no preconditioners yet (pass M=None)")
+    if precond is not None:
+        raise NotImplementedError("precond: spmvkit has no preconditioners yet "
+                                  "(pass precond=None)")
+    if callback is not None and not callable(callback):
+        raise ValueError(f"callback: {callback!r} is not callable")
+    if isinstance(A, Operator):
+        op = A
+        if backend is not None and backend != op.backend:
+            raise ValueError(f"backend: {backend!r}, but A is an Operator on {op.backend}")
+    elif scipy.sparse.issparse(A) or type(A).__module__.startswith("cupyx"):
+        op = Operator(A, format=format, backend=backend)
+    else:
+        raise ValueError(f"A: expected a scipy.sparse matrix or spmvkit.Operator, got "
+                         f"{type(A).__name__}")
+    rows, cols = op.shape
+    if rows != cols:
+        raise ValueError(f"A: not square ({rows}x{cols})")
+    device = _arrays.is_device_array(b)
+    b = _arrays.as_input(b, "b", op.dtype, rows, device)
+    if x0 is None:
+        x = _arrays.zeros(cols, op.dtype, device)
+    else:
+        # A copy always: the solve writes into x, and x0 stays as it was.
+        x = _arrays.copy(_arrays.as_input(x0, "x0", op.dtype, cols, device), device)
+    if maxiter is None:
+        maxiter = 10 * rows  # SciPy's default
+    if isinstance(maxiter, bool) or not isinstance(maxiter, numbers.Integral):
+        raise ValueError(f"maxiter: expected an integer, got {maxiter!r}")
+    if maxiter > np.iinfo(np.int32).max:
+        maxiter = np.iinfo(np.int32).max
+    for name, v in (("rtol", rtol), ("atol", atol)):
+        if isinstance(v, bool) or not isinstance(v, numbers.Real):
+            raise ValueError(f"{name}: expected a real number, got {v!r}")
+    req = _spmvkit.SolveRequest()
+    req.method, req.impl = method, impl
+    req.rtol, req.atol, req.maxiter = float(rtol), float(atol), int(maxiter)
+    if check_every is not None:
+        if isinstance(check_every, bool) or not isinstance(check_every, numbers.Integral) or \
+                check_every < 1:
+            raise ValueError(f"check_every: expected an integer >= 1, got {check_every!r}")
+        req.check_every = int(check_every)
+    if cuda_graph is not None:
+        req.cuda_graph = 1 if cuda_graph else 0
+    req.callback = callback
+    if not isinstance(impl, str):
+        raise ValueError(f"impl: expected 'merged' or 'reference', got {impl!r}")
+    if device:
+        r = op._core.solve_device(_arrays.pointer(b), _arrays.pointer(x),
+                                  _arrays.stream_handle(None, [b]), req)
+    else:
+        r = op._core.solve_host(b, x, req)
+    info = _info(r)
+    if not full_result:
+        return x, info
+    return SolveResult(x=x, info=info, format=op.format, backend=op.backend, **r)
+
+
+def cg(A, b, x0=None, *, rtol=1e-5, atol=0.0, maxiter=None, M=None, callback=None,
+       impl="merged", precond=None, full_result=False, format="auto", backend=None,
+       check_every=None, cuda_graph=None):
+    """Conjugate gradients for a symmetric positive definite A (scipy.sparse.linalg.cg's
+    signature). A: a spmvkit.Operator, or a scipy.sparse matrix built with `format` on
+    `backend`. b, x0: NumPy or CuPy arrays (x comes back in the same kind). impl: "merged"
+    or "reference". Returns (x, info), or a SolveResult with full_result=True."""
+    return _solve("cg", A, b, x0, rtol, atol, maxiter, M, callback, impl, precond,
+                  full_result, format, backend, check_every, cuda_graph)
+
+
+def bicgstab(A, b, x0=None, *, rtol=1e-5, atol=0.0, maxiter=None, M=None, callback=None,
+             impl="merged", precond=None, full_result=False, format="auto", backend=None,
+             check_every=None, cuda_graph=None):
+    """BiCGSTAB for a general square A; arguments and return as cg()."""
+    return _solve("bicgstab", A, b, x0, rtol, atol, maxiter, M, callback, impl, precond,
+                  full_result, format, backend, check_every, cuda_graph)

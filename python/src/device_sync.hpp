@@ -1,0 +1,23 @@
+// Ordering spmvkit's CUDA stream with a stream the caller owns (CuPy's current stream, or one
+// the user names): work on our stream starts after what the caller queued before it, and the
+// caller's later work starts after ours, without blocking the host. On a build without CUDA
+// these refuse device pointers (there is no device).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace spmvkit::python {
+
+// Throws InputError naming `what` unless `address` is device memory of the device spmvkit
+// runs on (a host pointer, or memory of another GPU, would fault in a kernel).
+void check_device_pointer(std::uintptr_t address, const std::string& what);
+// Makes spmvkit's stream wait for the work queued so far on `user_stream` (0: the legacy
+// default stream).
+void wait_for_user_stream(std::uintptr_t user_stream);
+// Makes `user_stream` wait for the work queued so far on spmvkit's stream.
+void signal_user_stream(std::uintptr_t user_stream);
+// Device-to-device copy of `bytes` on spmvkit's stream (asynchronous).
+void copy_device(std::uintptr_t dst, std::uintptr_t src, std::size_t bytes);
+
+}  // namespace spmvkit::python

@@ -1,0 +1,128 @@
+"""spmvkit.linalg.cg / bicgstab on the CPU backend against scipy.sparse.linalg.spsolve."""
+import numpy as np
+import pytest
+import scipy.sparse
+import scipy.sparse.linalg
+
+import spmvkit
+from spmvkit import linalg
+from conftest import DATA, rel_err, spd_matrix
+
+
+@pytest.mark.parametrize("impl", ["merged", "reference"])
+@pytest.mark.parametrize("solver", [linalg.cg, linalg.bicgstab])
+def test_solves_against_spsolve(solver, impl):
+    a = spd_matrix(300, seed=1)
+    b = np.random.default_rng(2).uniform(-1, 1, 300)
+    ref = scipy.sparse.linalg.spsolve(a.tocsc(), b)
+    x, info = solver(a, b, rtol=1e-10, impl=impl, backend="cpu")
+    assert info == 0
+    assert x.dtype == np.float64 and x.shape == (300,)
+    assert rel_err(x, ref) < 1e-8
+
+
+def test_bundled_spd_matrix_with_an_operator():
+    a = spmvkit.read_matrix_market(DATA / "494_bus.mtx")
+    op = spmvkit.Operator(a, format="csr_vector", backend="cpu")
+    x_true = np.ones(a.shape[0])
+    r = linalg.cg(op, a @ x_true, rtol=1e-10, maxiter=5000, full_result=True)
+    assert r.info == 0 and r.converged and r.format == "csr_vector"
+    assert r.true_rel_residual <= 1e-9
+    assert rel_err(a @ r.x, a @ x_true) < 1e-9
+
+
+def test_nonsymmetric_bundled_matrix():
+    a = spmvkit.read_matrix_market(DATA / "cage5.mtx")
+    b = np.arange(a.shape[0], dtype=np.float64)
+    x, info = linalg.bicgstab(a, b, rtol=1e-12, backend="cpu")
+    assert info == 0
+    assert rel_err(x, scipy.sparse.linalg.spsolve(a.tocsc(), b)) < 1e-9
+
+
+def test_float32():
+    a = spd_matrix(100, seed=3).astype(np.float32)
+    b = np.ones(100, dtype=np.float32)
+    x, info = linalg.cg(a, b, rtol=1e-5, backend="cpu")
+    assert info == 0 and x.dtype == np.float32
+    assert rel_err(x, scipy.sparse.linalg.spsolve(a.astype(np.float64).tocsc(), b)) < 1e-4
+
+
+def test_full_result_and_callback():
+    a = spd_matrix(120, seed=4)
+    b = np.random.default_rng(5).uniform(-1, 1, 120)
+    seen = []
+    r = linalg.cg(a, b, rtol=1e-8, callback=lambda k, res: seen.append((k, res)),
+                  full_result=True, backend="cpu")
+    assert r.status == "converged" and r.iterations > 0
+    assert len(r.history) == r.iterations + 1
+    assert r.tolerance == pytest.approx(1e-8 * np.linalg.norm(b))
+    assert seen and seen[-1][0] == r.iterations
+    assert seen[-1][1] == pytest.approx(r.residual_norm)
+    assert r.residual_norm <= r.tolerance
+    assert rel_err(a @ r.x, b) < 1e-7
+
+
+def test_callback_exception_stops_the_solve():
+    a = spd_matrix(80, seed=6)
+
+    def stop(k, res):
+        if k >= 2:
+            raise KeyError("stop here")
+    with pytest.raises(KeyError, match="stop here"):
+        linalg.cg(a, np.ones(80), callback=stop, backend="cpu", rtol=1e-12)
+
+
+def test_x0_is_used_and_left_alone():
+    a = spd_matrix(60, seed=7)
+    b = np.random.default_rng(8).uniform(-1, 1, 60)
+    exact = scipy.sparse.linalg.spsolve(a.tocsc(), b)
+    x0 = exact.copy()
+    r = linalg.bicgstab(a, b, x0=x0, rtol=1e-8, full_result=True, backend="cpu")
+    assert r.info == 0 and r.iterations == 0  # already solved
+    np.testing.assert_array_equal(x0, exact)
+    x0 = np.zeros((60, 1))  # a column is accepted, like SciPy
+    x, info = linalg.cg(a, b.reshape(-1, 1), x0=x0, rtol=1e-10, backend="cpu")
+    assert info == 0 and x.shape == (60,) and np.all(x0 == 0)
+
+
+def test_maxiter_and_info_codes():
+    a = spd_matrix(200, seed=9)
+    b = np.ones(200)
+    x, info = linalg.cg(a, b, rtol=1e-14, maxiter=3, backend="cpu")
+    assert info == 3
+    x, info = linalg.cg(a, np.zeros(200), backend="cpu")  # b = 0: x = 0 at once
+    assert info == 0 and not x.any()
+    r = linalg.cg(a, np.full(200, np.nan), full_result=True, backend="cpu")
+    assert r.info < 0 and r.status == "non_finite"
+
+
+def test_solver_bad_arguments():
+    a = spd_matrix(20, seed=10)
+    b = np.ones(20)
+    with pytest.raises(NotImplementedError, match="M: spmvkit has no preconditioners"):
+        linalg.cg(a, b, M=scipy.sparse.identity(20), backend="cpu")
+    with pytest.raises(NotImplementedError, match="precond"):
+        linalg.bicgstab(a, b, precond="jacobi", backend="cpu")
+    cases = [
+        (dict(A=np.eye(20)), "A: expected a scipy.sparse matrix"),
+        (dict(A=scipy.sparse.random(20, 10, density=0.5)), r"A: not square \(20x10\)"),
+        (dict(b=np.ones(19)), r"b: expected shape \(20,\)"),
+        (dict(x0=np.ones(21)), r"x0: expected shape \(20,\)"),
+        (dict(rtol=-1.0), "rtol"),
+        (dict(rtol="small"), "rtol: expected a real number"),
+        (dict(atol=np.nan), "atol"),
+        (dict(maxiter=-1), "maxiter"),
+        (dict(maxiter=2.5), "maxiter: expected an integer"),
+        (dict(impl="fastest"), "fastest"),
+        (dict(callback=3), "callback: 3 is not callable"),
+        (dict(check_every=0), "check_every"),
+        (dict(b=np.ones(20, dtype=np.complex128)), "complex128 cannot be converted"),
+    ]
+    for kwargs, match in cases:
+        args = dict(A=a, b=b, backend="cpu")
+        args.update(kwargs)
+        with pytest.raises(ValueError, match=match):
+            linalg.cg(args.pop("A"), args.pop("b"), **args)
+    op = spmvkit.Operator(a, backend="cpu")
+    with pytest.raises(ValueError, match="backend"):
+        linalg.cg(op, b, backend="cuda")
