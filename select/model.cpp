@@ -77,13 +77,15 @@ Choice choose(const Features& f, Backend b, const std::string& device, long long
   Choice c;
   c.applies = applies;
   const bool h200 = device.find("H200") != std::string::npos;
-  for (const FormatCost& k : b == Backend::cpu ? cpu_costs() : h100_costs()) {
+  const bool scale = h200 && h200_costs().empty();
+  const auto& table = b == Backend::cpu ? cpu_costs() : h200 && !scale ? h200_costs() : h100_costs();
+  for (const FormatCost& k : table) {
     const std::string name = k.format;
     if (b == Backend::cuda && !gpu_candidate(name)) continue;
     // BSR only where there are dense blocks (bs = 1 is CSR with more setup).
     if ((name == "bsr" || name == "bsr_balanced") && f.block_size < 2) continue;
     std::array<double, 7> coef = k.spmv;
-    if (h200)
+    if (scale)
       for (int i : {1, 2, 5}) coef[i] *= kH200ByteScale;
     Prediction p;
     p.format = name;

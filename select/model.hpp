@@ -51,6 +51,7 @@ struct FormatCost {
   std::array<double, 2> setup;
 };
 const std::vector<FormatCost>& h100_costs();  // model_defaults.cpp (generated)
+const std::vector<FormatCost>& h200_costs();  // the same; empty: no H200 fit (H100's scaled)
 const std::vector<FormatCost>& cpu_costs();   // model.cpp
 
 // The feature vector the constants multiply, for `format`.
@@ -71,9 +72,9 @@ struct Choice {
   long long applies = 0;
 };
 
-// Ranks the candidates with a kernel on backend `b`. `device` picks the constants: an H200 uses
-// H100's scaled by the bandwidth ratio (3.35/4.8 TB/s; no H200 data beyond BSR yet), any other
-// GPU H100's. applies = 0: SpMV time alone; N > 0: setup + N x SpMV.
+// Ranks the candidates with a kernel on backend `b`. `device` picks the constants: an H200 its
+// own table, or while that is empty (bench/results has H200 data on BSR alone) H100's with the
+// byte terms scaled by the bandwidth ratio 3.35/4.8 TB/s; any other GPU H100's. applies = 0: SpMV time alone; N > 0: setup + N x SpMV.
 Choice choose(const Features& f, Backend b, const std::string& device, long long applies);
 
 // The tuning store's key of a measured choice: "auto/<rows>x<cols>/<nnz>/<structure hash>/
