@@ -151,14 +151,13 @@ void tune_auto(const Params& options, const std::vector<std::string>& matrices, 
   for (const std::string& name : matrices) {
     log << "tune auto: " << name << "\n";
     const Csr<double> a = load_matrix(name);
-    std::string details;
     Params p;
     p.set("tune", "1");
-    if (precision == "f32")
-      details = build_operator<float>("auto", a.cast<float>(), p, b)->info().details;
-    else
-      details = build_operator<double>("auto", a, p, b)->info().details;
-    out << name << "\t" << details << "\n";
+    if (precision != "f64")
+      out << name << "\tf32\t"
+          << build_operator<float>("auto", a.cast<float>(), p, b)->info().details << "\n";
+    if (precision != "f32")
+      out << name << "\tf64\t" << build_operator<double>("auto", a, p, b)->info().details << "\n";
   }
 }
 
