@@ -83,7 +83,8 @@ std::size_t measure(const Csr<V>& a, Backend b, const std::vector<Prediction>& r
   for (std::size_t i = 0; i < times.size(); ++i) {
     try {
       auto op = build_operator<V>(ranked[i].format, a, ranked[i].params, b);
-      times[i] = median(time_runs(b, 3, reps, [&] { op->apply(x.data(), nullptr, z.data(), V(1), V(0)); }));
+      times[i] = median(
+          time_runs(b, 3, reps, [&] { op->apply(x.data(), nullptr, z.data(), V(1), V(0)); }));
       if (best == ranked.size() || times[i] < times[best]) best = i;
     } catch (const UnsupportedError&) {
     }
@@ -110,7 +111,8 @@ Operator<V>* build_auto(const Csr<V>& a, const Params& p, Backend b) {
       how = "cached measurement";
     } else if (tune) {
       std::vector<double> times;
-      const std::size_t best = measure(a, b, c.ranked, 3, static_cast<int>(p.get_int("reps", 20)), times);
+      const std::size_t best =
+          measure(a, b, c.ranked, 3, static_cast<int>(p.get_int("reps", 20)), times);
       if (best < c.ranked.size()) {
         for (std::size_t i = 0; i < times.size(); ++i)
           measured += (measured.empty() ? "" : " ") + c.ranked[i].format + "=" +

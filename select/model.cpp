@@ -1,9 +1,9 @@
 // format=auto's choice (model.hpp): predicted SpMV and setup times per candidate, ranked.
+#include "select/model.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-
-#include "select/model.hpp"
 
 namespace spmvkit::select {
 
@@ -37,9 +37,9 @@ std::string fmt(const char* f, double v) {
 // long row costs csr_scalar nothing extra with OpenMP's dynamic rows. Setup ~ a copy.
 const std::vector<FormatCost>& cpu_costs() {
   static const std::vector<FormatCost> table = {
-    {"csr_scalar", {0.01, 50, 50, 0, 0, 0, 0}, {0.01, 2}},
-    {"ell", {0.01, 50, 50, 0, 0, 0, 0}, {0.02, 6}},
-    {"bsr", {0.01, 50, 50, 0, 0, 0, 0}, {0.05, 8}},
+      {"csr_scalar", {0.01, 50, 50, 0, 0, 0, 0}, {0.01, 2}},
+      {"ell", {0.01, 50, 50, 0, 0, 0, 0}, {0.02, 6}},
+      {"bsr", {0.01, 50, 50, 0, 0, 0, 0}, {0.05, 8}},
   };
   return table;
 }
@@ -64,13 +64,8 @@ std::array<double, 7> cost_features(const Features& f, const std::string& format
   const double gb = (bytes + vec) * 1e-9;
   const double l2 = f.l2_bytes > 0 ? static_cast<double>(f.l2_bytes) : kDefaultL2;
   const double resident = gb * 1e9 < l2 ? 1.0 : 0.0;
-  return {1.0,
-          gb * (1 - resident),
-          gb * resident,
-          f.row_max * 1e-6,
-          rows * 1e-6,
-          gb * std::min(10.0, f.cv()),
-          nnz / (bs * bs) * 1e-6};
+  return {1.0,         gb * (1 - resident),         gb * resident,         f.row_max * 1e-6,
+          rows * 1e-6, gb * std::min(10.0, f.cv()), nnz / (bs * bs) * 1e-6};
 }
 
 Choice choose(const Features& f, Backend b, const std::string& device, long long applies) {
@@ -78,7 +73,9 @@ Choice choose(const Features& f, Backend b, const std::string& device, long long
   c.applies = applies;
   const bool h200 = device.find("H200") != std::string::npos;
   const bool scale = h200 && h200_costs().empty();
-  const auto& table = b == Backend::cpu ? cpu_costs() : h200 && !scale ? h200_costs() : h100_costs();
+  const auto& table = b == Backend::cpu ? cpu_costs()
+                      : h200 && !scale  ? h200_costs()
+                                        : h100_costs();
   for (const FormatCost& k : table) {
     const std::string name = k.format;
     if (b == Backend::cuda && !gpu_candidate(name)) continue;
@@ -100,15 +97,17 @@ Choice choose(const Features& f, Backend b, const std::string& device, long long
   });
   // Why, in the features' words.
   const double gb = (static_cast<double>(f.nnz) * (f.value_bytes + 4)) * 1e-9;
-  std::string why = "rows " + std::to_string(f.rows) + ", nnz " + std::to_string(f.nnz) +
-                    fmt(", row length mean %.3g", f.row_mean) + fmt(" cv %.3g", f.cv()) +
-                    ", max " + std::to_string(f.row_max) +
-                    (f.sampled_rows < f.rows ? " (sampled " + std::to_string(f.sampled_rows) + " rows)"
-                                             : "");
+  std::string why =
+      "rows " + std::to_string(f.rows) + ", nnz " + std::to_string(f.nnz) +
+      fmt(", row length mean %.3g", f.row_mean) + fmt(" cv %.3g", f.cv()) + ", max " +
+      std::to_string(f.row_max) +
+      (f.sampled_rows < f.rows ? " (sampled " + std::to_string(f.sampled_rows) + " rows)" : "");
   if (f.block_size >= 2)
-    why += ", dense " + std::to_string(f.block_size) + "x" + std::to_string(f.block_size) + " blocks";
+    why +=
+        ", dense " + std::to_string(f.block_size) + "x" + std::to_string(f.block_size) + " blocks";
   const double l2 = f.l2_bytes > 0 ? static_cast<double>(f.l2_bytes) : kDefaultL2;
-  why += gb * 1e9 < l2 ? ", fits in L2" : ", larger than L2";
+  if (b == Backend::cuda || f.l2_bytes > 0)
+    why += gb * 1e9 < l2 ? ", fits in L2" : ", larger than L2";
   why += applies > 0 ? ", minimising setup + " + std::to_string(applies) + " x SpMV"
                      : ", minimising SpMV time";
   c.why = why;

@@ -24,17 +24,17 @@ struct Features {
   int value_bytes = 8;
   double row_mean = 0, row_variance = 0;
   index_t row_max = 0;
-  int block_size = 1;          // dense aligned bs x bs blocks (core detect_block_size)
-  double ell_bytes = 0;        // predicted format bytes of ELL, SELL-P (32-row slices) and
-  double sellp_bytes = 0;      // HYB/HEC (ELL width by HEC's rule, p_r = 20)
+  int block_size = 1;      // dense aligned bs x bs blocks (core detect_block_size)
+  double ell_bytes = 0;    // predicted format bytes of ELL, SELL-P (32-row slices) and
+  double sellp_bytes = 0;  // HYB/HEC (ELL width by HEC's rule, p_r = 20)
   double hybrid_bytes = 0;
-  std::size_t l2_bytes = 0;    // last-level cache of the device (0: unknown -> 50 MiB)
+  std::size_t l2_bytes = 0;  // last-level cache of the device (0: unknown -> 50 MiB)
   index_t sampled_rows = 0;
   // FNV-1a over dims, nnz, the sampled rows' row_ptr and one col_idx per 32 of them: a sampled
   // fingerprint (two matrices alike in all of that share a cached choice; it is still built
   // and correct, only perhaps not the fastest).
   std::uint64_t structure_hash = 0;
-  double cv() const;           // row-length std / mean (0 for an empty matrix)
+  double cv() const;  // row-length std / mean (0 for an empty matrix)
 };
 
 inline constexpr index_t kSampleRows = index_t{1} << 14;
@@ -74,7 +74,8 @@ struct Choice {
 
 // Ranks the candidates with a kernel on backend `b`. `device` picks the constants: an H200 its
 // own table, or while that is empty (bench/results has H200 data on BSR alone) H100's with the
-// byte terms scaled by the bandwidth ratio 3.35/4.8 TB/s; any other GPU H100's. applies = 0: SpMV time alone; N > 0: setup + N x SpMV.
+// byte terms scaled by the bandwidth ratio 3.35/4.8 TB/s; any other GPU H100's. applies = 0: SpMV
+// time alone; N > 0: setup + N x SpMV.
 Choice choose(const Features& f, Backend b, const std::string& device, long long applies);
 
 // The tuning store's key of a measured choice: "auto/<rows>x<cols>/<nnz>/<structure hash>/
