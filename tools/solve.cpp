@@ -63,7 +63,8 @@ void run(const SolveArgs& s) {
   const std::vector<double> b64 = make_rhs(s.rhs, a64);
   // auto weighs setup against the solve's SpMVs: two an iteration (BiCGSTAB), maxiter at most.
   Params format_params;
-  if (s.format == "auto") format_params.set("applies", std::to_string(2LL * s.maxiter));
+  if (s.format == "auto" && s.maxiter > 0)
+    format_params.set("applies", std::to_string(2LL * s.maxiter));
   const auto op = build_operator<V>(s.format, a64.cast<V>(), format_params, be);
   const Vector<V> b = Vector<V>::from_host(std::vector<V>(b64.begin(), b64.end()), be);
   Vector<V> x(b.size(), be);
