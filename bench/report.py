@@ -219,13 +219,20 @@ def auto_pick(details):
     return "?"
 
 
+def selection_ms(details):
+    """The model's own time, from auto's details ("...; selection 0.41 ms")."""
+    cut = details.find("; selection ")
+    return details[cut + len("; selection "):].split(" ")[0] if cut >= 0 else "-"
+
+
 def oracle(paths, svg=None):
     """format=auto against the oracle (bench's ratio_vs_oracle) and the best cuSPARSE."""
     heads, records = load(paths)
     print(header(heads))
     print()
-    print("| matrix | nnz | variant | pick | oracle | auto / oracle time | vs best cuSPARSE | L2 |")
-    print("|---|---:|---|---|---|---:|---:|---|")
+    print("| matrix | nnz | variant | pick | oracle | auto / oracle time | vs best cuSPARSE | L2 | "
+          "selection ms |")
+    print("|---|---:|---|---|---|---:|---:|---|---:|")
     by_variant = {}
     for r in records:
         if not ok(r) or not (r["format"] == "auto" or r["format"].startswith("auto[")):
@@ -236,7 +243,7 @@ def oracle(paths, svg=None):
         peer = f"{r['ratio_vs_cusparse']:.3f}x" if r.get("ratio_vs_cusparse") else "-"
         print(f"| {r['matrix']} | {r['nnz']} | {r['format']} | {auto_pick(r['details'])} | "
               f"{r['oracle']} | {1 / r['ratio_vs_oracle']:.3f} | {peer} | "
-              f"{'yes' if r['l2_resident'] else 'no'} |")
+              f"{'yes' if r['l2_resident'] else 'no'} | {selection_ms(r['details'])} |")
     print()
     print("| variant | matrices | within 1.10x of the oracle | geomean (auto/oracle) | worst | "
           "beyond L2: slower than best cuSPARSE by > 3% | picks |")

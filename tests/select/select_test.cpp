@@ -35,7 +35,8 @@ select::Features scaled(select::Features f, double k) {
 }
 
 TEST(SelectFeatures, MatchCoreStatisticsWhenExact) {
-  for (const char* name : {"stencil27_12", "powerlaw_5000", "reservoir_bs4_6", "random_300_200_5"}) {
+  for (const char* name :
+       {"stencil27_12", "powerlaw_5000", "reservoir_bs4_6", "random_300_200_5"}) {
     SCOPED_TRACE(name);
     const Csr<double> a = generate_by_name(name);
     const MatrixStats s = compute_stats(a);
