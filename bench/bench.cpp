@@ -64,6 +64,9 @@ std::map<std::string, std::vector<Params>> parse_format_params(const std::string
   return out;
 }
 
+// `auto` and its variants (auto[tune=1]).
+bool is_auto(const Record& r) { return r.format == "auto" || r.format.rfind("auto[", 0) == 0; }
+
 // Bound on the relative error against the float64 reference for rows of up to `longest`.
 template <class V>
 double tolerance(index_t longest) {
@@ -189,6 +192,20 @@ void run_matrix(const std::string& name, const Csr<double>& a64, const Options& 
         (best_csr_peer == 0 || r.spmv_ms < best_csr_peer))
       best_csr_peer = r.spmv_ms;
   }
+  // The oracle among our formats (auto picks from them); auto's record gets its ratio to it.
+  const Record* oracle = nullptr;
+  for (std::size_t i = first; i < report.results.size(); ++i) {
+    const Record& r = report.results[i];
+    if (r.peer || r.status != "ok" || is_auto(r) || r.spmv_ms <= 0) continue;
+    if (!oracle || r.spmv_ms < oracle->spmv_ms) oracle = &r;
+  }
+  if (oracle)
+    for (std::size_t i = first; i < report.results.size(); ++i) {
+      Record& r = report.results[i];
+      if (!is_auto(r) || r.status != "ok" || r.spmv_ms <= 0) continue;
+      r.oracle = oracle->format;
+      r.ratio_vs_oracle = oracle->spmv_ms / r.spmv_ms;
+    }
   const double best_peer_ms = best_peer ? best_peer->spmv_ms : 0;
   const std::string best_peer_name = best_peer ? best_peer->format : "";
   for (std::size_t i = first; i < report.results.size(); ++i) {

@@ -53,6 +53,10 @@ struct Record {
   double ratio_vs_cusparse = 0;
   double ratio_vs_cusparse_csr = 0;  // the same against the best CSR peer (cuSPARSE or Eigen)
   std::string best_peer;             // the peer format ratio_vs_cusparse is measured against
+  // The oracle: the fastest of our (non-peer) formats measured on this matrix, auto aside. On
+  // the `auto` record: ratio_vs_oracle = oracle time / auto time (1: auto picked the oracle).
+  std::string oracle;
+  double ratio_vs_oracle = 0;
   double paper_gbs = 0;              // GB/s by the format's paper's byte formula, if it has one
   double max_rel_err = 0;            // ||z - ref|| / ||ref|| against the float64 reference
   bool l2_resident = false;          // format data + vectors fit in the last-level cache (L2 on the GPU)

@@ -80,6 +80,8 @@ nlohmann::json to_json(const Report& rep) {
                             {"ratio_vs_cusparse", r.ratio_vs_cusparse},
                             {"ratio_vs_cusparse_csr", r.ratio_vs_cusparse_csr},
                             {"best_peer", r.best_peer},
+                            {"oracle", r.oracle},
+                            {"ratio_vs_oracle", r.ratio_vs_oracle},
                             {"paper_gbs", r.paper_gbs},
                             {"max_rel_err", r.max_rel_err},
                             {"l2_resident", r.l2_resident},

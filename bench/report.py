@@ -7,6 +7,10 @@
   bench/report.py suraa-variance FILE.json...
                                             SURAA figures 10-11: one row a matrix, ordered by npr
                                             variance; suraa, suraa_static against cuSPARSE CSR
+  bench/report.py oracle FILE.json... [--svg OUT.svg]
+                                            format=auto: per matrix its pick, the oracle, the
+                                            ratio to it and to the best cuSPARSE; the share within
+                                            1.10x, the geometric mean; an SVG plot of the ratios
 
 DIR holds the JSON of one run (bench/results/<date>-<device>/).
 """
@@ -208,10 +212,97 @@ def suraa_variance(paths, low_cv=0.5):
               "bench recorded npr_mean/npr_variance; re-run the bench)")
 
 
+def auto_pick(details):
+    """The format auto chose, from its details ("chosen=bsr [...] by model: ...")."""
+    if details.startswith("chosen="):
+        return details[len("chosen="):].split(" ")[0]
+    return "?"
+
+
+def selection_ms(details):
+    """The model's own time, from auto's details ("...; selection 0.41 ms")."""
+    cut = details.find("; selection ")
+    return details[cut + len("; selection "):].split(" ")[0] if cut >= 0 else "-"
+
+
+def oracle(paths, svg=None):
+    """format=auto against the oracle (bench's ratio_vs_oracle) and the best cuSPARSE."""
+    heads, records = load(paths)
+    print(header(heads))
+    print()
+    print("| matrix | nnz | variant | pick | oracle | auto / oracle time | vs best cuSPARSE | L2 | "
+          "selection ms |")
+    print("|---|---:|---|---|---|---:|---:|---|---:|")
+    by_variant = {}
+    for r in records:
+        if not ok(r) or not (r["format"] == "auto" or r["format"].startswith("auto[")):
+            continue
+        if not r.get("ratio_vs_oracle"):
+            continue
+        by_variant.setdefault(r["format"], []).append(r)
+        peer = f"{r['ratio_vs_cusparse']:.3f}x" if r.get("ratio_vs_cusparse") else "-"
+        print(f"| {r['matrix']} | {r['nnz']} | {r['format']} | {auto_pick(r['details'])} | "
+              f"{r['oracle']} | {1 / r['ratio_vs_oracle']:.3f} | {peer} | "
+              f"{'yes' if r['l2_resident'] else 'no'} | {selection_ms(r['details'])} |")
+    print()
+    print("| variant | matrices | within 1.10x of the oracle | geomean (auto/oracle) | worst | "
+          "beyond L2: slower than best cuSPARSE by > 3% | picks |")
+    print("|---|---:|---:|---:|---:|---:|---|")
+    for v, rs in sorted(by_variant.items()):
+        slow = [1 / r["ratio_vs_oracle"] for r in rs]
+        within = sum(x <= 1.10 for x in slow) / len(slow)
+        big = [r for r in rs if not r["l2_resident"] and r.get("ratio_vs_cusparse")]
+        behind = sum(r["ratio_vs_cusparse"] < 1 / 1.03 for r in big)
+        picks = {}
+        for r in rs:
+            picks[auto_pick(r["details"])] = picks.get(auto_pick(r["details"]), 0) + 1
+        pick_text = ", ".join(f"{k} {n}" for k, n in sorted(picks.items(), key=lambda kv: -kv[1]))
+        print(f"| {v} | {len(rs)} | {100 * within:.1f}% | {geomean(slow):.3f}x | {max(slow):.2f}x | "
+              f"{behind} of {len(big)} | {pick_text} |")
+    if svg and by_variant:
+        write_oracle_svg(svg, by_variant, header(heads))
+        print(f"\nplot: {svg}")
+
+
+def write_oracle_svg(path, by_variant, title):
+    """Auto's time over the oracle's, one dot a matrix, sorted, per variant (hand-written SVG)."""
+    w, h, left, top, bottom = 760, 360, 60, 40, 40
+    colors = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd"]
+    top_ratio = max(1.25, min(3.0, max(1 / r["ratio_vs_oracle"]
+                                       for rs in by_variant.values() for r in rs)))
+    def y(v):
+        return top + (h - top - bottom) * (1 - (min(v, top_ratio) - 1) / (top_ratio - 1))
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" '
+           f'font-family="sans-serif" font-size="11">',
+           f'<rect width="{w}" height="{h}" fill="white"/>',
+           f'<text x="{left}" y="16">auto time / oracle time, matrices sorted '
+           f'(dots above {top_ratio:.2f} drawn at the top)</text>',
+           f'<text x="{left}" y="30" fill="#555">{title}</text>']
+    for v in (1.0, 1.05, 1.10, top_ratio):
+        out.append(f'<line x1="{left}" x2="{w - 10}" y1="{y(v):.1f}" y2="{y(v):.1f}" '
+                   f'stroke="{"#999" if v != 1.10 else "#e88"}" stroke-dasharray="3,3"/>')
+        out.append(f'<text x="{left - 6}" y="{y(v) + 4:.1f}" text-anchor="end">{v:.2f}</text>')
+    for i, (v, rs) in enumerate(sorted(by_variant.items())):
+        vals = sorted(1 / r["ratio_vs_oracle"] for r in rs)
+        n = len(vals)
+        for k, val in enumerate(vals):
+            x = left + (w - left - 20) * (k + 0.5) / n
+            out.append(f'<circle cx="{x:.1f}" cy="{y(val):.1f}" r="2.5" '
+                       f'fill="{colors[i % len(colors)]}"/>')
+        out.append(f'<text x="{w - 200}" y="{top + 14 * (i + 1)}" '
+                   f'fill="{colors[i % len(colors)]}">{v} ({n} matrices)</text>')
+    out.append(f'<text x="{(w + left) / 2}" y="{h - 12}" text-anchor="middle">'
+               f'matrices, sorted by ratio</text></svg>')
+    with open(path, "w") as f:
+        f.write("\n".join(out) + "\n")
+
+
 if __name__ == "__main__":
     if len(sys.argv) < 3:
         sys.exit(__doc__)
     cmd, args = sys.argv[1], sys.argv[2:]
     {"summary": lambda: summary(args), "hec-table": lambda: hec_table(args[0]),
      "csr3": lambda: csr3(args[0]),
-     "suraa-variance": lambda: suraa_variance(args)}.get(cmd, lambda: sys.exit(__doc__))()
+     "suraa-variance": lambda: suraa_variance(args),
+     "oracle": lambda: oracle([a for a in args if not a.endswith(".svg") and a != "--svg"],
+                              next((a for a in args if a.endswith(".svg")), None))}.get(cmd, lambda: sys.exit(__doc__))()

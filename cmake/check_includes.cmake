@@ -3,7 +3,8 @@
 #  - a file under formats/<a>/ includes one under formats/<b>/ (b not a, not common/), except
 #    formats/registry, the one place that knows every format;
 #  - formats/common/ includes a format folder;
-#  - tools/ or bench/ include a format's internals (they reach formats through the registry).
+#  - tools/, bench/ or select/ include a format's internals (they reach formats through the
+#    registry).
 if(NOT SOURCE_DIR)
   message(FATAL_ERROR "check_includes.cmake: pass -DSOURCE_DIR=<repository root>")
 endif()
@@ -11,7 +12,7 @@ file(GLOB_RECURSE files RELATIVE ${SOURCE_DIR}
      ${SOURCE_DIR}/formats/*.hpp ${SOURCE_DIR}/formats/*.cpp ${SOURCE_DIR}/formats/*.cu
      ${SOURCE_DIR}/formats/*.cuh ${SOURCE_DIR}/tools/*.hpp ${SOURCE_DIR}/tools/*.cpp
      ${SOURCE_DIR}/tools/*.cu ${SOURCE_DIR}/bench/*.hpp ${SOURCE_DIR}/bench/*.cpp
-     ${SOURCE_DIR}/bench/*.cu)
+     ${SOURCE_DIR}/bench/*.cu ${SOURCE_DIR}/select/*.hpp ${SOURCE_DIR}/select/*.cpp)
 set(violations "")
 foreach(f IN LISTS files)
   string(REGEX MATCH "^([^/]+)/([^/]+)/" _ "${f}")
@@ -36,7 +37,7 @@ foreach(f IN LISTS files)
       if(folder STREQUAL "common" AND target STREQUAL "common")
         set(bad FALSE)
       endif()
-    else()  # tools/, bench/: no format internals at all
+    else()  # tools/, bench/, select/: no format internals at all
       set(bad TRUE)
     endif()
     if(bad)

@@ -2,6 +2,9 @@
 # The one command to run on the GPU machine: build for Hopper, run every test (GPU cases
 # included), run benchmark suites, write logs + JSON under $OUT and print a compact table last.
 #   scripts/gpu-check.sh [SUITE ...]        (default suite: smoke)
+#   SKIP_TESTS=1 BENCH_ARGS='--params auto:tune=0|tune=1' scripts/gpu-check.sh auto csr ell
+#                                            format=auto model-only and tuned against the oracle
+#                                            (auto_oracle.md / .svg in $OUT)
 # Needs the carried folder .deps/ (CLI11 + nlohmann-json .debs, a copy of the shared matrices).
 # Env: SPMVKIT_COMMIT (commit reported in results: give the hash from the developer machine,
 #      the device's copy of .git can be stale), SKIP_TESTS=1, SKIP_BUILD=1, BENCH_ARGS,
@@ -45,5 +48,11 @@ for s in "${suites[@]}"; do
   echo "bench $s: rc=$? in $(( $(date +%s) - t0 ))s" >> "$summary"
   cat "$OUT/bench_$s.txt" >> "$summary"
 done
+# format=auto against the oracle and cuSPARSE, over the suites just run (docs/select.md).
+if grep -qs '"oracle": "[a-z]' "$OUT"/bench_*.json && command -v python3 > /dev/null; then
+  python3 bench/report.py oracle "$OUT"/bench_*.json --svg "$OUT/auto_oracle.svg" \
+    > "$OUT/auto_oracle.md" 2>&1
+  sed -n '/^| variant/,$p' "$OUT/auto_oracle.md" >> "$summary"
+fi
 echo "==== summary ===="
 cat "$summary"

@@ -1,6 +1,7 @@
 // spmvkit bench MATRIX|SUITE...: every format next to the backend's peers (cuSPARSE on the GPU,
 // Eigen on the CPU), after measuring the device's read-bandwidth ceiling; a table on stdout,
 // JSON with --json.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
@@ -177,6 +178,10 @@ void add_bench(CLI::App& app) {
       d = s;
     }
     opt.formats = formats_opt->count() ? split(a->formats, ',') : d.formats;
+    // A suite's own list gets `auto` too, measured against the oracle among the suite's formats.
+    if (!formats_opt->count() && !opt.formats.empty() &&
+        std::find(opt.formats.begin(), opt.formats.end(), "auto") == opt.formats.end())
+      opt.formats.push_back("auto");
     opt.params = params_opt->count() ? a->params : d.params;
     opt.reps = reps_opt->count() || d.reps == 0 ? a->reps : d.reps;
     opt.warmup = warmup_opt->count() || d.reps == 0 ? a->warmup : d.warmup;

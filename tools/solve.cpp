@@ -20,7 +20,7 @@ namespace spmvkit::cli {
 namespace {
 
 struct SolveArgs {
-  std::string matrix, rhs = "ones", method = "bicgstab", impl = "merged", format = "sellp";
+  std::string matrix, rhs = "ones", method = "bicgstab", impl = "merged", format = "auto";
   std::string precision = "f64", history, json, backend = "auto";
   double rtol = 1e-8, atol = 0;
   int maxiter = 1000, check_every = 16;
@@ -61,7 +61,11 @@ void run(const SolveArgs& s) {
     throw InputError(s.matrix + " is " + std::to_string(a64.rows) + " x " +
                      std::to_string(a64.cols) + ": a solver needs a square matrix");
   const std::vector<double> b64 = make_rhs(s.rhs, a64);
-  const auto op = build_operator<V>(s.format, a64.cast<V>(), {}, be);
+  // auto weighs setup against the solve's SpMVs: two an iteration (BiCGSTAB), maxiter at most.
+  Params format_params;
+  if (s.format == "auto" && s.maxiter > 0)
+    format_params.set("applies", std::to_string(2LL * s.maxiter));
+  const auto op = build_operator<V>(s.format, a64.cast<V>(), format_params, be);
   const Vector<V> b = Vector<V>::from_host(std::vector<V>(b64.begin(), b64.end()), be);
   Vector<V> x(b.size(), be);
   x.fill(V(0));
@@ -118,7 +122,8 @@ void add_solve(CLI::App& app) {
       ->check(CLI::IsMember({"bicgstab", "cg"}));
   cmd->add_option("--impl", s->impl, "merged or reference")
       ->check(CLI::IsMember({"merged", "reference"}));
-  cmd->add_option("--format", s->format, "SpMV format (registry name)");
+  cmd->add_option("--format", s->format,
+                  "SpMV format (registry name; default auto, weighing setup against the SpMVs)");
   cmd->add_option("--precision", s->precision, "f64 or f32")->check(CLI::IsMember({"f64", "f32"}));
   cmd->add_option("--rtol", s->rtol, "Stop when ||r|| <= max(rtol ||b||, atol)");
   cmd->add_option("--atol", s->atol, "Absolute tolerance");

@@ -26,7 +26,9 @@ void add_tune(CLI::App& app) {
   std::string list;
   for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
   cmd->add_option("WHAT", *what, list)->required()->check(CLI::IsMember(names));
-  cmd->add_option("MATRIX", *matrices, "csr3: training matrices (default: a generated set)");
+  cmd->add_option("MATRIX", *matrices,
+                  "csr3: training matrices (default: a generated set); auto: the matrices whose "
+                  "choice to measure and cache");
   // The tuners' options: key (FormatEntry::tune_options), flag, help. Given ones are passed to
   // the format's hook as key=value.
   struct TuneOption {
@@ -42,7 +44,7 @@ void add_tune(CLI::App& app) {
   };
   add("block_sizes", "--block-sizes",
       "bsr: block sizes, e.g. 2,3,4-8 (default 2,3,4,5,6,7,8,12,16,24,32)");
-  add("precision", "--precision", "bsr: f64 (default), f32 or both")
+  add("precision", "--precision", "bsr, auto: f64 (default), f32 or both")
       ->check(CLI::IsMember({"f64", "f32", "both"}));
   add("nnz", "--nnz",
       "bsr: stored values of each tuning matrix, e.g. 1e6 (default 1e8, far beyond L2)");

@@ -15,6 +15,10 @@
 
 namespace spmvkit {
 
+// select/auto_format.cpp: picks one of the formats below and builds it through this registry
+// (declared here, not included: the registry stays below select/).
+FormatEntry auto_format();
+
 const std::vector<FormatEntry>& formats() {
   static const std::vector<FormatEntry> all = [] {
     std::vector<FormatEntry> list = {
@@ -30,6 +34,7 @@ const std::vector<FormatEntry>& formats() {
       suraa_static_format(),
       bsr_format(),
       bsr_balanced_format(),
+      auto_format(),
       // cuSPARSE peers
       cusparse_csr_alg1_format(),
       cusparse_csr_alg2_format(),

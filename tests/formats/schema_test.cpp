@@ -11,6 +11,7 @@
 #include "spmvkit/error.hpp"
 #include "spmvkit/registry.hpp"
 #include "tests/common/check.hpp"
+#include "tests/common/tuning_file.hpp"
 #include "tests/common/zoo.hpp"
 
 namespace spmvkit {
@@ -101,6 +102,7 @@ TEST_P(SchemaSweep, EveryAllowedValueBuildsAndMatches) {
   if (backend == Backend::cuda && !cuda_available()) GTEST_SKIP() << "no CUDA device";
   const FormatEntry& f = find_format(format);
   const ParamSpec& s = *f.param(param);
+  testing::ScopedTuningFile store;  // auto's tune=true writes its choice: not to the user's store
   int built = 0;
   for (const std::string& value : s.sweep()) {
     ASSERT_EQ(s.check(value), "") << "the sweep value must be allowed";

@@ -1,0 +1,187 @@
+// The registry format `auto` (issue 25): measures the matrix's features, ranks the candidates by
+// the cost model (model.hpp) and builds the best through the registry, never a format's insides.
+// tune=1 times the model's top candidates on the backend instead and keeps the fastest; a choice
+// so measured is cached in the tuning store under the matrix's fingerprint, device and
+// precision, and reused by every later auto build of that matrix without measuring.
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <limits>
+
+#include "select/model.hpp"
+#include "spmvkit/error.hpp"
+#include "spmvkit/generators.hpp"
+#include "spmvkit/registry.hpp"
+#include "spmvkit/timing.hpp"
+#include "spmvkit/tuning.hpp"
+#include "spmvkit/vector.hpp"
+
+namespace spmvkit {
+
+namespace select {
+
+// "auto/<rows>x<cols>/<nnz>/<hash>/<f32|f64>/<backend>": the tuning store's key of a matrix.
+std::string cache_key(const Features& f, Backend b) {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "auto/%lldx%lld/%lld/%016llx/%s/%s",
+                static_cast<long long>(f.rows), static_cast<long long>(f.cols),
+                static_cast<long long>(f.nnz), static_cast<unsigned long long>(f.structure_hash),
+                f.value_bytes == 8 ? "f64" : "f32", std::string(to_string(b)).c_str());
+  return buf;
+}
+
+}  // namespace select
+
+namespace {
+
+using select::Choice;
+using select::Features;
+using select::Prediction;
+
+// The chosen format's operator under the name `auto`, its details saying what was chosen and why.
+template <class V>
+class AutoOperator final : public Operator<V> {
+ public:
+  AutoOperator(std::unique_ptr<Operator<V>> inner, const std::string& details)
+      : Operator<V>(inner->info()), inner_(std::move(inner)) {
+    this->info_.format = "auto";
+    this->info_.details = details;
+  }
+  void apply(const V* x, const V* y, V* z, V alpha, V beta) const override {
+    inner_->apply(x, y, z, alpha, beta);
+  }
+
+ private:
+  std::unique_ptr<Operator<V>> inner_;
+};
+
+std::string ms(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g", v);
+  return buf;
+}
+
+// "bsr;block_size=4" <-> Prediction (the cached value).
+std::string encode(const Prediction& p) { return p.format + ";" + p.params.to_string(); }
+Prediction decode(const std::string& v) {
+  Prediction p;
+  const auto semi = v.find(';');
+  p.format = v.substr(0, semi);
+  if (semi != std::string::npos) p.params = Params::parse(v.substr(semi + 1));
+  return p;
+}
+
+// Times each of the first `count` ranked candidates (`reps` applies after 3 warm-up, median),
+// returns the index of the fastest that built; times[i] = -1 for one that did not.
+template <class V>
+std::size_t measure(const Csr<V>& a, Backend b, const std::vector<Prediction>& ranked,
+                    std::size_t count, int reps, std::vector<double>& times) {
+  auto x = Vector<V>::from_host(std::vector<V>(a.cols, V(1)), b);
+  Vector<V> z(a.rows, b);
+  std::size_t best = ranked.size();
+  times.assign(std::min(count, ranked.size()), -1);
+  for (std::size_t i = 0; i < times.size(); ++i) {
+    try {
+      auto op = build_operator<V>(ranked[i].format, a, ranked[i].params, b);
+      times[i] = median(
+          time_runs(b, 3, reps, [&] { op->apply(x.data(), nullptr, z.data(), V(1), V(0)); }));
+      if (best == ranked.size() || times[i] < times[best]) best = i;
+    } catch (const UnsupportedError&) {
+    }
+  }
+  return best;
+}
+
+template <class V>
+Operator<V>* build_auto(const Csr<V>& a, const Params& p, Backend b) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const long long applies = p.get_int("applies", 0);
+  const bool tune = p.get_bool("tune", false);
+  const std::string device = device_name(b);
+  const Features f = select::measure_features(a, last_level_cache_bytes(b));
+  Choice c = select::choose(f, b, device, applies);
+  const double select_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  const std::string key = select::cache_key(f, b);
+  std::string how = "model";
+  std::string measured;
+  if (applies == 0) {  // a cached measured choice is for SpMV time alone
+    if (const auto cached = tuning_get(device, key)) {
+      c.ranked.insert(c.ranked.begin(), decode(*cached));
+      how = "cached measurement";
+    } else if (tune) {
+      std::vector<double> times;
+      const std::size_t best =
+          measure(a, b, c.ranked, 3, static_cast<int>(p.get_int("reps", 20)), times);
+      if (best < c.ranked.size()) {
+        for (std::size_t i = 0; i < times.size(); ++i)
+          measured += (measured.empty() ? "" : " ") + c.ranked[i].format + "=" +
+                      (times[i] < 0 ? std::string("n/a") : ms(times[i]) + "ms");
+        std::rotate(c.ranked.begin(), c.ranked.begin() + best, c.ranked.begin() + best + 1);
+        tuning_put(device, key, encode(c.ranked.front()));
+        how = "measured";
+      }
+    }
+  }
+  // The best candidate that builds (a format may refuse a matrix: ELL on a too-wide row).
+  for (const Prediction& pick : c.ranked) {
+    std::unique_ptr<Operator<V>> op;
+    try {
+      op = build_operator<V>(pick.format, a, pick.params, b);
+    } catch (const UnsupportedError&) {
+      continue;
+    }
+    std::string d = "chosen=" + pick.format + " [" + op->info().details + "] by " + how;
+    if (!measured.empty()) d += " (" + measured + ")";
+    if (how == "model") {
+      d += ": predicted " + ms(pick.spmv_ms) + " ms/SpMV, setup " + ms(pick.setup_ms) + " ms";
+      if (c.ranked.size() > 1 && &pick == &c.ranked.front())
+        d += "; next " + c.ranked[1].format + " " + ms(c.ranked[1].spmv_ms) + " ms";
+    }
+    d += "; " + c.why + "; selection " + ms(select_ms) + " ms";
+    return new AutoOperator<V>(std::move(op), d);
+  }
+  throw UnsupportedError("auto: no candidate format could hold this matrix");
+}
+
+// `spmvkit tune auto MATRIX...`: the measured choice for each matrix, stored for later builds.
+void tune_auto(const Params& options, const std::vector<std::string>& matrices, std::ostream& out,
+               std::ostream& log) {
+  if (matrices.empty()) throw InputError("tune auto: name at least one MATRIX");
+  const Backend b = cuda_available() ? Backend::cuda : Backend::cpu;
+  const std::string precision = options.get_string("precision", "f64");
+  for (const std::string& name : matrices) {
+    log << "tune auto: " << name << "\n";
+    const Csr<double> a = load_matrix(name);
+    Params p;
+    p.set("tune", "1");
+    if (precision != "f64")
+      out << name << "\tf32\t"
+          << build_operator<float>("auto", a.cast<float>(), p, b)->info().details << "\n";
+    if (precision != "f32")
+      out << name << "\tf64\t" << build_operator<double>("auto", a, p, b)->info().details << "\n";
+  }
+}
+
+}  // namespace
+
+FormatEntry auto_format() {
+  FormatEntry e = make_format(
+      "auto",
+      "picks the format and its parameters from the matrix's features (cost model; tune=1 "
+      "measures the top candidates, cached by matrix fingerprint and device)",
+      {int_param("applies", "0", 0, std::numeric_limits<int>::max(),
+                 "expected applies (a solver's iterations): minimise setup + applies x SpMV; "
+                 "0: SpMV time alone"),
+       bool_param("tune", "false",
+                  "time the model's top 3 candidates and keep the fastest (cached in the tuning "
+                  "store, reused without measuring)"),
+       int_param("reps", "20", 1, 10000, "tune=1: timed applies per candidate")},
+      [](const auto& a, const Params& p, Backend b) { return build_auto(a, p, b); });
+  e.tune = tune_auto;
+  e.tune_summary = "measure the model's top candidates for MATRIX... and cache the choice";
+  e.tune_options = {"precision"};
+  return e;
+}
+
+}  // namespace spmvkit

@@ -1,0 +1,117 @@
+// format=auto's choice (model.hpp): predicted SpMV and setup times per candidate, ranked.
+#include "select/model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace spmvkit::select {
+
+namespace {
+
+constexpr double kDefaultL2 = 50.0 * (1 << 20);
+// H200 against H100 read bandwidth (HBM3e 4.8 TB/s, HBM3 3.35 TB/s): the byte terms scale by it.
+constexpr double kH200ByteScale = 3.35 / 4.8;
+
+// Candidates on the GPU: our formats (the peers are what auto is measured against).
+bool gpu_candidate(const std::string& f) {
+  return f != "suraa";  // dynamic parallelism: its static twin is the same layout, cheaper setup
+}
+
+double dot(const std::array<double, 7>& c, const std::array<double, 7>& x) {
+  double s = 0;
+  for (std::size_t i = 0; i < c.size(); ++i) s += c[i] * x[i];
+  return s;
+}
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+}  // namespace
+
+// The CPU backend's model (simple, by hand, not fitted): each format streams its bytes at the
+// same ~20 GB/s; so the smallest byte count wins (BSR on dense blocks, ELL on equal rows), and a
+// long row costs csr_scalar nothing extra with OpenMP's dynamic rows. Setup ~ a copy.
+const std::vector<FormatCost>& cpu_costs() {
+  static const std::vector<FormatCost> table = {
+      {"csr_scalar", {0.01, 50, 50, 0, 0, 0, 0}, {0.01, 2}},
+      {"ell", {0.01, 50, 50, 0, 0, 0, 0}, {0.02, 6}},
+      {"bsr", {0.01, 50, 50, 0, 0, 0, 0}, {0.05, 8}},
+  };
+  return table;
+}
+
+std::array<double, 7> cost_features(const Features& f, const std::string& format) {
+  const double s = f.value_bytes;
+  const double rows = f.rows, nnz = static_cast<double>(f.nnz);
+  const double vec = (static_cast<double>(f.rows) + f.cols) * s;
+  const bool blocks = format == "bsr" || format == "bsr_balanced";
+  const double bs = blocks ? f.block_size : 1;
+  double bytes;
+  if (blocks)
+    bytes = nnz * s + nnz / (bs * bs) * 4 + rows / bs * 4;
+  else if (format == "ell")
+    bytes = f.ell_bytes;
+  else if (format == "sellp")
+    bytes = f.sellp_bytes;
+  else if (format == "hyb" || format == "hec")
+    bytes = f.hybrid_bytes;
+  else
+    bytes = nnz * (s + 4) + rows * 4;
+  const double gb = (bytes + vec) * 1e-9;
+  const double l2 = f.l2_bytes > 0 ? static_cast<double>(f.l2_bytes) : kDefaultL2;
+  const double resident = gb * 1e9 < l2 ? 1.0 : 0.0;
+  return {1.0,         gb * (1 - resident),         gb * resident,         f.row_max * 1e-6,
+          rows * 1e-6, gb * std::min(10.0, f.cv()), nnz / (bs * bs) * 1e-6};
+}
+
+Choice choose(const Features& f, Backend b, const std::string& device, long long applies) {
+  Choice c;
+  c.applies = applies;
+  const bool h200 = device.find("H200") != std::string::npos;
+  const bool scale = h200 && h200_costs().empty();
+  const auto& table = b == Backend::cpu ? cpu_costs()
+                      : h200 && !scale  ? h200_costs()
+                                        : h100_costs();
+  for (const FormatCost& k : table) {
+    const std::string name = k.format;
+    if (b == Backend::cuda && !gpu_candidate(name)) continue;
+    // BSR only where there are dense blocks (bs = 1 is CSR with more setup).
+    if ((name == "bsr" || name == "bsr_balanced") && f.block_size < 2) continue;
+    std::array<double, 7> coef = k.spmv;
+    if (scale)
+      for (int i : {1, 2, 5}) coef[i] *= kH200ByteScale;
+    Prediction p;
+    p.format = name;
+    if (f.block_size >= 2 && (name == "bsr" || name == "bsr_balanced"))
+      p.params.set("block_size", std::to_string(f.block_size));
+    p.spmv_ms = dot(coef, cost_features(f, name));
+    p.setup_ms = k.setup[0] + k.setup[1] * f.nnz * 1e-6;
+    c.ranked.push_back(p);
+  }
+  std::stable_sort(c.ranked.begin(), c.ranked.end(), [&](const Prediction& x, const Prediction& y) {
+    return x.total_ms(applies) < y.total_ms(applies);
+  });
+  // Why, in the features' words.
+  const double gb = (static_cast<double>(f.nnz) * (f.value_bytes + 4)) * 1e-9;
+  std::string why =
+      "rows " + std::to_string(f.rows) + ", nnz " + std::to_string(f.nnz) +
+      fmt(", row length mean %.3g", f.row_mean) + fmt(" cv %.3g", f.cv()) + ", max " +
+      std::to_string(f.row_max) +
+      (f.sampled_rows < f.rows ? " (sampled " + std::to_string(f.sampled_rows) + " rows)" : "");
+  if (f.block_size >= 2)
+    why +=
+        ", dense " + std::to_string(f.block_size) + "x" + std::to_string(f.block_size) + " blocks";
+  const double l2 = f.l2_bytes > 0 ? static_cast<double>(f.l2_bytes) : kDefaultL2;
+  if (b == Backend::cuda || f.l2_bytes > 0)
+    why += gb * 1e9 < l2 ? ", fits in L2" : ", larger than L2";
+  why += applies > 0 ? ", minimising setup + " + std::to_string(applies) + " x SpMV"
+                     : ", minimising SpMV time";
+  c.why = why;
+  return c;
+}
+
+}  // namespace spmvkit::select

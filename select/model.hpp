@@ -1,0 +1,85 @@
+// format=auto's cost model (issue 25): matrix features from a cheap sampled pass, per-format
+// SpMV and setup times predicted from them, and the choice. Above the registry: it names formats
+// and their parameters, never their insides; select/auto_format.cpp builds the choice through
+// the registry.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "spmvkit/backend.hpp"
+#include "spmvkit/csr.hpp"
+#include "spmvkit/params.hpp"
+
+namespace spmvkit::select {
+
+// What the model sees of a matrix. Row-length figures are exact up to kSampleRows rows, else
+// over kSampleRows rows in evenly spaced windows of 64 (row_max is then the sample's).
+struct Features {
+  index_t rows = 0, cols = 0;
+  std::int64_t nnz = 0;
+  int value_bytes = 8;
+  double row_mean = 0, row_variance = 0;
+  index_t row_max = 0;
+  int block_size = 1;      // dense aligned bs x bs blocks (core detect_block_size)
+  double ell_bytes = 0;    // predicted format bytes of ELL, SELL-P (32-row slices) and
+  double sellp_bytes = 0;  // HYB/HEC (ELL width by HEC's rule, p_r = 20)
+  double hybrid_bytes = 0;
+  std::size_t l2_bytes = 0;  // last-level cache of the device (0: unknown -> 50 MiB)
+  index_t sampled_rows = 0;
+  // FNV-1a over dims, nnz, the sampled rows' row_ptr and one col_idx per 32 of them: a sampled
+  // fingerprint (two matrices alike in all of that share a cached choice; it is still built
+  // and correct, only perhaps not the fastest).
+  std::uint64_t structure_hash = 0;
+  double cv() const;  // row-length std / mean (0 for an empty matrix)
+};
+
+inline constexpr index_t kSampleRows = index_t{1} << 14;
+
+template <class V>
+Features measure_features(const Csr<V>& a, std::size_t l2_bytes);
+
+// One format's constants: SpMV ms = spmv . x(features) (x as in bench/fit_select.py), setup ms =
+// setup[0] + setup[1] * nnz/1e6. The setup constants are in one row per format so that they are
+// easy to refit when setups move to the GPU (issue 24).
+struct FormatCost {
+  const char* format;
+  std::array<double, 7> spmv;
+  std::array<double, 2> setup;
+};
+const std::vector<FormatCost>& h100_costs();  // model_defaults.cpp (generated)
+const std::vector<FormatCost>& h200_costs();  // the same; empty: no H200 fit (H100's scaled)
+const std::vector<FormatCost>& cpu_costs();   // model.cpp
+
+// The feature vector the constants multiply, for `format`.
+std::array<double, 7> cost_features(const Features& f, const std::string& format);
+
+struct Prediction {
+  std::string format;
+  Params params;  // what auto passes to the registry (block_size for the block formats)
+  double spmv_ms = 0, setup_ms = 0;
+  double total_ms(long long applies) const {
+    return (applies > 0 ? setup_ms + applies * spmv_ms : spmv_ms);
+  }
+};
+
+struct Choice {
+  std::vector<Prediction> ranked;  // best first, by total_ms(applies)
+  std::string why;                 // the features that decided, in words
+  long long applies = 0;
+};
+
+// Ranks the candidates with a kernel on backend `b`. `device` picks the constants: an H200 its
+// own table, or while that is empty (bench/results has H200 data on BSR alone) H100's with the
+// byte terms scaled by the bandwidth ratio 3.35/4.8 TB/s; any other GPU H100's. applies = 0: SpMV
+// time alone; N > 0: setup + N x SpMV.
+Choice choose(const Features& f, Backend b, const std::string& device, long long applies);
+
+// The tuning store's key of a measured choice: "auto/<rows>x<cols>/<nnz>/<structure hash>/
+// <f32|f64>/<backend>" (the device is the store's own first field).
+std::string cache_key(const Features& f, Backend b);
+
+}  // namespace spmvkit::select
