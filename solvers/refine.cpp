@@ -93,6 +93,15 @@ SolveResult solve_mixed(const Operator<double>& a, const Operator<float>& a32,
                       " met a NaN or Inf (correction not applied)";
       break;
     }
+    // A correction that does not even reduce the float residual would make x worse.
+    if (!(in.true_rel_residual < 1)) {
+      res.status = SolveStatus::breakdown;
+      res.breakdown = "the float inner solve of outer step " + std::to_string(outer) + " (" +
+                      std::string(to_string(in.status)) +
+                      (in.breakdown.empty() ? "" : ": " + in.breakdown) +
+                      ") did not reduce the residual (correction not applied)";
+      break;
+    }
     ops::add_widened(be, n, rn, d32.data(), x.data());
   }
   synchronize(be);
