@@ -62,7 +62,10 @@ LoopResult merged_cpu_loop(const Operator<V>& a, const Operator<V>* m, const V* 
   int k = 0;
   if (o.method == SolverMethod::bicgstab) {
     Vector<V> r0(n, be), p(n, be), v(n, be), s(n, be), t(n, be), ph, sh;
-    if (m) ph = Vector<V>(n, be), sh = Vector<V>(n, be);
+    if (m) {
+      ph = Vector<V>(n, be);
+      sh = Vector<V>(n, be);
+    }
     V* pm = m ? ph.data() : p.data();  // M p and M s, or p and s themselves
     V* sm = m ? sh.data() : s.data();
     ops::copy(be, n, r.data(), r0.data());

@@ -61,7 +61,10 @@ LoopResult reference_loop(const Operator<V>& a, const Operator<V>* m, const V* b
   int k = 0;
   if (o.method == SolverMethod::bicgstab) {
     Vector<V> r0(n, be), p(n, be), v(n, be), s(n, be), t(n, be), ph, sh;
-    if (m) ph = Vector<V>(n, be), sh = Vector<V>(n, be);
+    if (m) {
+      ph = Vector<V>(n, be);
+      sh = Vector<V>(n, be);
+    }
     // The vectors the SpMVs and the x update read: M p and M s, or p and s themselves.
     V* pm = m ? ph.data() : p.data();
     V* sm = m ? sh.data() : s.data();
