@@ -26,7 +26,7 @@ struct PrecondBenchOptions {
   double rtol_reservoir = 1e-8;
   double rtol_mixed = 1e-10;
   // The mixed-precision systems (generator names).
-  std::string convdiff = "convdiff2d_2048";
+  std::string convdiff = "convdiff3d_160";
   std::string stencil = "stencil7_160";
 };
 

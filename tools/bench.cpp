@@ -114,7 +114,7 @@ static void run_precond_suite(const std::string& backend, const std::string& for
   if (reps > 0) o.reps = reps;
   if (o.backend == Backend::cpu) {
     o.reservoir_values = 2e6;
-    o.convdiff = "convdiff2d_256";
+    o.convdiff = "convdiff3d_32";
     o.stencil = "stencil7_40";
   }
   const nlohmann::json doc = bench::run_precond_bench(o, std::cout);
