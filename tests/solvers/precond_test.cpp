@@ -61,6 +61,33 @@ TEST(Precond, Parse) {
     EXPECT_THROW(parse_precond(bad), InputError) << bad;
 }
 
+// --- the reservoir generator's within-cell coupling ------------------------------------------
+
+TEST(Precond, ReservoirCoupling) {
+  const Csr<double> one = generate_reservoir(3, 4, 7), k10 = generate_by_name("reservoir_bs4_3_10");
+  const Csr<double> plain = generate_by_name("reservoir_bs4_3");
+  EXPECT_EQ(generate_reservoir(3, 4, 1).values, plain.values);  // K = 1: unchanged values
+  ASSERT_EQ(k10.col_idx, plain.col_idx);
+  for (index_t r = 0; r < k10.rows; ++r) {
+    double off = 0, diag = 0;
+    for (index_t k = k10.row_ptr[r]; k < k10.row_ptr[r + 1]; ++k) {
+      const index_t c = k10.col_idx[k];
+      if (c == r) {
+        diag = k10.values[k];
+        continue;
+      }
+      const bool own = c / 4 == r / 4;  // inside the cell's own block: scaled by 10
+      EXPECT_DOUBLE_EQ(k10.values[k], (own ? 10 : 1) * plain.values[k]);
+      off += std::abs(k10.values[k]);
+    }
+    EXPECT_DOUBLE_EQ(diag, 1 + off);  // still strictly diagonally dominant
+  }
+  EXPECT_NE(one.values, plain.values);  // the seed matters
+  EXPECT_THROW(generate_by_name("reservoir_bs4_3_0"), InputError);
+  EXPECT_THROW(generate_by_name("reservoir_bs4_3_x"), InputError);
+  EXPECT_THROW(generate_by_name("reservoir_bs4_3_1_2"), InputError);
+}
+
 // --- application against float64 --------------------------------------------------------
 
 // z = alpha M x + beta y on backend `be`; checks B_k (z - beta y)_k / alpha = x_k for every
