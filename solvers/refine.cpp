@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <string>
 
@@ -14,6 +15,13 @@
 #include "spmvkit/timing.hpp"
 
 namespace spmvkit {
+namespace {
+std::string sci(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3e", v);
+  return buf;
+}
+}  // namespace
 
 SolveResult solve_mixed(const Operator<double>& a, const Operator<float>& a32,
                         const Vector<double>& b, Vector<double>& x, const SolverOptions& o,
@@ -70,8 +78,8 @@ SolveResult solve_mixed(const Operator<double>& a, const Operator<float>& a32,
     if (rn > mo.stall_factor * prev) {
       res.status = SolveStatus::breakdown;
       res.breakdown = "refinement stalled: outer step " + std::to_string(outer) +
-                      " took ||b - A x|| from " + std::to_string(prev) + " to " +
-                      std::to_string(rn) + " (is the matrix too ill-conditioned for float?)";
+                      " took ||b - A x|| from " + sci(prev) + " to " + sci(rn) +
+                      " (is the matrix too ill-conditioned for float?)";
       break;
     }
     if (outer >= mo.max_outer || inner_total >= o.maxiter) break;  // max_iterations
