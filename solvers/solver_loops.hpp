@@ -32,8 +32,8 @@ LoopResult merged_cpu_loop(const Operator<V>& a, const Operator<V>* m, const V* 
                            const SolverOptions& o, std::vector<double>* history);
 #if SPMVKIT_HAVE_CUDA
 template <class V>
-LoopResult merged_cuda_loop(const Operator<V>& a, const Operator<V>* m, const V* b, V* x, double tol,
-                            const SolverOptions& o, std::vector<double>* history);
+LoopResult merged_cuda_loop(const Operator<V>& a, const Operator<V>* m, const V* b, V* x,
+                            double tol, const SolverOptions& o, std::vector<double>* history);
 #endif
 
 }  // namespace spmvkit::solvers_detail

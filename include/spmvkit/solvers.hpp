@@ -93,9 +93,11 @@ SolveResult solve(const Operator<V>& a, const Vector<V>& b, Vector<V>& x,
 // and implementation, preconditioned by m32 (nullptr: none), to the relative tolerance
 // `inner_rtol` (or the looser 0.5 tol / ||r|| that the last step needs). `iterations` is the
 // sum of the inner iterations, `history` the outer (double, true) residual norms. Stops when
-// the double true residual ||b - A x|| <= max(rtol ||b||, atol) (converged), after `options.maxiter` inner iterations in all (max_iterations), or when an
-// outer step no longer reduces the residual by `stall_factor` (breakdown: "refinement
-// stalled"). a and a32 must be the same matrix on the same backend.
+// the double true residual ||b - A x|| <= max(rtol ||b||, atol) (converged), after
+// `options.maxiter` inner iterations in all (max_iterations), or when an outer step no
+// longer reduces the residual by `stall_factor` or an inner solve does not reduce its own
+// (breakdown; that correction is not applied). a and a32 must be the same matrix on the same
+// backend.
 struct MixedOptions {
   double inner_rtol = 1e-4;
   int inner_maxiter = 500;     // per inner solve
