@@ -222,12 +222,18 @@ std::string solve_summary(const nlohmann::json& j) {
      << j["nnz"] << ")\n"
      << "solver            " << j["method"].get<std::string>() << " "
      << j["impl"].get<std::string>() << ", format " << j["format"].get<std::string>() << ", "
-     << j["precision"].get<std::string>() << ", " << j["backend"].get<std::string>() << "\n"
+     << j["precision"].get<std::string>() << ", " << j["backend"].get<std::string>()
+     << (j.contains("precond") ? ", precond " + j["precond"].get<std::string>() : std::string())
+     << "\n"
      << "status            " << j["status"].get<std::string>()
      << (j["breakdown"].get<std::string>().empty() ? ""
                                                    : " (" + j["breakdown"].get<std::string>() + ")")
      << "\n"
      << "iterations        " << j["iterations"]
+     << (j.contains("outer_iterations")
+             ? " (float, in " + std::to_string(j["outer_iterations"].get<int>()) +
+                   " outer double steps)"
+             : std::string())
      << (j["restarts"].get<int>() > 0
              ? " (" + std::to_string(j["restarts"].get<int>()) + " restart(s) after a residual gap)"
              : std::string())

@@ -8,13 +8,32 @@ constexpr std::size_t kParallelMin = 16384;
 }  // namespace
 
 template <class V>
-void bicg_p_update(std::size_t n, V beta, V omega, const V* r, const V* v, V* p) {
+void bicg_p_update(std::size_t n, V beta, V omega, const V* r, const V* v, V* p, const V* dinv,
+                   V* ph) {
+  if (dinv) {
+#pragma omp parallel for schedule(static) if (n > kParallelMin)
+    for (ssize i = 0; i < static_cast<ssize>(n); ++i) {
+      const V pi = r[i] + beta * (p[i] - omega * v[i]);
+      p[i] = pi;
+      ph[i] = dinv[i] * pi;
+    }
+    return;
+  }
 #pragma omp parallel for schedule(static) if (n > kParallelMin)
   for (ssize i = 0; i < static_cast<ssize>(n); ++i) p[i] = r[i] + beta * (p[i] - omega * v[i]);
 }
 
 template <class V>
-void bicg_s_update(std::size_t n, V alpha, const V* r, const V* v, V* s) {
+void bicg_s_update(std::size_t n, V alpha, const V* r, const V* v, V* s, const V* dinv, V* sh) {
+  if (dinv) {
+#pragma omp parallel for schedule(static) if (n > kParallelMin)
+    for (ssize i = 0; i < static_cast<ssize>(n); ++i) {
+      const V si = r[i] - alpha * v[i];
+      s[i] = si;
+      sh[i] = dinv[i] * si;
+    }
+    return;
+  }
 #pragma omp parallel for schedule(static) if (n > kParallelMin)
   for (ssize i = 0; i < static_cast<ssize>(n); ++i) s[i] = r[i] - alpha * v[i];
 }
@@ -32,14 +51,13 @@ Dot2 mdot_ts_tt(std::size_t n, const V* t, const V* s) {
 }
 
 template <class V>
-Dot2 bicg_xr_update(std::size_t n, V alpha, V omega, const V* r0, const V* p, const V* s,
-                    const V* t, V* x, V* r) {
+Dot2 bicg_xr_update(std::size_t n, V alpha, V omega, const V* r0, const V* ph, const V* sh,
+                    const V* s, const V* t, V* x, V* r) {
   double rr = 0, r0r = 0;
 #pragma omp parallel for schedule(static) if (n > kParallelMin) reduction(+ : rr, r0r)
   for (ssize i = 0; i < static_cast<ssize>(n); ++i) {
-    const V si = s[i];
-    x[i] += alpha * p[i] + omega * si;
-    const V ri = si - omega * t[i];
+    x[i] += alpha * ph[i] + omega * sh[i];
+    const V ri = s[i] - omega * t[i];
     r[i] = ri;
     rr += static_cast<double>(ri) * ri;
     r0r += static_cast<double>(r0[i]) * ri;
@@ -48,22 +66,28 @@ Dot2 bicg_xr_update(std::size_t n, V alpha, V omega, const V* r0, const V* p, co
 }
 
 template <class V>
-double cg_xr_update(std::size_t n, V alpha, const V* p, const V* q, V* x, V* r) {
-  double rr = 0;
-#pragma omp parallel for schedule(static) if (n > kParallelMin) reduction(+ : rr)
+Dot2 cg_xr_update(std::size_t n, V alpha, const V* p, const V* q, V* x, V* r, const V* dinv,
+                  V* z) {
+  double rr = 0, rz = 0;
+#pragma omp parallel for schedule(static) if (n > kParallelMin) reduction(+ : rr, rz)
   for (ssize i = 0; i < static_cast<ssize>(n); ++i) {
     x[i] += alpha * p[i];
     const V ri = r[i] - alpha * q[i];
     r[i] = ri;
     rr += static_cast<double>(ri) * ri;
+    if (dinv) {
+      const V zi = dinv[i] * ri;
+      z[i] = zi;
+      rz += static_cast<double>(ri) * zi;
+    }
   }
-  return rr;
+  return {rr, dinv ? rz : rr};
 }
 
 template <class V>
-void cg_p_update(std::size_t n, V beta, const V* r, V* p) {
+void cg_p_update(std::size_t n, V beta, const V* z, V* p) {
 #pragma omp parallel for schedule(static) if (n > kParallelMin)
-  for (ssize i = 0; i < static_cast<ssize>(n); ++i) p[i] = r[i] + beta * p[i];
+  for (ssize i = 0; i < static_cast<ssize>(n); ++i) p[i] = z[i] + beta * p[i];
 }
 
 template <class V>
@@ -75,12 +99,12 @@ double dot(std::size_t n, const V* x, const V* y) {
 }
 
 #define SPMVKIT_INSTANTIATE(V)                                                                   \
-  template void bicg_p_update<V>(std::size_t, V, V, const V*, const V*, V*);                     \
-  template void bicg_s_update<V>(std::size_t, V, const V*, const V*, V*);                        \
+  template void bicg_p_update<V>(std::size_t, V, V, const V*, const V*, V*, const V*, V*);       \
+  template void bicg_s_update<V>(std::size_t, V, const V*, const V*, V*, const V*, V*);          \
   template Dot2 mdot_ts_tt<V>(std::size_t, const V*, const V*);                                  \
-  template Dot2 bicg_xr_update<V>(std::size_t, V, V, const V*, const V*, const V*, const V*, V*, \
-                                  V*);                                                           \
-  template double cg_xr_update<V>(std::size_t, V, const V*, const V*, V*, V*);                   \
+  template Dot2 bicg_xr_update<V>(std::size_t, V, V, const V*, const V*, const V*, const V*,      \
+                                  const V*, V*, V*);                                             \
+  template Dot2 cg_xr_update<V>(std::size_t, V, const V*, const V*, V*, V*, const V*, V*);       \
   template void cg_p_update<V>(std::size_t, V, const V*, V*);                                    \
   template double dot<V>(std::size_t, const V*, const V*);
 SPMVKIT_INSTANTIATE(float)

@@ -64,13 +64,23 @@ __device__ bool reduce_last_block(V (&vals)[K], V* partials, unsigned* counter, 
        i += std::size_t{gridDim.x} * blockDim.x)
 
 // --- BiCGSTAB (paper figure 2) ---------------------------------------------------------------
-// p_update: p = r + beta (p - omega v). Reads r, p, v; writes p: 3n + n words.
+// p_update: p = r + beta (p - omega v); with dinv, ph = dinv p. Reads r, p, v; writes p:
+// 3n + n words (+ n + n with dinv).
 template <class V>
 __global__ void __launch_bounds__(KrylovLaunch::threads)
     bicg_p_update(std::size_t n, const KrylovState<V>* __restrict__ st, const V* __restrict__ r,
-                  const V* __restrict__ v, V* __restrict__ p) {
+                  const V* __restrict__ v, V* __restrict__ p, const V* __restrict__ dinv,
+                  V* __restrict__ ph) {
   if (st->status != kRunning) return;
   const V beta = st->beta, omega = st->omega;
+  if (dinv) {
+    SPMVKIT_KRYLOV_LOOP(i, n) {
+      const V pi = r[i] + beta * (p[i] - omega * v[i]);
+      p[i] = pi;
+      ph[i] = dinv[i] * pi;
+    }
+    return;
+  }
   SPMVKIT_KRYLOV_LOOP(i, n) p[i] = r[i] + beta * (p[i] - omega * v[i]);
 }
 
@@ -94,13 +104,23 @@ __global__ void __launch_bounds__(KrylovLaunch::threads)
   }
 }
 
-// s_update: s = r - alpha v. Reads r, v; writes s: 2n + n words.
+// s_update: s = r - alpha v; with dinv, sh = dinv s. Reads r, v; writes s: 2n + n words
+// (+ n + n with dinv).
 template <class V>
 __global__ void __launch_bounds__(KrylovLaunch::threads)
     bicg_s_update(std::size_t n, const KrylovState<V>* __restrict__ st, const V* __restrict__ r,
-                  const V* __restrict__ v, V* __restrict__ s) {
+                  const V* __restrict__ v, V* __restrict__ s, const V* __restrict__ dinv,
+                  V* __restrict__ sh) {
   if (st->status != kRunning) return;
   const V alpha = st->alpha;
+  if (dinv) {
+    SPMVKIT_KRYLOV_LOOP(i, n) {
+      const V si = r[i] - alpha * v[i];
+      s[i] = si;
+      sh[i] = dinv[i] * si;
+    }
+    return;
+  }
   SPMVKIT_KRYLOV_LOOP(i, n) s[i] = r[i] - alpha * v[i];
 }
 
@@ -126,21 +146,21 @@ __global__ void __launch_bounds__(KrylovLaunch::threads)
   st->omega = out[1] != V(0) ? out[0] / out[1] : V(0);
 }
 
-// xr_update + reduce3: x += alpha p + omega s; r = s - omega t; (r, r) and (r0^, r); then
-// the iteration's scalars and checks. Reads x, p, s, t, r0^; writes x, r: 5n + 2n words.
+// xr_update + reduce3: x += alpha ph + omega sh; r = s - omega t; (r, r) and (r0^, r); then
+// the iteration's scalars and checks (ph = p, sh = s without a preconditioner). Reads x, p,
+// s, t, r0^; writes x, r: 5n + 2n words (+ n for sh with a preconditioner).
 template <class V>
 __global__ void __launch_bounds__(KrylovLaunch::threads)
     bicg_xr_update(std::size_t n, KrylovState<V>* st, const V* __restrict__ r0,
-                   const V* __restrict__ p, const V* __restrict__ s, const V* __restrict__ t,
+                   const V* __restrict__ ph, const V* sh, const V* s, const V* __restrict__ t,
                    V* __restrict__ x, V* __restrict__ r, V* partials, unsigned* counter,
                    V* history) {
   if (st->status != kRunning) return;
   const V alpha = st->alpha, omega = st->omega;
   V d[2] = {0, 0}, out[2];
   SPMVKIT_KRYLOV_LOOP(i, n) {
-    const V si = s[i];
-    x[i] += alpha * p[i] + omega * si;
-    const V ri = si - omega * t[i];
+    x[i] += alpha * ph[i] + omega * sh[i];
+    const V ri = s[i] - omega * t[i];
     r[i] = ri;
     d[0] += ri * ri;
     d[1] += r0[i] * ri;
@@ -188,46 +208,81 @@ __global__ void __launch_bounds__(KrylovLaunch::threads)
   }
 }
 
-// x += alpha p; r -= alpha q; (r, r); beta and the checks. Reads x, p, r, q; writes x, r:
-// 4n + 2n words.
+// x += alpha p; r -= alpha q; (r, r); with dinv, z = dinv r and (r, z); beta and the
+// checks, unless `defer_beta` (a preconditioner the driver applies next: cg_rz sets beta).
+// Reads x, p, r, q; writes x, r: 4n + 2n words (+ n + n with dinv).
 template <class V>
 __global__ void __launch_bounds__(KrylovLaunch::threads)
     cg_xr_update(std::size_t n, KrylovState<V>* st, const V* __restrict__ p,
-                 const V* __restrict__ q, V* __restrict__ x, V* __restrict__ r, V* partials,
+                 const V* __restrict__ q, V* __restrict__ x, V* __restrict__ r,
+                 const V* __restrict__ dinv, V* __restrict__ z, bool defer_beta, V* partials,
                  unsigned* counter, V* history) {
   if (st->status != kRunning) return;
   const V alpha = st->alpha;
-  V d[1] = {0}, out[1];
+  V d[2] = {0, 0}, out[2];
   SPMVKIT_KRYLOV_LOOP(i, n) {
     x[i] += alpha * p[i];
     const V ri = r[i] - alpha * q[i];
     r[i] = ri;
     d[0] += ri * ri;
+    if (dinv) {
+      const V zi = dinv[i] * ri;
+      z[i] = zi;
+      d[1] += ri * zi;
+    }
   }
   if (!reduce_last_block(d, partials, counter, out) || threadIdx.x != 0) return;
   const V rr = out[0];
+  const V rz = dinv ? out[1] : rr;
   const V res = sqrt(rr);
   st->res = res;
   st->iterations += 1;
   *history = res;
-  if (!finite(res)) {
+  if (!finite(res) || !finite(rz)) {
     st->status = kNonFinite;
   } else if (res <= st->tol) {
     st->status = kConverged;
+  } else if (defer_beta) {
+    return;
+  } else if (rz == V(0)) {
+    st->status = kBreakdown;
+    st->breakdown = kRZ;
   } else {
-    st->beta = rr / st->rho;
-    st->rho = rr;
+    st->beta = rz / st->rho;
+    st->rho = rz;
   }
 }
 
-// p = r + beta p. Reads r, p; writes p: 2n + n words.
+// PCG with a preconditioner applied between the kernels: (r, z), z = M r; beta and the check.
+// Reads r, z: 2n words.
 template <class V>
 __global__ void __launch_bounds__(KrylovLaunch::threads)
-    cg_p_update(std::size_t n, const KrylovState<V>* __restrict__ st, const V* __restrict__ r,
+    cg_rz(std::size_t n, KrylovState<V>* st, const V* __restrict__ r, const V* __restrict__ z,
+          V* partials, unsigned* counter) {
+  if (st->status != kRunning) return;
+  V d[1] = {0}, out[1];
+  SPMVKIT_KRYLOV_LOOP(i, n) d[0] += r[i] * z[i];
+  if (!reduce_last_block(d, partials, counter, out) || threadIdx.x != 0) return;
+  const V rz = out[0];
+  if (!finite(rz)) {
+    st->status = kNonFinite;
+  } else if (rz == V(0)) {
+    st->status = kBreakdown;
+    st->breakdown = kRZ;
+  } else {
+    st->beta = rz / st->rho;
+    st->rho = rz;
+  }
+}
+
+// p = z + beta p (z = r without a preconditioner). Reads z, p; writes p: 2n + n words.
+template <class V>
+__global__ void __launch_bounds__(KrylovLaunch::threads)
+    cg_p_update(std::size_t n, const KrylovState<V>* __restrict__ st, const V* __restrict__ z,
                 V* __restrict__ p) {
   if (st->status != kRunning) return;
   const V beta = st->beta;
-  SPMVKIT_KRYLOV_LOOP(i, n) p[i] = r[i] + beta * p[i];
+  SPMVKIT_KRYLOV_LOOP(i, n) p[i] = z[i] + beta * p[i];
 }
 
 #undef SPMVKIT_KRYLOV_LOOP

@@ -13,6 +13,7 @@ enum KrylovBreakdown : int {
   kR0V = 2,    // BiCGSTAB (r0^, v) == 0 in alpha = rho / (r0^, v)
   kOmega = 3,  // BiCGSTAB omega = (t, s) / (t, t) == 0
   kPAp = 4,    // CG (p, A p) == 0 in alpha = (r, r) / (p, A p)
+  kRZ = 5,     // preconditioned CG: (r, M r) == 0 (M not positive definite)
 };
 inline const char* breakdown_name(int b) {
   switch (b) {
@@ -24,6 +25,8 @@ inline const char* breakdown_name(int b) {
       return "omega = (t, s) / (t, t) is zero";
     case kPAp:
       return "(p, A p) is zero in alpha = (r, r) / (p, A p)";
+    case kRZ:
+      return "(r, M r) is zero in preconditioned CG (is the preconditioner positive definite?)";
     default:
       return "";
   }
@@ -31,7 +34,7 @@ inline const char* breakdown_name(int b) {
 
 template <class V>
 struct KrylovState {
-  V rho_old, rho;  // BiCGSTAB: (r0^, r) of the last two iterations; CG: (r, r)
+  V rho_old, rho;  // BiCGSTAB: (r0^, r) of the last two iterations; CG: (r, z), z = M r
   V alpha, beta, omega;
   V res;          // ||r|| (recursive)
   V tol;          // max(rtol ||b||, atol)

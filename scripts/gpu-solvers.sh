@@ -3,7 +3,8 @@
 # run every solver test (CUDA cases included), then `spmvkit bench solvers`; logs and JSON
 # under $OUT, a compact summary printed last.
 #   scripts/gpu-solvers.sh [MATRIX ...]   (default: the solvers suite)
-# Env: SPMVKIT_COMMIT (the commit to report), SKIP_TESTS=1, SKIP_BENCH=1, BENCH_ARGS.
+# Env: SPMVKIT_COMMIT (the commit to report), SKIP_TESTS=1, SKIP_BENCH=1, BENCH_ARGS,
+# SKIP_PRECOND=1 (skips `spmvkit bench precond`: block-Jacobi vs Jacobi, mixed vs f64).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/gpu-out}
@@ -31,6 +32,13 @@ if [ "${SKIP_BENCH:-0}" != 1 ]; then
     ${BENCH_ARGS:-} > "$OUT/bench_solvers.txt" 2>&1
   echo "bench solvers: rc=$? in $(( $(date +%s) - t0 ))s" >> "$summary"
   cat "$OUT/bench_solvers.txt" >> "$summary"
+fi
+if [ "${SKIP_PRECOND:-0}" != 1 ]; then
+  t0=$(date +%s)
+  build-gpu/spmvkit bench precond --backend cuda --json "$OUT/bench_precond.json" \
+    > "$OUT/bench_precond.txt" 2>&1
+  echo "bench precond: rc=$? in $(( $(date +%s) - t0 ))s" >> "$summary"
+  cat "$OUT/bench_precond.txt" >> "$summary"
 fi
 echo "==== summary ===="
 cat "$summary"

@@ -1,12 +1,15 @@
 // The merged solvers on the CPU: the fused loops of ops/fused_cpu.hpp in the order of the
 // merged-kernels paper's figure 2 (p_update, SpMV, reduce1, s_update, SpMV, reduce2,
 // xr_update + reduce3), the same scalar logic as the CUDA kernels (ops/krylov_cuda.cuh).
+// A Jacobi preconditioner is fused into the vector updates (they also write D^-1 p, D^-1 s,
+// D^-1 r); any other preconditioner is one apply after the update that produces its input.
 #include <chrono>
 #include <cmath>
 
 #include "ops/blas.hpp"
 #include "ops/fused_cpu.hpp"
 #include "ops/krylov_state.hpp"
+#include "spmvkit/preconditioners.hpp"
 #include "solvers/solver_loops.hpp"
 #include "spmvkit/vector.hpp"
 
@@ -23,7 +26,7 @@ bool finite(V v) {
 }  // namespace
 
 template <class V>
-LoopResult merged_cpu_loop(const Operator<V>& a, const V* b, V* x, double tol,
+LoopResult merged_cpu_loop(const Operator<V>& a, const Operator<V>* m, const V* b, V* x, double tol,
                            const SolverOptions& o, std::vector<double>* history) {
   namespace fz = ops::fused;
   const Backend be = Backend::cpu;
@@ -51,18 +54,28 @@ LoopResult merged_cpu_loop(const Operator<V>& a, const V* b, V* x, double tol,
     return out;
   }
   if (o.maxiter == 0) return out;
+  const auto* jacobi = dynamic_cast<const JacobiPreconditioner<V>*>(m);
+  const V* dinv = jacobi ? jacobi->inverse_diagonal() : nullptr;
+  const Operator<V>* separate = jacobi ? nullptr : m;  // applied as its own step
 
   const auto t0 = Clock::now();
   int k = 0;
   if (o.method == SolverMethod::bicgstab) {
-    Vector<V> r0(n, be), p(n, be), v(n, be), s(n, be), t(n, be);
+    Vector<V> r0(n, be), p(n, be), v(n, be), s(n, be), t(n, be), ph, sh;
+    if (m) {
+      ph = Vector<V>(n, be);
+      sh = Vector<V>(n, be);
+    }
+    V* pm = m ? ph.data() : p.data();  // M p and M s, or p and s themselves
+    V* sm = m ? sh.data() : s.data();
     ops::copy(be, n, r.data(), r0.data());
     ops::fill_zero(be, n, p.data());
     ops::fill_zero(be, n, v.data());
     V rho = static_cast<V>(rr0), beta = 0, omega = 1, alpha = 1;
     while (k < o.maxiter) {
-      fz::bicg_p_update(n, beta, omega, r.data(), v.data(), p.data());
-      a.apply(p.data(), nullptr, v.data(), V(1), V(0));
+      fz::bicg_p_update(n, beta, omega, r.data(), v.data(), p.data(), dinv, pm);
+      if (separate) separate->apply(p.data(), nullptr, pm, V(1), V(0));
+      a.apply(pm, nullptr, v.data(), V(1), V(0));
       const V r0v = static_cast<V>(fz::dot(n, r0.data(), v.data()));
       if (!finite(r0v)) {
         stop(SolveStatus::non_finite);
@@ -73,8 +86,9 @@ LoopResult merged_cpu_loop(const Operator<V>& a, const V* b, V* x, double tol,
         break;
       }
       alpha = rho / r0v;
-      fz::bicg_s_update(n, alpha, r.data(), v.data(), s.data());
-      a.apply(s.data(), nullptr, t.data(), V(1), V(0));
+      fz::bicg_s_update(n, alpha, r.data(), v.data(), s.data(), dinv, sm);
+      if (separate) separate->apply(s.data(), nullptr, sm, V(1), V(0));
+      a.apply(sm, nullptr, t.data(), V(1), V(0));
       const fz::Dot2 d = fz::mdot_ts_tt(n, t.data(), s.data());
       const V ts = static_cast<V>(d.first), tt = static_cast<V>(d.second);
       if (!finite(ts) || !finite(tt)) {
@@ -83,7 +97,7 @@ LoopResult merged_cpu_loop(const Operator<V>& a, const V* b, V* x, double tol,
       }
       omega = tt != V(0) ? ts / tt : V(0);
       const fz::Dot2 e =
-          fz::bicg_xr_update(n, alpha, omega, r0.data(), p.data(), s.data(), t.data(), x, r.data());
+          fz::bicg_xr_update(n, alpha, omega, r0.data(), pm, sm, s.data(), t.data(), x, r.data());
       const V res = static_cast<V>(std::sqrt(e.first)), rho_new = static_cast<V>(e.second);
       record(++k, res);
       if (!finite(res) || !finite(rho_new)) {
@@ -106,10 +120,15 @@ LoopResult merged_cpu_loop(const Operator<V>& a, const V* b, V* x, double tol,
       rho = rho_new;
     }
   } else {
-    Vector<V> p(n, be), q(n, be);
-    ops::copy(be, n, r.data(), p.data());
-    V rr = static_cast<V>(rr0);
-    while (k < o.maxiter) {
+    Vector<V> p(n, be), q(n, be), zv;
+    if (m) zv = Vector<V>(n, be);
+    V* z = m ? zv.data() : r.data();  // z = M r, or r itself
+    if (m) m->apply(r.data(), nullptr, z, V(1), V(0));
+    ops::copy(be, n, z, p.data());
+    V rz = m ? static_cast<V>(fz::dot(n, r.data(), z)) : static_cast<V>(rr0);
+    const bool start = !m || rz > V(0);
+    if (!start) stop(finite(rz) ? SolveStatus::breakdown : SolveStatus::non_finite, ops::kRZ);
+    while (start && k < o.maxiter) {
       a.apply(p.data(), nullptr, q.data(), V(1), V(0));
       const V pq = static_cast<V>(fz::dot(n, p.data(), q.data()));
       if (!finite(pq)) {
@@ -120,9 +139,9 @@ LoopResult merged_cpu_loop(const Operator<V>& a, const V* b, V* x, double tol,
         stop(SolveStatus::breakdown, ops::kPAp);
         break;
       }
-      const V alpha = rr / pq;
-      const V rr_new = static_cast<V>(fz::cg_xr_update(n, alpha, p.data(), q.data(), x, r.data()));
-      const V res = std::sqrt(rr_new);
+      const V alpha = rz / pq;
+      const fz::Dot2 e = fz::cg_xr_update(n, alpha, p.data(), q.data(), x, r.data(), dinv, z);
+      const V res = static_cast<V>(std::sqrt(e.first));
       record(++k, res);
       if (!finite(res)) {
         stop(SolveStatus::non_finite);
@@ -132,8 +151,18 @@ LoopResult merged_cpu_loop(const Operator<V>& a, const V* b, V* x, double tol,
         stop(SolveStatus::converged);
         break;
       }
-      fz::cg_p_update(n, rr_new / rr, r.data(), p.data());
-      rr = rr_new;
+      if (separate) separate->apply(r.data(), nullptr, z, V(1), V(0));
+      const V rz_new = static_cast<V>(separate ? fz::dot(n, r.data(), z) : e.second);
+      if (!finite(rz_new)) {
+        stop(SolveStatus::non_finite);
+        break;
+      }
+      if (rz_new == V(0)) {
+        stop(SolveStatus::breakdown, ops::kRZ);
+        break;
+      }
+      fz::cg_p_update(n, rz_new / rz, z, p.data());
+      rz = rz_new;
     }
   }
   out.loop_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
@@ -141,9 +170,11 @@ LoopResult merged_cpu_loop(const Operator<V>& a, const V* b, V* x, double tol,
   return out;
 }
 
-template LoopResult merged_cpu_loop<float>(const Operator<float>&, const float*, float*, double,
+template LoopResult merged_cpu_loop<float>(const Operator<float>&, const Operator<float>*,
+                                           const float*, float*, double,
                                            const SolverOptions&, std::vector<double>*);
-template LoopResult merged_cpu_loop<double>(const Operator<double>&, const double*, double*, double,
+template LoopResult merged_cpu_loop<double>(const Operator<double>&, const Operator<double>*,
+                                            const double*, double*, double,
                                             const SolverOptions&, std::vector<double>*);
 
 }  // namespace spmvkit::solvers_detail

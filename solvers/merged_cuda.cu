@@ -8,6 +8,8 @@
 //   (two graphs, one per pinned slot), which removes most launch cost on small systems.
 // A group queued after convergence runs kernels that return at once, so x is the iterate
 // that converged and the iteration count is exact.
+// A preconditioner: Jacobi is fused into the update kernels (ops/krylov_cuda.cuh); any other
+// is its own apply between them, on the same stream (captured in the graph like the SpMV).
 #include <chrono>
 #include <cmath>
 #include <memory>
@@ -17,6 +19,7 @@
 #include "ops/blas.hpp"
 #include "ops/krylov_cuda.cuh"
 #include "solvers/solver_loops.hpp"
+#include "spmvkit/preconditioners.hpp"
 
 namespace spmvkit::solvers_detail {
 namespace {
@@ -38,8 +41,9 @@ struct GraphExec {
 template <class V>
 class MergedSolve {
  public:
-  MergedSolve(const Operator<V>& a, V* x, const SolverOptions& o)
+  MergedSolve(const Operator<V>& a, const Operator<V>* m, V* x, const SolverOptions& o)
       : a_(a),
+        m_(m),
         o_(o),
         n_(static_cast<std::size_t>(a.rows())),
         x_(x),
@@ -53,6 +57,15 @@ class MergedSolve {
       r0_ = cuda::DeviceBuffer<V>(n_);
       s_ = cuda::DeviceBuffer<V>(n_);
       t_ = cuda::DeviceBuffer<V>(n_);
+    }
+    if (const auto* j = dynamic_cast<const JacobiPreconditioner<V>*>(m)) {
+      dinv_ = j->inverse_diagonal();
+    } else {
+      separate_ = m;
+    }
+    if (m) {
+      ph_ = cuda::DeviceBuffer<V>(n_);  // CG: z = M r
+      if (bicg) sh_ = cuda::DeviceBuffer<V>(n_);
     }
     const unsigned max_blocks =
         static_cast<unsigned>(cuda::Context::get().sm_count() * KrylovLaunch::blocks_per_sm);
@@ -95,12 +108,23 @@ class MergedSolve {
       cuda::copy_on_device(r0_.data(), r_.data(), n_ * sizeof(V));
       cuda::fill_bytes(p_.data(), 0, n_ * sizeof(V));
       cuda::fill_bytes(v_.data(), 0, n_ * sizeof(V));
+    } else if (m_) {
+      m_->apply(r_.data(), nullptr, ph_.data(), V(1), V(0));  // z0 = M r0
+      cuda::copy_on_device(p_.data(), ph_.data(), n_ * sizeof(V));
     } else {
       cuda::copy_on_device(p_.data(), r_.data(), n_ * sizeof(V));
     }
     KrylovState<V> init{};
     init.rho_old = V(1);
     init.rho = res0 * res0;  // BiCGSTAB (r0^, r0) = ||r0||^2; CG (r, r)
+    if (!bicg && m_) {
+      init.rho = ops::cuda_blas::dot(n_, r_.data(), ph_.data());  // PCG: (r0, M r0)
+      if (!(init.rho > V(0))) {
+        out.status = std::isfinite(init.rho) ? SolveStatus::breakdown : SolveStatus::non_finite;
+        out.breakdown = ops::breakdown_name(ops::kRZ);
+        return out;
+      }
+    }
     init.alpha = V(1);
     init.beta = V(0);
     init.omega = V(1);
@@ -179,28 +203,40 @@ class MergedSolve {
     KrylovState<V>* st = state_.data();
     V* part = partials_.data();
     unsigned* cnt = counter_.data();
+    // M p and M s (BiCGSTAB) or z = M r (CG), or the vectors themselves without M.
+    V* pm = m_ ? ph_.data() : p_.data();
+    V* sm = m_ ? sh_.data() : s_.data();
+    V* z = m_ ? ph_.data() : r_.data();
     if (o_.method == SolverMethod::bicgstab) {
-      bicg_p_update<<<g, t, 0, stream_>>>(n_, st, r_.data(), v_.data(), p_.data());
+      bicg_p_update<<<g, t, 0, stream_>>>(n_, st, r_.data(), v_.data(), p_.data(), dinv_, pm);
       SPMVKIT_LAUNCH_CHECK();
-      a_.apply(p_.data(), nullptr, v_.data(), V(1), V(0));
+      if (separate_) separate_->apply(p_.data(), nullptr, pm, V(1), V(0));
+      a_.apply(pm, nullptr, v_.data(), V(1), V(0));
       bicg_alpha<<<g, t, 0, stream_>>>(n_, st, r0_.data(), v_.data(), part, cnt);
       SPMVKIT_LAUNCH_CHECK();
-      bicg_s_update<<<g, t, 0, stream_>>>(n_, st, r_.data(), v_.data(), s_.data());
+      bicg_s_update<<<g, t, 0, stream_>>>(n_, st, r_.data(), v_.data(), s_.data(), dinv_, sm);
       SPMVKIT_LAUNCH_CHECK();
-      a_.apply(s_.data(), nullptr, t_.data(), V(1), V(0));
+      if (separate_) separate_->apply(s_.data(), nullptr, sm, V(1), V(0));
+      a_.apply(sm, nullptr, t_.data(), V(1), V(0));
       bicg_omega<<<g, t, 0, stream_>>>(n_, st, t_.data(), s_.data(), part, cnt);
       SPMVKIT_LAUNCH_CHECK();
-      bicg_xr_update<<<g, t, 0, stream_>>>(n_, st, r0_.data(), p_.data(), s_.data(), t_.data(), x_,
+      bicg_xr_update<<<g, t, 0, stream_>>>(n_, st, r0_.data(), pm, sm, s_.data(), t_.data(), x_,
                                            r_.data(), part, cnt, hist);
       SPMVKIT_LAUNCH_CHECK();
     } else {
       a_.apply(p_.data(), nullptr, v_.data(), V(1), V(0));
       cg_alpha<<<g, t, 0, stream_>>>(n_, st, p_.data(), v_.data(), part, cnt);
       SPMVKIT_LAUNCH_CHECK();
-      cg_xr_update<<<g, t, 0, stream_>>>(n_, st, p_.data(), v_.data(), x_, r_.data(), part, cnt,
-                                         hist);
+      cg_xr_update<<<g, t, 0, stream_>>>(n_, st, p_.data(), v_.data(), x_, r_.data(), dinv_, z,
+                                         separate_ != nullptr, part, cnt, hist);
       SPMVKIT_LAUNCH_CHECK();
-      cg_p_update<<<g, t, 0, stream_>>>(n_, st, r_.data(), p_.data());
+      if (separate_) {
+        // Applied even after the solve stopped (the kernels around it return at once).
+        separate_->apply(r_.data(), nullptr, z, V(1), V(0));
+        cg_rz<<<g, t, 0, stream_>>>(n_, st, r_.data(), z, part, cnt);
+        SPMVKIT_LAUNCH_CHECK();
+      }
+      cg_p_update<<<g, t, 0, stream_>>>(n_, st, z, p_.data());
       SPMVKIT_LAUNCH_CHECK();
     }
   }
@@ -244,13 +280,16 @@ class MergedSolve {
   }
 
   const Operator<V>& a_;
+  const Operator<V>* m_;         // the preconditioner, or nullptr
+  const V* dinv_ = nullptr;      // a Jacobi preconditioner's inverse diagonal (fused)
+  const Operator<V>* separate_ = nullptr;  // any other preconditioner (its own apply)
   const SolverOptions& o_;
   std::size_t n_;
   V* x_;
   int k_;
   cudaStream_t stream_;
   unsigned blocks_ = 1;
-  cuda::DeviceBuffer<V> r_, r0_, p_, v_, s_, t_, partials_, dhist_;
+  cuda::DeviceBuffer<V> r_, r0_, p_, v_, s_, t_, ph_, sh_, partials_, dhist_;
   cuda::DeviceBuffer<unsigned> counter_;
   cuda::DeviceBuffer<KrylovState<V>> state_;
   cuda::PinnedBuffer<V> hhist_;
@@ -261,15 +300,17 @@ class MergedSolve {
 }  // namespace
 
 template <class V>
-LoopResult merged_cuda_loop(const Operator<V>& a, const V* b, V* x, double tol,
-                            const SolverOptions& o, std::vector<double>* history) {
-  MergedSolve<V> solve(a, x, o);
+LoopResult merged_cuda_loop(const Operator<V>& a, const Operator<V>* m, const V* b, V* x,
+                            double tol, const SolverOptions& o, std::vector<double>* history) {
+  MergedSolve<V> solve(a, m, x, o);
   return solve.run(b, tol, history);
 }
 
-template LoopResult merged_cuda_loop<float>(const Operator<float>&, const float*, float*, double,
+template LoopResult merged_cuda_loop<float>(const Operator<float>&, const Operator<float>*,
+                                            const float*, float*, double,
                                             const SolverOptions&, std::vector<double>*);
-template LoopResult merged_cuda_loop<double>(const Operator<double>&, const double*, double*,
+template LoopResult merged_cuda_loop<double>(const Operator<double>&, const Operator<double>*,
+                                             const double*, double*,
                                              double, const SolverOptions&, std::vector<double>*);
 
 }  // namespace spmvkit::solvers_detail

@@ -2,6 +2,8 @@
 // operation is one BLAS-1 call (ops/blas.hpp: cuBLAS on CUDA, plain loops on the CPU) and
 // every scalar lives on the host, so each dot product and norm waits for its result. It is
 // the baseline of every speed claim (bench/solver_bench.cpp runs it beside the merged one).
+// A preconditioner M is one more operator apply per use, a separate step (right-preconditioned
+// BiCGSTAB: p^ = M p, s^ = M s, x += alpha p^ + omega s^; PCG: z = M r).
 #include <chrono>
 #include <cmath>
 
@@ -26,7 +28,7 @@ bool finite(V v) {
 }  // namespace
 
 template <class V>
-LoopResult reference_loop(const Operator<V>& a, const V* b, V* x, double tol,
+LoopResult reference_loop(const Operator<V>& a, const Operator<V>* m, const V* b, V* x, double tol,
                           const SolverOptions& o, std::vector<double>* history) {
   const Backend be = a.backend();
   const std::size_t n = static_cast<std::size_t>(a.rows());
@@ -58,7 +60,14 @@ LoopResult reference_loop(const Operator<V>& a, const V* b, V* x, double tol,
   const auto t0 = Clock::now();
   int k = 0;
   if (o.method == SolverMethod::bicgstab) {
-    Vector<V> r0(n, be), p(n, be), v(n, be), s(n, be), t(n, be);
+    Vector<V> r0(n, be), p(n, be), v(n, be), s(n, be), t(n, be), ph, sh;
+    if (m) {
+      ph = Vector<V>(n, be);
+      sh = Vector<V>(n, be);
+    }
+    // The vectors the SpMVs and the x update read: M p and M s, or p and s themselves.
+    V* pm = m ? ph.data() : p.data();
+    V* sm = m ? sh.data() : s.data();
     ops::copy(be, n, r.data(), r0.data());  // line 3: r0^ = r0
     ops::fill_zero(be, n, p.data());        // line 5: v0 = p0 = 0
     ops::fill_zero(be, n, v.data());
@@ -77,7 +86,8 @@ LoopResult reference_loop(const Operator<V>& a, const V* b, V* x, double tol,
       ops::scal(be, n, beta, p.data());                  // line 10: p = r + beta (p - omega v)
       ops::axpy(be, n, -omega * beta, v.data(), p.data());
       ops::axpy(be, n, V(1), r.data(), p.data());
-      a.apply(p.data(), nullptr, v.data(), V(1), V(0));  // line 11: v = A p
+      if (m) m->apply(p.data(), nullptr, pm, V(1), V(0));  // p^ = M p
+      a.apply(pm, nullptr, v.data(), V(1), V(0));          // line 11: v = A p^
       const V r0v = ops::dot(be, n, r0.data(), v.data());
       if (!finite(r0v)) {
         stop(SolveStatus::non_finite);
@@ -90,7 +100,8 @@ LoopResult reference_loop(const Operator<V>& a, const V* b, V* x, double tol,
       alpha = rho / r0v;                     // line 12
       ops::copy(be, n, r.data(), s.data());  // line 13: s = r - alpha v
       ops::axpy(be, n, -alpha, v.data(), s.data());
-      a.apply(s.data(), nullptr, t.data(), V(1), V(0));  // line 14: t = A s
+      if (m) m->apply(s.data(), nullptr, sm, V(1), V(0));  // s^ = M s
+      a.apply(sm, nullptr, t.data(), V(1), V(0));          // line 14: t = A s^
       const V ts = ops::dot(be, n, t.data(), s.data());  // line 15
       const V tt = ops::dot(be, n, t.data(), t.data());
       if (!finite(ts) || !finite(tt)) {
@@ -98,8 +109,8 @@ LoopResult reference_loop(const Operator<V>& a, const V* b, V* x, double tol,
         break;
       }
       omega = tt != V(0) ? ts / tt : V(0);
-      ops::axpy(be, n, alpha, p.data(), x);  // line 16: x += alpha p + omega s
-      ops::axpy(be, n, omega, s.data(), x);
+      ops::axpy(be, n, alpha, pm, x);  // line 16: x += alpha p^ + omega s^
+      ops::axpy(be, n, omega, sm, x);
       ops::copy(be, n, s.data(), r.data());  // line 17: r = s - omega t
       ops::axpy(be, n, -omega, t.data(), r.data());
       res = ops::nrm2(be, n, r.data());  // line 18
@@ -119,10 +130,15 @@ LoopResult reference_loop(const Operator<V>& a, const V* b, V* x, double tol,
       rho_old = rho;
     }
   } else {
-    Vector<V> p(n, be), q(n, be);
-    ops::copy(be, n, r.data(), p.data());
-    V rr = res * res;
-    while (k < o.maxiter) {
+    Vector<V> p(n, be), q(n, be), zv;
+    if (m) zv = Vector<V>(n, be);
+    V* z = m ? zv.data() : r.data();  // z = M r, or r itself
+    if (m) m->apply(r.data(), nullptr, z, V(1), V(0));
+    ops::copy(be, n, z, p.data());
+    V rz = m ? ops::dot(be, n, r.data(), z) : res * res;
+    const bool start = !m || rz > V(0);
+    if (!start) stop(finite(rz) ? SolveStatus::breakdown : SolveStatus::non_finite, ops::kRZ);
+    while (start && k < o.maxiter) {
       a.apply(p.data(), nullptr, q.data(), V(1), V(0));  // q = A p
       const V pq = ops::dot(be, n, p.data(), q.data());
       if (!finite(pq)) {
@@ -133,11 +149,11 @@ LoopResult reference_loop(const Operator<V>& a, const V* b, V* x, double tol,
         stop(SolveStatus::breakdown, ops::kPAp);
         break;
       }
-      const V alpha = rr / pq;
+      const V alpha = rz / pq;
       ops::axpy(be, n, alpha, p.data(), x);
       ops::axpy(be, n, -alpha, q.data(), r.data());
-      const V rr_new = ops::dot(be, n, r.data(), r.data());
-      res = std::sqrt(rr_new);
+      const V rr = ops::dot(be, n, r.data(), r.data());
+      res = std::sqrt(rr);
       record(++k, res);
       if (!finite(res)) {
         stop(SolveStatus::non_finite);
@@ -147,9 +163,19 @@ LoopResult reference_loop(const Operator<V>& a, const V* b, V* x, double tol,
         stop(SolveStatus::converged);
         break;
       }
-      ops::scal(be, n, rr_new / rr, p.data());  // p = r + beta p
-      ops::axpy(be, n, V(1), r.data(), p.data());
-      rr = rr_new;
+      if (m) m->apply(r.data(), nullptr, z, V(1), V(0));  // z = M r
+      const V rz_new = m ? ops::dot(be, n, r.data(), z) : rr;
+      if (!finite(rz_new)) {
+        stop(SolveStatus::non_finite);
+        break;
+      }
+      if (rz_new == V(0)) {
+        stop(SolveStatus::breakdown, ops::kRZ);
+        break;
+      }
+      ops::scal(be, n, rz_new / rz, p.data());  // p = z + beta p
+      ops::axpy(be, n, V(1), z, p.data());
+      rz = rz_new;
     }
   }
   synchronize(be);
@@ -158,9 +184,11 @@ LoopResult reference_loop(const Operator<V>& a, const V* b, V* x, double tol,
   return out;
 }
 
-template LoopResult reference_loop<float>(const Operator<float>&, const float*, float*, double,
+template LoopResult reference_loop<float>(const Operator<float>&, const Operator<float>*,
+                                          const float*, float*, double,
                                           const SolverOptions&, std::vector<double>*);
-template LoopResult reference_loop<double>(const Operator<double>&, const double*, double*, double,
+template LoopResult reference_loop<double>(const Operator<double>&, const Operator<double>*,
+                                           const double*, double*, double,
                                            const SolverOptions&, std::vector<double>*);
 
 }  // namespace spmvkit::solvers_detail

@@ -21,17 +21,19 @@ struct LoopResult {
 };
 
 // Each loop: r0 = b - A x; stops at once when ||r0|| <= tol; history (when non-null) gets
-// ||r_k|| for k = 0 .. iterations; options.callback is called with each.
+// ||r_k|| for k = 0 .. iterations; options.callback is called with each. `m` is the
+// preconditioner (nullptr: none), applied on the right (BiCGSTAB) or as in PCG, so r stays
+// the residual of A x = b.
 template <class V>
-LoopResult reference_loop(const Operator<V>& a, const V* b, V* x, double tol,
+LoopResult reference_loop(const Operator<V>& a, const Operator<V>* m, const V* b, V* x, double tol,
                           const SolverOptions& o, std::vector<double>* history);
 template <class V>
-LoopResult merged_cpu_loop(const Operator<V>& a, const V* b, V* x, double tol,
+LoopResult merged_cpu_loop(const Operator<V>& a, const Operator<V>* m, const V* b, V* x, double tol,
                            const SolverOptions& o, std::vector<double>* history);
 #if SPMVKIT_HAVE_CUDA
 template <class V>
-LoopResult merged_cuda_loop(const Operator<V>& a, const V* b, V* x, double tol,
-                            const SolverOptions& o, std::vector<double>* history);
+LoopResult merged_cuda_loop(const Operator<V>& a, const Operator<V>* m, const V* b, V* x,
+                            double tol, const SolverOptions& o, std::vector<double>* history);
 #endif
 
 }  // namespace spmvkit::solvers_detail

@@ -72,8 +72,14 @@ void check_inputs(const OperatorInfo& a, std::size_t b_size, Backend b_backend, 
 }  // namespace
 
 template <class V>
-SolveResult solve(const Operator<V>& a, const Vector<V>& b, Vector<V>& x, const SolverOptions& o) {
+SolveResult solve(const Operator<V>& a, const Vector<V>& b, Vector<V>& x, const SolverOptions& o,
+                  const Operator<V>* m) {
   check_inputs(a.info(), b.size(), b.backend(), x.size(), x.backend(), o);
+  if (m && (m->rows() != a.rows() || m->cols() != a.cols() || m->backend() != a.backend()))
+    throw InputError("the preconditioner is " + std::to_string(m->rows()) + " x " +
+                     std::to_string(m->cols()) + " on " + std::string(to_string(m->backend())) +
+                     ", A is " + std::to_string(a.rows()) + " x " + std::to_string(a.cols()) +
+                     " on " + std::string(to_string(a.backend())));
   const Backend be = a.backend();
   const std::size_t n = b.size();
   SolveResult res;
@@ -111,12 +117,12 @@ SolveResult solve(const Operator<V>& a, const Vector<V>& b, Vector<V>& x, const 
     std::vector<double>* hp = o.record_history ? &h : nullptr;
     solvers_detail::LoopResult loop;
     if (o.impl == SolverImpl::reference) {
-      loop = solvers_detail::reference_loop(a, b.data(), x.data(), res.tolerance, lo, hp);
+      loop = solvers_detail::reference_loop(a, m, b.data(), x.data(), res.tolerance, lo, hp);
     } else if (be == Backend::cpu) {
-      loop = solvers_detail::merged_cpu_loop(a, b.data(), x.data(), res.tolerance, lo, hp);
+      loop = solvers_detail::merged_cpu_loop(a, m, b.data(), x.data(), res.tolerance, lo, hp);
     } else {
 #if SPMVKIT_HAVE_CUDA
-      loop = solvers_detail::merged_cuda_loop(a, b.data(), x.data(), res.tolerance, lo, hp);
+      loop = solvers_detail::merged_cuda_loop(a, m, b.data(), x.data(), res.tolerance, lo, hp);
 #else
       throw UnsupportedError("this build of spmvkit has no CUDA backend");
 #endif
@@ -161,9 +167,9 @@ SolveResult solve(const Operator<V>& a, const Vector<V>& b, Vector<V>& x, const 
 }
 
 template SolveResult solve<float>(const Operator<float>&, const Vector<float>&, Vector<float>&,
-                                  const SolverOptions&);
+                                  const SolverOptions&, const Operator<float>*);
 template SolveResult solve<double>(const Operator<double>&, const Vector<double>&, Vector<double>&,
-                                   const SolverOptions&);
+                                   const SolverOptions&, const Operator<double>*);
 
 // --- traffic model ---------------------------------------------------------------------------
 

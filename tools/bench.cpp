@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "bench/bench.hpp"
+#include "bench/precond_bench.hpp"
 #include "bench/solver_bench.hpp"
 #include "spmvkit/error.hpp"
 #include "spmvkit/generators.hpp"
@@ -103,11 +104,33 @@ static void run_solvers_suite(const std::vector<std::string>& args, const std::s
   }
 }
 
+// `spmvkit bench precond`: block-Jacobi vs Jacobi, mixed vs double (bench/precond_bench.hpp).
+// --formats names the one SpMV format; on the CPU the systems are small (a smoke run).
+static void run_precond_suite(const std::string& backend, const std::string& formats, int reps,
+                              const std::string& json) {
+  bench::PrecondBenchOptions o;
+  o.backend = backend == "auto" ? (cuda_available() ? Backend::cuda : Backend::cpu)
+                                : parse_backend(backend);
+  if (!formats.empty()) o.format = formats;
+  if (reps > 0) o.reps = reps;
+  if (o.backend == Backend::cpu) {
+    o.reservoir_values = 2e6;
+    o.convdiff = "convdiff3d_32";
+    o.stencil = "stencil7_40";
+  }
+  const nlohmann::json doc = bench::run_precond_bench(o, std::cout);
+  if (!json.empty()) {
+    std::ofstream out(json);
+    if (!out) throw InputError("cannot write " + json);
+    out << doc.dump(2) << "\n";
+  }
+}
+
 void add_bench(CLI::App& app) {
   std::string suites;
   for (const auto& s : bench::suite_names()) suites += (suites.empty() ? "" : ", ") + s;
   auto* cmd = app.add_subcommand(
-      "bench", "Benchmark formats on matrices or suites (" + suites + ", solvers" +
+      "bench", "Benchmark formats on matrices or suites (" + suites + ", solvers, precond" +
                    "), next to cuSPARSE (GPU) or Eigen (CPU)");
   struct Args {
     std::vector<std::string> matrices;
@@ -144,6 +167,10 @@ void add_bench(CLI::App& app) {
       ->check(CLI::Range(0.0, 1e9));
   cmd->add_option("--part", a->part, "K/N: run every N-th matrix from the K-th (split a suite)");
   cmd->callback([a, formats_opt, params_opt, reps_opt, warmup_opt] {
+    if (!a->matrices.empty() && a->matrices.front() == "precond") {
+      run_precond_suite(a->backend, a->formats, *reps_opt ? a->reps : 0, a->json);
+      return;
+    }
     if (!a->matrices.empty() && a->matrices.front() == "solvers") {
       run_solvers_suite(a->matrices, a->backend, a->precision, a->formats,
                         *reps_opt ? a->reps : 0, a->time_limit, a->json);

@@ -14,7 +14,7 @@ void add_generate(CLI::App& app) {
       "generate",
       "Write a generated matrix as Matrix Market (.mtx, or .mtx.gz compressed).\n"
       "NAME: stencil5_N stencil9_N (2D, N x N grid), stencil7_N stencil27_N (3D, N^3),\n"
-      "reservoir_bsB_N (N^3 cells, B x B blocks), powerlaw_ROWS[_MAXROW],\n"
+      "reservoir_bsB_N[_K] (N^3 cells, B x B blocks, coupling K), powerlaw_ROWS[_MAXROW],\n"
       "banded_ROWS_HALFBAND[_PERROW], random_ROWS_COLS_PERROW, expand_bsB_MATRIX");
   auto name = std::make_shared<std::string>();
   auto out = std::make_shared<std::string>();

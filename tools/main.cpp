@@ -9,7 +9,7 @@ int main(int argc, char** argv) {
       "spmvkit: fast sparse matrix-vector products on NVIDIA GPUs and CPUs.\n"
       "A MATRIX is a Matrix Market file (.mtx, .mtx.gz), a matrix name from $SPMVKIT_MATRICES\n"
       "(else ../shared/matrices) or tests/data, or a generator name: stencil5_N stencil9_N\n"
-      "stencil7_N stencil27_N reservoir_bsB_N convdiff2d_N[_PE] convdiff3d_N[_PE]\n"
+      "stencil7_N stencil27_N reservoir_bsB_N[_K] convdiff2d_N[_PE] convdiff3d_N[_PE]\n"
       "powerlaw_ROWS[_MAXROW] "
       "banded_ROWS_HALFBAND[_PERROW] random_ROWS_COLS_PERROW expand_bsB_MATRIX",
       "spmvkit"};

@@ -1,5 +1,7 @@
 // spmvkit solve MATRIX: solves A x = b with BiCGSTAB or CG (merged or reference) on any
-// format of the registry; a live progress line on a terminal, a summary table, JSON.
+// format of the registry, optionally preconditioned (--precond) or in mixed precision
+// (--precision mixed); a live progress line on a terminal, a summary table, JSON.
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -11,6 +13,7 @@
 #include "spmvkit/error.hpp"
 #include "spmvkit/generators.hpp"
 #include "spmvkit/matrix_market.hpp"
+#include "spmvkit/preconditioners.hpp"
 #include "spmvkit/registry.hpp"
 #include "spmvkit/solvers.hpp"
 #include "spmvkit/timing.hpp"
@@ -21,7 +24,7 @@ namespace {
 
 struct SolveArgs {
   std::string matrix, rhs = "ones", method = "bicgstab", impl = "merged", format = "auto";
-  std::string precision = "f64", history, json, backend = "auto";
+  std::string precision = "f64", history, json, backend = "auto", precond = "none";
   double rtol = 1e-8, atol = 0;
   int maxiter = 1000, check_every = 16;
   bool no_graph = false;
@@ -44,10 +47,13 @@ std::vector<double> make_rhs(const std::string& rhs, const Csr<double>& a) {
   return b;
 }
 
+// V: the precision of the solve (double for --precision mixed, whose inner solves are float).
 template <class V>
 void run(const SolveArgs& s) {
   const Backend be = s.backend == "auto" ? (cuda_available() ? Backend::cuda : Backend::cpu)
                                          : parse_backend(s.backend);
+  const bool mixed = s.precision == "mixed";
+  const PrecondSpec pc = parse_precond(s.precond);
   SolverOptions o;
   o.method = parse_solver_method(s.method);
   o.impl = parse_solver_impl(s.impl);
@@ -66,6 +72,18 @@ void run(const SolveArgs& s) {
   if (s.format == "auto" && s.maxiter > 0)
     format_params.set("applies", std::to_string(2LL * s.maxiter));
   const auto op = build_operator<V>(s.format, a64.cast<V>(), format_params, be);
+  std::unique_ptr<Operator<float>> op32, m32;
+  std::unique_ptr<Operator<V>> m;
+  if (mixed) op32 = build_operator<float>(s.format, a64.cast<float>(), format_params, be);
+  const auto setup0 = std::chrono::steady_clock::now();
+  if (mixed) {
+    m32 = make_preconditioner<float>(pc, a64.cast<float>(), be);
+  } else {
+    m = make_preconditioner<V>(pc, a64.cast<V>(), be);
+  }
+  synchronize(be);
+  const double setup_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - setup0).count();
   const Vector<V> b = Vector<V>::from_host(std::vector<V>(b64.begin(), b64.end()), be);
   Vector<V> x(b.size(), be);
   x.fill(V(0));
@@ -82,12 +100,23 @@ void run(const SolveArgs& s) {
     std::snprintf(note, sizeof note, "iteration %d  ||r|| %.3e", k, res);
     progress.update(std::clamp(done, 0.0, 1.0), note);
   };
-  const SolveResult r = solve(*op, b, x, o);
+  SolveResult r;
+  if constexpr (std::is_same_v<V, double>) {
+    r = mixed ? solve_mixed(*op, *op32, b, x, o, m32.get()) : solve(*op, b, x, o, m.get());
+  } else {
+    r = solve(*op, b, x, o, m.get());
+  }
   progress.update(1.0);
 
   const double ceiling = measure_read_bandwidth_gbs(
       be, be == Backend::cuda ? std::size_t{1} << 30 : std::size_t{256} << 20);
-  const nlohmann::json rec = bench::solve_record(s.matrix, op->info(), o, r, sizeof(V), ceiling);
+  nlohmann::json rec = bench::solve_record(s.matrix, op->info(), o, r, sizeof(V), ceiling);
+  rec["precond"] = to_string(pc);
+  rec["precond_setup_ms"] = setup_ms;
+  if (mixed) {
+    rec["precision"] = "mixed";
+    rec["outer_iterations"] = r.outer_iterations;
+  }
   std::printf("%s", bench::solve_summary(rec).c_str());
   if (!s.history.empty()) {
     std::ofstream h(s.history);
@@ -124,7 +153,12 @@ void add_solve(CLI::App& app) {
       ->check(CLI::IsMember({"merged", "reference"}));
   cmd->add_option("--format", s->format,
                   "SpMV format (registry name; default auto, weighing setup against the SpMVs)");
-  cmd->add_option("--precision", s->precision, "f64 or f32")->check(CLI::IsMember({"f64", "f32"}));
+  cmd->add_option("--precision", s->precision,
+                  "f64, f32, or mixed (refinement: double outer loop, float inner solves)")
+      ->check(CLI::IsMember({"f64", "f32", "mixed"}));
+  cmd->add_option("--precond", s->precond,
+                  "none, jacobi, or block_jacobi[:BS] (BS: the block size; default the "
+                  "matrix's own)");
   cmd->add_option("--rtol", s->rtol, "Stop when ||r|| <= max(rtol ||b||, atol)");
   cmd->add_option("--atol", s->atol, "Absolute tolerance");
   cmd->add_option("--maxiter", s->maxiter, "Most iterations");
@@ -135,6 +169,7 @@ void add_solve(CLI::App& app) {
   cmd->add_option("--json", s->json, "Write every figure as JSON to this file");
   cmd->add_option("--backend", s->backend, "cuda, cpu, or auto (cuda when a GPU is present)");
   cmd->callback([s] {
+    parse_precond(s->precond);  // a bad name fails before the matrix is loaded
     if (s->precision == "f32")
       run<float>(*s);
     else

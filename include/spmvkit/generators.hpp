@@ -22,8 +22,12 @@ Csr<double> generate_convdiff_3d(index_t n, double peclet = 1.0);
 
 // The BSR paper's SPE5-like reservoir matrix: an n^3 grid with 7-point connectivity, each
 // coupling a dense bs x bs block of random values in [-1, 1), each diagonal entry 1 + the sum
-// of its row's |off-diagonals| (strictly diagonally dominant), rows = n^3 * bs.
-Csr<double> generate_reservoir(index_t n, int block_size, std::uint64_t seed = 1);
+// of its row's |off-diagonals| (strictly diagonally dominant), rows = n^3 * bs. `coupling`
+// multiplies the off-diagonals inside each cell's own diagonal block (before the diagonal
+// is set): > 1 couples a cell's components more strongly than neighbouring cells, as in real
+// reservoir systems (where block-Jacobi beats scalar Jacobi).
+Csr<double> generate_reservoir(index_t n, int block_size, std::uint64_t seed = 1,
+                               double coupling = 1.0);
 // The grid size n (at least 2) whose reservoir matrix of block size bs holds about `values`
 // stored values (7 n^3 blocks of bs^2): what `spmvkit tune bsr` and the bsr-all suite use.
 index_t reservoir_grid_for(int block_size, double values);
@@ -51,7 +55,8 @@ Csr<double> generate_banded(index_t rows, index_t half_band, index_t per_row,
 Csr<double> generate_random(index_t rows, index_t cols, double per_row, std::uint64_t seed = 1);
 
 // Builds a generated matrix from its name (as used by the CLI, the benchmark and results):
-//   stencil5_N, stencil9_N (2D), stencil7_N, stencil27_N (3D), reservoir_bsB_N,
+//   stencil5_N, stencil9_N (2D), stencil7_N, stencil27_N (3D), reservoir_bsB_N[_K] (K the
+//   within-cell coupling, default 1),
 //   convdiff2d_N[_PE], convdiff3d_N[_PE] (Peclet number PE, default 1),
 //   powerlaw_ROWS[_MAXROW], banded_ROWS_HALFBAND[_PERROW], random_ROWS_COLS_PERROW,
 //   expand_bsB_NAME (block expansion of any matrix name or .mtx path).

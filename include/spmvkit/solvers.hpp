@@ -69,6 +69,9 @@ struct SolveResult {
   double spmv_ms_per_iter = 0;    // spmv_per_iter * the median time of one apply
   double other_ms_per_iter = 0;   // iter_ms - spmv_ms_per_iter
   bool cuda_graph = false;        // the merged CUDA loop ran as a CUDA graph
+  // Mixed-precision refinement (solve_mixed): its outer (double) steps; `iterations` is then
+  // the sum of the inner (float) solves' iterations.
+  int outer_iterations = 0;
 };
 
 // Solves A x = b, x holding the initial guess on entry. When the recursive residual reaches
@@ -77,9 +80,33 @@ struct SolveResult {
 // breakdown ("residual gap"), never converged. A must be square, b and x of its size
 // and on its backend (InputError otherwise); rtol, atol >= 0, maxiter >= 0. A zero b gives
 // x = 0, converged at iteration 0.
+// `preconditioner` M ~ A^-1 (any Operator<V> of A's size and backend: JacobiPreconditioner,
+// BlockJacobiPreconditioner of spmvkit/preconditioners.hpp, or the user's own; nullptr for
+// none) is applied on the right for BiCGSTAB (A M y = b, x = M y) and as in PCG for CG (M
+// symmetric positive definite), so the residual and the stopping test stay those of A x = b.
 template <class V>
 SolveResult solve(const Operator<V>& a, const Vector<V>& b, Vector<V>& x,
-                  const SolverOptions& options = {});
+                  const SolverOptions& options = {}, const Operator<V>* preconditioner = nullptr);
+
+// Mixed-precision iterative refinement: the outer loop in double (r = b - A x, its norm, the
+// update x += d), each correction from A32 d = r / ||r|| solved in float by `options`' method
+// and implementation, preconditioned by m32 (nullptr: none), to the relative tolerance
+// `inner_rtol` (or the looser 0.5 tol / ||r|| that the last step needs). `iterations` is the
+// sum of the inner iterations, `history` the outer (double, true) residual norms. Stops when
+// the double true residual ||b - A x|| <= max(rtol ||b||, atol) (converged), after
+// `options.maxiter` inner iterations in all (max_iterations), or when an outer step no
+// longer reduces the residual by `stall_factor` or an inner solve does not reduce its own
+// (breakdown; that correction is not applied). a and a32 must be the same matrix on the same
+// backend.
+struct MixedOptions {
+  double inner_rtol = 1e-4;
+  int inner_maxiter = 500;     // per inner solve
+  int max_outer = 50;
+  double stall_factor = 0.9;   // an outer step must give ||r_new|| <= stall_factor ||r||
+};
+SolveResult solve_mixed(const Operator<double>& a, const Operator<float>& a32,
+                        const Vector<double>& b, Vector<double>& x, const SolverOptions& options,
+                        const Operator<float>* m32 = nullptr, const MixedOptions& mixed = {});
 
 // --- the traffic model (merged-kernels paper section 3.3, table 1, theorem 1) ---------------
 // Vector words (one value each) a method moves per iteration besides its SpMVs.

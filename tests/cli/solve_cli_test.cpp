@@ -67,6 +67,29 @@ TEST(CliSolve, SolvesAndWritesJsonAndHistory) {
   std::filesystem::remove(hist);
 }
 
+TEST(CliSolve, PreconditionedAndMixed) {
+  const std::string json = temp_path("precond.json");
+  CliResult r =
+      spmvkit("solve reservoir_bs3_4_10 --backend cpu --precond block_jacobi --json " + json);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("precond block_jacobi"), std::string::npos) << r.out;
+  nlohmann::json rec = nlohmann::json::parse(slurp(json))["results"][0];
+  EXPECT_EQ(rec["precond"], "block_jacobi");
+  EXPECT_EQ(rec["status"], "converged");
+  r = spmvkit(
+      "solve convdiff2d_16 --backend cpu --rhs random --precision mixed --precond jacobi "
+      "--rtol 1e-10 --json " +
+      json);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("outer double steps"), std::string::npos) << r.out;
+  rec = nlohmann::json::parse(slurp(json))["results"][0];
+  EXPECT_EQ(rec["precision"], "mixed");
+  EXPECT_EQ(rec["status"], "converged");
+  EXPECT_GE(rec["outer_iterations"].get<int>(), 2);
+  EXPECT_LE(rec["true_rel_residual"].get<double>(), 1e-10);
+  std::filesystem::remove(json);
+}
+
 TEST(CliSolve, BadInputGivesOneClearLine) {
   const std::pair<std::string, std::string> cases[] = {
       {"solve stencil5_8 --backend cpu --maxiter -1", "maxiter"},
@@ -75,6 +98,9 @@ TEST(CliSolve, BadInputGivesOneClearLine) {
       {"solve stencil5_8 --backend cpu --rhs /nonexistent/b.mtx", "/nonexistent/b.mtx"},
       {"solve stencil5_8 --backend cpu --rtol -1", "rtol"},
       {"solve convdiff2d_16 --backend cpu --method cg --maxiter 2", "max_iterations"},
+      {"solve stencil5_8 --backend cpu --precond ilu", "unknown preconditioner 'ilu'"},
+      {"solve stencil5_8 --backend cpu --precond block_jacobi:0", "block size"},
+      {"solve stencil5_8 --backend cpu --precond block_jacobi", "no dense block structure"},
   };
   for (const auto& [args, word] : cases) {
     const CliResult r = spmvkit(args);

@@ -1,0 +1,182 @@
+#include "bench/precond_bench.hpp"
+
+#include <chrono>
+#include <iomanip>
+#include <random>
+
+#include "bench/bench.hpp"
+#include "bench/solver_bench.hpp"
+#include "spmvkit/error.hpp"
+#include "spmvkit/generators.hpp"
+#include "spmvkit/preconditioners.hpp"
+#include "spmvkit/registry.hpp"
+#include "spmvkit/solvers.hpp"
+#include "spmvkit/timing.hpp"
+
+namespace spmvkit::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+std::vector<double> rhs(std::size_t n) {
+  std::mt19937_64 rng(1);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  std::vector<double> b(n);
+  for (double& v : b) v = u(rng);
+  return b;
+}
+
+// One configuration: the median time to solution of `reps` solves (after one warm-up), with
+// the last solve's status, iterations and true residual.
+nlohmann::json timed(const std::string& label, int reps, Backend be,
+                     const std::function<SolveResult()>& run) {
+  run();  // warm-up: graph capture, caches
+  std::vector<double> ms;
+  SolveResult r;
+  for (int i = 0; i < reps; ++i) {
+    synchronize(be);
+    const auto t0 = Clock::now();
+    r = run();
+    synchronize(be);
+    ms.push_back(ms_since(t0));
+  }
+  return {{"config", label},
+          {"status", std::string(to_string(r.status))},
+          {"breakdown", r.breakdown},
+          {"iterations", r.iterations},
+          {"outer_iterations", r.outer_iterations},
+          {"true_rel_residual", r.true_rel_residual},
+          {"time_ms", median(ms)},
+          {"iter_ms", r.iterations > 0 ? median(ms) / r.iterations : 0.0}};
+}
+
+std::string fmt(double v, int prec) {
+  std::ostringstream os;
+  os << std::fixed << std::setprecision(prec) << v;
+  return os.str();
+}
+
+void print(std::ostream& out, const std::string& matrix, const nlohmann::json& r) {
+  out << std::left << std::setw(26) << matrix << std::setw(22) << r["config"].get<std::string>()
+      << std::right << std::setw(12) << r["status"].get<std::string>() << std::setw(7)
+      << r["iterations"].get<int>() << std::setw(6) << r["outer_iterations"].get<int>()
+      << std::setw(11) << std::scientific << std::setprecision(2)
+      << r["true_rel_residual"].get<double>() << std::setw(11) << fmt(r["iter_ms"], 3)
+      << std::setw(12) << fmt(r["time_ms"], 1) << std::setw(12) << fmt(r.value("setup_ms", 0.0), 1)
+      << "\n";
+}
+
+}  // namespace
+
+nlohmann::json run_precond_bench(const PrecondBenchOptions& opt, std::ostream& out) {
+  const Backend be = opt.backend;
+  nlohmann::json doc = solver_document(be, 0);
+  doc["suite"] = "precond";
+  doc["format"] = opt.format;
+  doc["reps"] = opt.reps;
+  nlohmann::json results = nlohmann::json::array();
+  out << "device: " << doc["device"].get<std::string>() << " | commit "
+      << doc["commit"].get<std::string>() << " | " << doc["date"].get<std::string>() << " | format "
+      << opt.format << " | f64 | median of " << opt.reps << "\n"
+      << std::left << std::setw(26) << "matrix" << std::setw(22) << "config" << std::right
+      << std::setw(12) << "status" << std::setw(7) << "its" << std::setw(6) << "outer"
+      << std::setw(11) << "true_rel" << std::setw(11) << "iter_ms" << std::setw(12) << "time_ms"
+      << std::setw(12) << "setup_ms"
+      << "\n";
+
+  // 1. Block-Jacobi against Jacobi and none, merged BiCGSTAB.
+  {
+    const int bs = 7;
+    const index_t g = reservoir_grid_for(bs, opt.reservoir_values);
+    std::ostringstream name;
+    name << "reservoir_bs7_" << g << "_" << opt.coupling;
+    const Csr<double> a = generate_reservoir(g, bs, 1, opt.coupling);
+    const auto op = build_operator<double>(opt.format, a, {}, be);
+    const Vector<double> b = Vector<double>::from_host(rhs(static_cast<std::size_t>(a.rows)), be);
+    Vector<double> x(b.size(), be);
+    SolverOptions o;
+    o.rtol = opt.rtol_reservoir;
+    o.maxiter = 5000;
+    o.record_history = false;
+    o.time_spmv = false;
+    double jacobi_ms = 0;
+    for (const char* pc : {"none", "jacobi", "block_jacobi:7"}) {
+      synchronize(be);
+      const auto t0 = Clock::now();
+      const auto m = make_preconditioner<double>(parse_precond(pc), a, be);
+      synchronize(be);
+      const double setup = ms_since(t0);
+      nlohmann::json r = timed(pc, opt.reps, be, [&] {
+        x.fill(0.0);
+        return solve(*op, b, x, o, m.get());
+      });
+      r["matrix"] = name.str();
+      r["n"] = a.rows;
+      r["nnz"] = a.nnz();
+      r["rtol"] = o.rtol;
+      r["setup_ms"] = setup;
+      if (std::string(pc) == "jacobi") jacobi_ms = r["time_ms"].get<double>();
+      if (std::string(pc).rfind("block", 0) == 0 && r["time_ms"].get<double>() > 0)
+        r["speedup_vs_jacobi"] = jacobi_ms / r["time_ms"].get<double>();
+      print(out, name.str(), r);
+      results.push_back(r);
+    }
+    out << "block-Jacobi vs Jacobi time to solution: "
+        << fmt(results.back().value("speedup_vs_jacobi", 0.0), 2) << "x (target >= 1.5)\n";
+  }
+
+  // 2. Mixed precision against double, rtol 1e-10.
+  for (const auto& [matrix, method] : {std::pair{opt.convdiff, SolverMethod::bicgstab},
+                                       std::pair{opt.stencil, SolverMethod::cg}}) {
+    const Csr<double> a = generate_by_name(matrix);
+    const auto op = build_operator<double>(opt.format, a, {}, be);
+    const auto op32 = build_operator<float>(opt.format, a.cast<float>(), {}, be);
+    const Vector<double> b = Vector<double>::from_host(rhs(static_cast<std::size_t>(a.rows)), be);
+    Vector<double> x(b.size(), be);
+    SolverOptions o;
+    o.method = method;
+    o.rtol = opt.rtol_mixed;
+    o.maxiter = 20000;
+    o.record_history = false;
+    o.time_spmv = false;
+    auto tag = [&](nlohmann::json& r) {
+      r["matrix"] = matrix;
+      r["method"] = std::string(to_string(method));
+      r["n"] = a.rows;
+      r["nnz"] = a.nnz();
+      r["rtol"] = o.rtol;
+      print(out, matrix + " " + std::string(to_string(method)), r);
+      results.push_back(r);
+    };
+    nlohmann::json d = timed("f64", opt.reps, be, [&] {
+      x.fill(0.0);
+      return solve(*op, b, x, o);
+    });
+    tag(d);
+    // The refinement at two inner tolerances: the default (1e-4) and a looser one (more outer
+    // steps, fewer iterations per inner solve).
+    for (const double inner : {1e-4, 1e-3}) {
+      MixedOptions mo;
+      mo.inner_rtol = inner;
+      std::ostringstream label;
+      label << "mixed inner " << inner;
+      nlohmann::json m = timed(label.str(), opt.reps, be, [&] {
+        x.fill(0.0);
+        return solve_mixed(*op, *op32, b, x, o, nullptr, mo);
+      });
+      m["inner_rtol"] = inner;
+      m["time_vs_f64"] = m["time_ms"].get<double>() / d["time_ms"].get<double>();
+      tag(m);
+      out << "mixed (inner " << inner
+          << ") / f64 time to solution: " << fmt(m["time_vs_f64"].get<double>(), 2)
+          << " (target <= 0.75)\n";
+    }
+  }
+  doc["results"] = results;
+  return doc;
+}
+
+}  // namespace spmvkit::bench
