@@ -2,7 +2,7 @@
 # Installs the Debian packages spmvkit needs, only those that are missing.
 set -euo pipefail
 packages=(cmake ninja-build g++ git zlib1g-dev libgtest-dev libcli11-dev nlohmann-json3-dev
-          libeigen3-dev)
+          libeigen3-dev libopenmpi-dev openmpi-bin libmetis-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -20,6 +20,13 @@ bool finite(V v) {
   return std::isfinite(v);
 }
 
+// Both sums of a fused pass in one reduction (one message a distributed solve).
+template <class V>
+void reduce_pair(const Operator<V>& a, ops::fused::Dot2& d) {
+  double both[2] = {d.first, d.second};
+  if (a.reduce_sum(both, 2)) d = {both[0], both[1]};
+}
+
 }  // namespace
 
 template <class V>
@@ -40,7 +47,8 @@ LoopResult merged_cpu_loop(const Operator<V>& a, const V* b, V* x, double tol,
   };
   Vector<V> r(n, be);
   a.apply(x, b, r.data(), V(-1), V(1));
-  const double rr0 = fz::dot(n, r.data(), r.data());
+  double rr0 = fz::dot(n, r.data(), r.data());
+  a.reduce_sum(&rr0, 1);
   record(0, static_cast<V>(std::sqrt(rr0)));
   if (!finite(out.residual_norm)) {
     stop(SolveStatus::non_finite);
@@ -63,7 +71,7 @@ LoopResult merged_cpu_loop(const Operator<V>& a, const V* b, V* x, double tol,
     while (k < o.maxiter) {
       fz::bicg_p_update(n, beta, omega, r.data(), v.data(), p.data());
       a.apply(p.data(), nullptr, v.data(), V(1), V(0));
-      const V r0v = static_cast<V>(fz::dot(n, r0.data(), v.data()));
+      const V r0v = global_dot(a, fz::dot(n, r0.data(), v.data()));
       if (!finite(r0v)) {
         stop(SolveStatus::non_finite);
         break;
@@ -75,15 +83,17 @@ LoopResult merged_cpu_loop(const Operator<V>& a, const V* b, V* x, double tol,
       alpha = rho / r0v;
       fz::bicg_s_update(n, alpha, r.data(), v.data(), s.data());
       a.apply(s.data(), nullptr, t.data(), V(1), V(0));
-      const fz::Dot2 d = fz::mdot_ts_tt(n, t.data(), s.data());
+      fz::Dot2 d = fz::mdot_ts_tt(n, t.data(), s.data());
+      reduce_pair(a, d);
       const V ts = static_cast<V>(d.first), tt = static_cast<V>(d.second);
       if (!finite(ts) || !finite(tt)) {
         stop(SolveStatus::non_finite);
         break;
       }
       omega = tt != V(0) ? ts / tt : V(0);
-      const fz::Dot2 e =
+      fz::Dot2 e =
           fz::bicg_xr_update(n, alpha, omega, r0.data(), p.data(), s.data(), t.data(), x, r.data());
+      reduce_pair(a, e);
       const V res = static_cast<V>(std::sqrt(e.first)), rho_new = static_cast<V>(e.second);
       record(++k, res);
       if (!finite(res) || !finite(rho_new)) {
@@ -111,7 +121,7 @@ LoopResult merged_cpu_loop(const Operator<V>& a, const V* b, V* x, double tol,
     V rr = static_cast<V>(rr0);
     while (k < o.maxiter) {
       a.apply(p.data(), nullptr, q.data(), V(1), V(0));
-      const V pq = static_cast<V>(fz::dot(n, p.data(), q.data()));
+      const V pq = global_dot(a, fz::dot(n, p.data(), q.data()));
       if (!finite(pq)) {
         stop(SolveStatus::non_finite);
         break;
@@ -121,7 +131,7 @@ LoopResult merged_cpu_loop(const Operator<V>& a, const V* b, V* x, double tol,
         break;
       }
       const V alpha = rr / pq;
-      const V rr_new = static_cast<V>(fz::cg_xr_update(n, alpha, p.data(), q.data(), x, r.data()));
+      const V rr_new = global_dot(a, fz::cg_xr_update(n, alpha, p.data(), q.data(), x, r.data()));
       const V res = std::sqrt(rr_new);
       record(++k, res);
       if (!finite(res)) {

@@ -42,7 +42,7 @@ LoopResult reference_loop(const Operator<V>& a, const V* b, V* x, double tol,
   };
   Vector<V> r(n, be);
   a.apply(x, b, r.data(), V(-1), V(1));  // line 2: r0 = b - A x0
-  V res = ops::nrm2(be, n, r.data());
+  V res = global_nrm2(a, ops::nrm2(be, n, r.data()));
   record(0, res);
   if (!finite(res)) {
     stop(SolveStatus::non_finite);
@@ -64,7 +64,7 @@ LoopResult reference_loop(const Operator<V>& a, const V* b, V* x, double tol,
     ops::fill_zero(be, n, v.data());
     V rho_old = 1, alpha = 1, omega = 1;  // line 4
     while (k < o.maxiter) {
-      const V rho = ops::dot(be, n, r0.data(), r.data());  // line 8
+      const V rho = global_dot(a, ops::dot(be, n, r0.data(), r.data()));  // line 8
       if (!finite(rho)) {
         stop(SolveStatus::non_finite);
         break;
@@ -78,7 +78,7 @@ LoopResult reference_loop(const Operator<V>& a, const V* b, V* x, double tol,
       ops::axpy(be, n, -omega * beta, v.data(), p.data());
       ops::axpy(be, n, V(1), r.data(), p.data());
       a.apply(p.data(), nullptr, v.data(), V(1), V(0));  // line 11: v = A p
-      const V r0v = ops::dot(be, n, r0.data(), v.data());
+      const V r0v = global_dot(a, ops::dot(be, n, r0.data(), v.data()));
       if (!finite(r0v)) {
         stop(SolveStatus::non_finite);
         break;
@@ -91,8 +91,8 @@ LoopResult reference_loop(const Operator<V>& a, const V* b, V* x, double tol,
       ops::copy(be, n, r.data(), s.data());  // line 13: s = r - alpha v
       ops::axpy(be, n, -alpha, v.data(), s.data());
       a.apply(s.data(), nullptr, t.data(), V(1), V(0));  // line 14: t = A s
-      const V ts = ops::dot(be, n, t.data(), s.data());  // line 15
-      const V tt = ops::dot(be, n, t.data(), t.data());
+      const V ts = global_dot(a, ops::dot(be, n, t.data(), s.data()));  // line 15
+      const V tt = global_dot(a, ops::dot(be, n, t.data(), t.data()));
       if (!finite(ts) || !finite(tt)) {
         stop(SolveStatus::non_finite);
         break;
@@ -102,7 +102,7 @@ LoopResult reference_loop(const Operator<V>& a, const V* b, V* x, double tol,
       ops::axpy(be, n, omega, s.data(), x);
       ops::copy(be, n, s.data(), r.data());  // line 17: r = s - omega t
       ops::axpy(be, n, -omega, t.data(), r.data());
-      res = ops::nrm2(be, n, r.data());  // line 18
+      res = global_nrm2(a, ops::nrm2(be, n, r.data()));  // line 18
       record(++k, res);
       if (!finite(res)) {
         stop(SolveStatus::non_finite);
@@ -124,7 +124,7 @@ LoopResult reference_loop(const Operator<V>& a, const V* b, V* x, double tol,
     V rr = res * res;
     while (k < o.maxiter) {
       a.apply(p.data(), nullptr, q.data(), V(1), V(0));  // q = A p
-      const V pq = ops::dot(be, n, p.data(), q.data());
+      const V pq = global_dot(a, ops::dot(be, n, p.data(), q.data()));
       if (!finite(pq)) {
         stop(SolveStatus::non_finite);
         break;
@@ -136,7 +136,7 @@ LoopResult reference_loop(const Operator<V>& a, const V* b, V* x, double tol,
       const V alpha = rr / pq;
       ops::axpy(be, n, alpha, p.data(), x);
       ops::axpy(be, n, -alpha, q.data(), r.data());
-      const V rr_new = ops::dot(be, n, r.data(), r.data());
+      const V rr_new = global_dot(a, ops::dot(be, n, r.data(), r.data()));
       res = std::sqrt(rr_new);
       record(++k, res);
       if (!finite(res)) {
