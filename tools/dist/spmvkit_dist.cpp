@@ -54,6 +54,7 @@ void run(const Args& s) {
                         {"precision", s.precision}, {"rows", local.row_part.size()},
                         {"cols", local.col_part.size()}, {"nnz", loaded.global_nnz}};
   double my_ms = 0;
+  bool converged = true;
   if (s.command == "spmv") {
     Vector<V> y(rows, be);
     std::vector<double> times;
@@ -85,9 +86,7 @@ void run(const Args& s) {
     rec.update({{"method", s.method}, {"impl", s.impl}, {"status", to_string(r.status)},
                 {"iterations", r.iterations}, {"true_rel_residual", r.true_rel_residual},
                 {"solve_ms", r.solve_ms}, {"iter_ms", r.iter_ms}});
-    if (r.status != SolveStatus::converged && me == 0)
-      std::fprintf(stderr, "spmvkit-dist: did not converge: %s %s\n",
-                   std::string(to_string(r.status)).c_str(), r.breakdown.c_str());
+    converged = r.status == SolveStatus::converged;
   }
   // Per rank: its time and what its halo moves.
   const dist::HaloInfo& h = op->halo();
@@ -95,7 +94,10 @@ void run(const Args& s) {
                     double(h.halo_nnz), double(h.ghosts), double(h.neighbours)};
   std::vector<double> all(me == 0 ? 7 * static_cast<std::size_t>(ranks) : 0);
   dist::check_mpi(MPI_Gather(mine, 7, MPI_DOUBLE, all.data(), 7, MPI_DOUBLE, 0, comm), "MPI_Gather");
-  if (me != 0) return;
+  if (me != 0) {
+    if (!converged) throw Error("did not converge");
+    return;
+  }
   double ghosts = 0;
   nlohmann::json per = nlohmann::json::array();
   for (int r = 0; r < ranks; ++r) {
@@ -107,15 +109,16 @@ void run(const Args& s) {
   rec["per_rank"] = per;
   rec["halo_values_per_apply"] = ghosts;
   rec["halo_bytes_per_apply"] = ghosts * sizeof(V);
-  std::printf("%-24s %-12s ranks %d %-5s %s  %s\n", s.matrix.c_str(), s.format.c_str(), ranks,
-              s.transport.c_str(),
-              s.command == "spmv"
-                  ? (std::to_string(rec["median_ms"].get<double>()) + " ms  " +
-                     std::to_string(rec["gflops"].get<double>()) + " GFLOP/s").c_str()
-                  : (std::string(rec["status"].get<std::string>()) + " in " +
-                     std::to_string(rec["iterations"].get<int>()) + " iterations, true rel. residual " +
-                     std::to_string(rec["true_rel_residual"].get<double>())).c_str(),
-              ("halo " + std::to_string(static_cast<long long>(ghosts)) + " values/apply").c_str());
+  char what[160];
+  if (s.command == "spmv")
+    std::snprintf(what, sizeof what, "%.4f ms  %.2f GFLOP/s", rec["median_ms"].get<double>(),
+                  rec["gflops"].get<double>());
+  else
+    std::snprintf(what, sizeof what, "%s in %d iterations, true rel. residual %.3e",
+                  rec["status"].get<std::string>().c_str(), rec["iterations"].get<int>(),
+                  rec["true_rel_residual"].get<double>());
+  std::printf("%-24s %-12s ranks %d %-5s %s  halo %.0f values/apply\n", s.matrix.c_str(),
+              s.format.c_str(), ranks, s.transport.c_str(), what, ghosts);
   if (!s.json.empty()) {
     nlohmann::json doc = {{"device", device_name(be)}, {"backend", to_string(be)},
                           {"commit", bench::commit_id()}, {"date", bench::now_iso8601()},
@@ -124,6 +127,7 @@ void run(const Args& s) {
     if (!j) throw InputError("--json: cannot write " + s.json);
     j << doc.dump(2) << '\n';
   }
+  if (!converged) throw Error("did not converge: " + rec["status"].get<std::string>());
 }
 
 }  // namespace
