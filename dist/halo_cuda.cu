@@ -172,7 +172,10 @@ template class CudaHalo<double>;
 
 void select_device(MPI_Comm comm) {
   int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) return;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    cudaGetLastError();  // no GPU: nothing to select (the CPU backend needs none)
+    return;
+  }
   MPI_Comm host;
   check_mpi(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host),
             "MPI_Comm_split_type");

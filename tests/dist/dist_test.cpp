@@ -11,6 +11,7 @@
 #include <string>
 
 #include "dist/dist.hpp"
+#include "dist/halo.hpp"
 #include "spmvkit/generators.hpp"
 #include "spmvkit/reference.hpp"
 #include "spmvkit/registry.hpp"
@@ -66,7 +67,8 @@ Partition col_partition(const Csr<double>& a, const Partition& rows) {
 // compared with the float64 reference of the whole matrix.
 template <class V>
 void expect_dist_spmv(const dist::DistOperator<V>& op, const Csr<double>& a,
-                      const dist::LocalRows<V>& local, std::uint64_t seed, const std::string& what) {
+                      const dist::LocalRows<V>& local, std::uint64_t seed, const std::string& what,
+                      Backend be = Backend::cpu) {
   std::mt19937_64 rng(seed);
   std::vector<V> xv, yv;  // whole vectors, the same on every rank (one seed)
   for (double v : random_vector(a.cols, rng)) xv.push_back(static_cast<V>(v));
@@ -78,9 +80,9 @@ void expect_dist_spmv(const dist::DistOperator<V>& op, const Csr<double>& a,
                             xv.begin() + local.col_part.begin[me() + 1]);
     const std::vector<V> yl(yv.begin() + local.row_part.begin[me()],
                             yv.begin() + local.row_part.begin[me() + 1]);
-    auto x = Vector<V>::from_host(xl, Backend::cpu);
-    auto y = Vector<V>::from_host(yl, Backend::cpu);
-    Vector<V> z(yl.size(), Backend::cpu);
+    auto x = Vector<V>::from_host(xl, be);
+    auto y = Vector<V>::from_host(yl, be);
+    Vector<V> z(yl.size(), be);
     z.fill_nan();
     op.apply(x.data(), beta == 0 ? nullptr : y.data(), z.data(), V(alpha), V(beta));
     const std::vector<V> got = dist::gather_vector(MPI_COMM_WORLD, local.row_part, z.to_host());
@@ -288,6 +290,65 @@ TEST(DistSolvers, MatchSingleProcess) {
   }
 }
 
+// The GPU transports (device only): MPI through pinned host buffers with every rank on the
+// one GPU, NCCL with one rank a GPU (NCCL refuses two ranks on one GPU, so with one GPU it
+// runs with one rank); SpMV against the reference, the reference solver's true residual.
+TEST(DistCuda, TransportsMatchReference) {
+  if (!cuda_available()) GTEST_SKIP() << "no GPU: the CUDA transports are skipped";
+  int gpus = 0;
+  for (std::string name : {"real_west0479", "stencil27_12", "rect_wide", "powerlaw_20000"}) {
+    const Csr<double>& a = zoo_matrix(name);
+    for (const auto& [pname, rows] : row_partitions(a)) {
+      const auto local = slice<double>(a, rows, col_partition(a, rows));
+      for (const char* format : {"csr_vector", "sellp", "csr_balanced"}) {
+        auto op = dist::build_distributed<double>(MPI_COMM_WORLD, local, format, {}, Backend::cuda,
+                                                  dist::Transport::mpi);
+        expect_dist_spmv(*op, a, local, test_seed(), std::string(format) + " mpi on " + name,
+                         Backend::cuda);
+        if (dist::nccl_compiled() && ranks() == 1) {
+          auto nc = dist::build_distributed<double>(MPI_COMM_WORLD, local, format, {},
+                                                    Backend::cuda, dist::Transport::nccl);
+          expect_dist_spmv(*nc, a, local, test_seed(), std::string(format) + " nccl on " + name,
+                           Backend::cuda);
+          ++gpus;
+        }
+      }
+    }
+  }
+  if (dist::nccl_compiled() && ranks() == 1) {
+    EXPECT_GT(gpus, 0);
+  }
+  // Solvers on CUDA: reference over any number of ranks; merged on one rank, refused on more.
+  const Csr<double> a = generate_by_name("convdiff3d_12");
+  const Partition p = dist::partition_by_nnz(a.row_ptr, ranks());
+  const auto local = slice<double>(a, p, p);
+  auto op = dist::build_distributed<double>(MPI_COMM_WORLD, local, "sellp", {}, Backend::cuda);
+  std::vector<double> b(static_cast<std::size_t>(p.count(me())), 1.0);
+  auto bv = Vector<double>::from_host(b, Backend::cuda);
+  Vector<double> xv(b.size(), Backend::cuda);
+  SolverOptions o;
+  o.rtol = 1e-10;
+  o.impl = SolverImpl::reference;
+  o.time_spmv = false;
+  xv.fill(0.0);
+  const SolveResult r = solve(*op, bv, xv, o);
+  EXPECT_EQ(r.status, SolveStatus::converged);
+  const std::vector<double> x = dist::gather_vector(MPI_COMM_WORLD, p, xv.to_host());
+  if (me() == 0) {
+    const auto res = reference_spmv(a, x, std::vector<double>(a.rows, 1.0), -1.0, 1.0);
+    EXPECT_LE(relative_error(res, std::vector<double>(a.rows, 0.0)) /
+                  std::sqrt(static_cast<double>(a.rows)),
+              10 * o.rtol);
+  }
+  o.impl = SolverImpl::merged;
+  xv.fill(0.0);
+  if (ranks() > 1) {
+    EXPECT_THROW(solve(*op, bv, xv, o), UnsupportedError);
+  } else {
+    EXPECT_EQ(solve(*op, bv, xv, o).status, SolveStatus::converged);
+  }
+}
+
 }  // namespace
 }  // namespace spmvkit::testing
 
@@ -304,6 +365,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "rank %d: the test seed was drawn before it was shared\n", me);
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
+  spmvkit::dist::select_device(MPI_COMM_WORLD);
   ::testing::InitGoogleTest(&argc, argv);
   if (me != 0) {
     auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
