@@ -109,12 +109,15 @@ void expect_dist_spmv(const dist::DistOperator<V>& op, const Csr<double>& a,
   }
 }
 
+// Every CPU format over the zoo; float on the balanced partition only (CI time).
 template <class V>
 void spmv_over_zoo() {
   int checked = 0;
   for (const std::string& name : zoo_names()) {
     const Csr<double>& a = zoo_matrix(name);
-    for (const auto& [pname, rows] : row_partitions(a)) {
+    auto partitions = row_partitions(a);
+    if (sizeof(V) == 4) partitions.resize(1);
+    for (const auto& [pname, rows] : partitions) {
       const Partition cols = col_partition(a, rows);
       const auto local = slice<V>(a, rows, cols);
       for (const FormatEntry& f : formats()) {
@@ -131,7 +134,7 @@ void spmv_over_zoo() {
       }
     }
   }
-  EXPECT_GT(checked, 100);
+  EXPECT_GT(checked, 100);  // formats x zoo: a refusal everywhere would pass unnoticed
 }
 
 TEST(DistSpmv, ZooEveryCpuFormatDouble) { spmv_over_zoo<double>(); }
