@@ -77,12 +77,14 @@ void counts_of(const Partition& part, std::vector<int>& counts, std::vector<int>
 template <class V>
 std::vector<V> scatter_vector(MPI_Comm comm, const Partition& part, const std::vector<V>& whole) {
   const int me = comm_rank(comm);
-  if (part.ranks() != comm_size(comm))
-    throw InputError("scatter_vector: the partition has " + std::to_string(part.ranks()) +
-                     " parts for " + std::to_string(comm_size(comm)) + " ranks");
-  if (me == 0 && whole.size() != static_cast<std::size_t>(part.size()))
-    throw InputError("scatter_vector: the vector has " + std::to_string(whole.size()) +
-                     " entries, the partition " + std::to_string(part.size()));
+  collective(comm, [&] {  // rank 0's size check fails every rank, not rank 0 alone
+    if (part.ranks() != comm_size(comm))
+      throw InputError("scatter_vector: the partition has " + std::to_string(part.ranks()) +
+                       " parts for " + std::to_string(comm_size(comm)) + " ranks");
+    if (me == 0 && whole.size() != static_cast<std::size_t>(part.size()))
+      throw InputError("scatter_vector: the vector has " + std::to_string(whole.size()) +
+                       " entries, the partition " + std::to_string(part.size()));
+  });
   std::vector<int> counts, displs;
   counts_of(part, counts, displs);
   std::vector<V> local(static_cast<std::size_t>(part.count(me)));
@@ -95,10 +97,12 @@ std::vector<V> scatter_vector(MPI_Comm comm, const Partition& part, const std::v
 template <class V>
 std::vector<V> gather_vector(MPI_Comm comm, const Partition& part, const std::vector<V>& local) {
   const int me = comm_rank(comm);
-  if (local.size() != static_cast<std::size_t>(part.count(me)))
-    throw InputError("gather_vector: rank " + std::to_string(me) + " holds " +
-                     std::to_string(local.size()) + " entries, its part " +
-                     std::to_string(part.count(me)));
+  collective(comm, [&] {
+    if (part.ranks() != comm_size(comm) || local.size() != static_cast<std::size_t>(part.count(me)))
+      throw InputError("gather_vector: rank " + std::to_string(me) + " holds " +
+                       std::to_string(local.size()) + " entries, its part " +
+                       std::to_string(part.ranks() == comm_size(comm) ? part.count(me) : -1));
+  });
   std::vector<int> counts, displs;
   counts_of(part, counts, displs);
   std::vector<V> whole(me == 0 ? static_cast<std::size_t>(part.size()) : 0);

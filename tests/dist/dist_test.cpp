@@ -226,6 +226,19 @@ TEST(DistFaults, ABadFileFailsEveryRank) {
                InputError);
 }
 
+TEST(DistFaults, AWrongVectorSizeFailsEveryRank) {
+  const Partition p = dist::partition_even(10, ranks());
+  EXPECT_THROW(dist::scatter_vector<double>(MPI_COMM_WORLD, p, std::vector<double>(9, 1.0)),
+               InputError);
+  std::vector<double> mine(static_cast<std::size_t>(p.count(me())) + (me() == ranks() - 1 ? 1 : 0));
+  EXPECT_THROW(dist::gather_vector<double>(MPI_COMM_WORLD, p, mine), InputError);
+  const auto back = dist::gather_vector<double>(
+      MPI_COMM_WORLD, p, dist::scatter_vector<double>(MPI_COMM_WORLD, p, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9}));
+  if (me() == 0) {
+    EXPECT_EQ(back, (std::vector<double>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}));
+  }
+}
+
 TEST(DistFaults, AWrongPartitionFailsEveryRank) {
   const Csr<double>& a = zoo_matrix("random_2000");
   Partition p = dist::partition_even(a.rows, ranks());
