@@ -224,20 +224,28 @@ std::vector<Offset> stencil_offsets(int dims, int points) {
   return offsets;
 }
 
-Csr<double> stencil(const std::string& what, index_t n, int dims, int points) {
+// Rows [r0, r1) of the stencil matrix (all of them when r1 < 0), with global columns: a
+// distributed run generates each rank's rows alone, and only that part must fit 32 bits.
+Csr<double> stencil(const std::string& what, index_t n, int dims, int points, index_t r0 = 0,
+                    index_t r1 = -1) {
   if (n < 1) fail(what, "grid size n must be >= 1 (got ", n, ")");
   if (std::pow(static_cast<double>(n), dims) > static_cast<double>(kMaxIndex))
     fail(what, n, "^", dims, " rows exceed 2^31 - 1");
+  const bool part = r1 >= 0;
   // Closed forms: box stencils (3n - 2)^d, stars (2d + 1) n^d - 2d n^(d-1).
   const std::int64_t nn = n;
   const bool box = points == 9 || points == 27;
   const std::int64_t nnz = dims == 2 ? (box ? (3 * nn - 2) * (3 * nn - 2) : 5 * nn * nn - 4 * nn)
                                      : (box ? (3 * nn - 2) * (3 * nn - 2) * (3 * nn - 2)
                                             : 7 * nn * nn * nn - 6 * nn * nn);
-  if (nnz > kMaxIndex) fail(what, nnz, " nonzeros exceed 2^31 - 1 (the 32-bit index limit)");
-  check_csr_memory(what, std::pow(static_cast<double>(n), dims), static_cast<double>(nnz));
+  if (!part && nnz > kMaxIndex)
+    fail(what, nnz, " nonzeros exceed 2^31 - 1 (the 32-bit index limit)");
+  if (!part) check_csr_memory(what, std::pow(static_cast<double>(n), dims), static_cast<double>(nnz));
   const index_t nz = dims == 3 ? n : 1;
   const index_t rows = static_cast<index_t>(nn * nn * nz);
+  if (!part) r1 = rows;
+  if (r0 < 0 || r0 > r1 || r1 > rows)
+    fail(what, "row range [", r0, ", ", r1, ") outside the ", rows, " rows");
   const std::vector<Offset> offsets = stencil_offsets(dims, points);
   const double diagonal = points - 1;
   // Each offset's column shift, and per row only the grid coordinates are computed.
@@ -249,13 +257,15 @@ Csr<double> stencil(const std::string& what, index_t n, int dims, int points) {
            static_cast<unsigned>(z + o.dz) < static_cast<unsigned>(nz);
   };
   const std::size_t count = offsets.size();
-  auto length = [&](index_t r) {
+  auto length = [&](index_t i) {
+    const index_t r = r0 + i;
     const index_t x = r % n, y = (r / n) % n, z = r / (n * n);
     index_t len = 0;
     for (std::size_t k = 0; k < count; ++k) len += inside(offsets[k], x, y, z) ? 1 : 0;
     return len;
   };
-  auto fill = [&](index_t r, index_t, index_t* col, double* val) {
+  auto fill = [&](index_t i, index_t, index_t* col, double* val) {
+    const index_t r = r0 + i;
     const index_t x = r % n, y = (r / n) % n, z = r / (n * n);
     for (std::size_t k = 0; k < count; ++k)
       if (inside(offsets[k], x, y, z)) {
@@ -263,7 +273,7 @@ Csr<double> stencil(const std::string& what, index_t n, int dims, int points) {
         *val++ = shift[k] == 0 ? diagonal : -1.0;
       }
   };
-  return build_by_rows(what, rows, rows, length, fill);
+  return build_by_rows(what, r1 - r0, rows, length, fill);
 }
 
 std::string str(std::int64_t v) { return std::to_string(v); }
@@ -676,6 +686,24 @@ bool is_generator_name(const std::string& name) {
   const std::string kind = name.substr(0, name.find('_'));
   return std::any_of(std::begin(kGeneratorKinds), std::end(kGeneratorKinds),
                      [&](const char* k) { return kind == k; });
+}
+
+bool generate_rows_by_name(const std::string& name, index_t row_begin, index_t row_end,
+                           Csr<double>& out, index_t& global_rows) {
+  const std::vector<std::string> parts = split(name, '_');
+  const std::string& kind = parts[0];
+  if (kind != "stencil5" && kind != "stencil9" && kind != "stencil7" && kind != "stencil27")
+    return false;
+  const std::string who = "generator '" + name + "'";
+  expect_parts(who, parts, 2, 2, (kind + "_N").c_str());
+  const index_t n = parse_index(who, "grid size", parts[1]);
+  const int points = std::stoi(kind.substr(7));
+  const int dims = points == 5 || points == 9 ? 2 : 3;
+  if (std::pow(static_cast<double>(n), dims) > static_cast<double>(kMaxIndex))
+    fail(who, n, "^", dims, " rows exceed 2^31 - 1");
+  global_rows = static_cast<index_t>(std::pow(static_cast<double>(n), dims) + 0.5);
+  if (row_end >= 0) out = stencil(name, n, dims, points, row_begin, row_end);
+  return true;
 }
 
 Csr<double> generate_by_name(const std::string& name) {

@@ -23,6 +23,13 @@ bool finite(V v) {
   return std::isfinite(v);
 }
 
+// Both sums of a fused pass in one reduction (one message a distributed solve).
+template <class V>
+void reduce_pair(const Operator<V>& a, ops::fused::Dot2& d) {
+  double both[2] = {d.first, d.second};
+  if (a.reduce_sum(both, 2)) d = {both[0], both[1]};
+}
+
 }  // namespace
 
 template <class V>
@@ -43,7 +50,8 @@ LoopResult merged_cpu_loop(const Operator<V>& a, const Operator<V>* m, const V* 
   };
   Vector<V> r(n, be);
   a.apply(x, b, r.data(), V(-1), V(1));
-  const double rr0 = fz::dot(n, r.data(), r.data());
+  double rr0 = fz::dot(n, r.data(), r.data());
+  a.reduce_sum(&rr0, 1);
   record(0, static_cast<V>(std::sqrt(rr0)));
   if (!finite(out.residual_norm)) {
     stop(SolveStatus::non_finite);
@@ -76,7 +84,7 @@ LoopResult merged_cpu_loop(const Operator<V>& a, const Operator<V>* m, const V* 
       fz::bicg_p_update(n, beta, omega, r.data(), v.data(), p.data(), dinv, pm);
       if (separate) separate->apply(p.data(), nullptr, pm, V(1), V(0));
       a.apply(pm, nullptr, v.data(), V(1), V(0));
-      const V r0v = static_cast<V>(fz::dot(n, r0.data(), v.data()));
+      const V r0v = global_dot(a, fz::dot(n, r0.data(), v.data()));
       if (!finite(r0v)) {
         stop(SolveStatus::non_finite);
         break;
@@ -89,15 +97,17 @@ LoopResult merged_cpu_loop(const Operator<V>& a, const Operator<V>* m, const V* 
       fz::bicg_s_update(n, alpha, r.data(), v.data(), s.data(), dinv, sm);
       if (separate) separate->apply(s.data(), nullptr, sm, V(1), V(0));
       a.apply(sm, nullptr, t.data(), V(1), V(0));
-      const fz::Dot2 d = fz::mdot_ts_tt(n, t.data(), s.data());
+      fz::Dot2 d = fz::mdot_ts_tt(n, t.data(), s.data());
+      reduce_pair(a, d);
       const V ts = static_cast<V>(d.first), tt = static_cast<V>(d.second);
       if (!finite(ts) || !finite(tt)) {
         stop(SolveStatus::non_finite);
         break;
       }
       omega = tt != V(0) ? ts / tt : V(0);
-      const fz::Dot2 e =
+      fz::Dot2 e =
           fz::bicg_xr_update(n, alpha, omega, r0.data(), pm, sm, s.data(), t.data(), x, r.data());
+      reduce_pair(a, e);
       const V res = static_cast<V>(std::sqrt(e.first)), rho_new = static_cast<V>(e.second);
       record(++k, res);
       if (!finite(res) || !finite(rho_new)) {
@@ -125,12 +135,12 @@ LoopResult merged_cpu_loop(const Operator<V>& a, const Operator<V>* m, const V* 
     V* z = m ? zv.data() : r.data();  // z = M r, or r itself
     if (m) m->apply(r.data(), nullptr, z, V(1), V(0));
     ops::copy(be, n, z, p.data());
-    V rz = m ? static_cast<V>(fz::dot(n, r.data(), z)) : static_cast<V>(rr0);
+    V rz = m ? global_dot(a, fz::dot(n, r.data(), z)) : static_cast<V>(rr0);
     const bool start = !m || rz > V(0);
     if (!start) stop(finite(rz) ? SolveStatus::breakdown : SolveStatus::non_finite, ops::kRZ);
     while (start && k < o.maxiter) {
       a.apply(p.data(), nullptr, q.data(), V(1), V(0));
-      const V pq = static_cast<V>(fz::dot(n, p.data(), q.data()));
+      const V pq = global_dot(a, fz::dot(n, p.data(), q.data()));
       if (!finite(pq)) {
         stop(SolveStatus::non_finite);
         break;
@@ -140,7 +150,8 @@ LoopResult merged_cpu_loop(const Operator<V>& a, const Operator<V>* m, const V* 
         break;
       }
       const V alpha = rz / pq;
-      const fz::Dot2 e = fz::cg_xr_update(n, alpha, p.data(), q.data(), x, r.data(), dinv, z);
+      fz::Dot2 e = fz::cg_xr_update(n, alpha, p.data(), q.data(), x, r.data(), dinv, z);
+      reduce_pair(a, e);
       const V res = static_cast<V>(std::sqrt(e.first));
       record(++k, res);
       if (!finite(res)) {
@@ -152,7 +163,8 @@ LoopResult merged_cpu_loop(const Operator<V>& a, const Operator<V>* m, const V* 
         break;
       }
       if (separate) separate->apply(r.data(), nullptr, z, V(1), V(0));
-      const V rz_new = static_cast<V>(separate ? fz::dot(n, r.data(), z) : e.second);
+      const V rz_new =
+          separate ? global_dot(a, fz::dot(n, r.data(), z)) : static_cast<V>(e.second);
       if (!finite(rz_new)) {
         stop(SolveStatus::non_finite);
         break;

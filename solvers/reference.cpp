@@ -44,7 +44,7 @@ LoopResult reference_loop(const Operator<V>& a, const Operator<V>* m, const V* b
   };
   Vector<V> r(n, be);
   a.apply(x, b, r.data(), V(-1), V(1));  // line 2: r0 = b - A x0
-  V res = ops::nrm2(be, n, r.data());
+  V res = global_nrm2(a, ops::nrm2(be, n, r.data()));
   record(0, res);
   if (!finite(res)) {
     stop(SolveStatus::non_finite);
@@ -73,7 +73,7 @@ LoopResult reference_loop(const Operator<V>& a, const Operator<V>* m, const V* b
     ops::fill_zero(be, n, v.data());
     V rho_old = 1, alpha = 1, omega = 1;  // line 4
     while (k < o.maxiter) {
-      const V rho = ops::dot(be, n, r0.data(), r.data());  // line 8
+      const V rho = global_dot(a, ops::dot(be, n, r0.data(), r.data()));  // line 8
       if (!finite(rho)) {
         stop(SolveStatus::non_finite);
         break;
@@ -88,7 +88,7 @@ LoopResult reference_loop(const Operator<V>& a, const Operator<V>* m, const V* b
       ops::axpy(be, n, V(1), r.data(), p.data());
       if (m) m->apply(p.data(), nullptr, pm, V(1), V(0));  // p^ = M p
       a.apply(pm, nullptr, v.data(), V(1), V(0));          // line 11: v = A p^
-      const V r0v = ops::dot(be, n, r0.data(), v.data());
+      const V r0v = global_dot(a, ops::dot(be, n, r0.data(), v.data()));
       if (!finite(r0v)) {
         stop(SolveStatus::non_finite);
         break;
@@ -102,8 +102,8 @@ LoopResult reference_loop(const Operator<V>& a, const Operator<V>* m, const V* b
       ops::axpy(be, n, -alpha, v.data(), s.data());
       if (m) m->apply(s.data(), nullptr, sm, V(1), V(0));  // s^ = M s
       a.apply(sm, nullptr, t.data(), V(1), V(0));          // line 14: t = A s^
-      const V ts = ops::dot(be, n, t.data(), s.data());  // line 15
-      const V tt = ops::dot(be, n, t.data(), t.data());
+      const V ts = global_dot(a, ops::dot(be, n, t.data(), s.data()));  // line 15
+      const V tt = global_dot(a, ops::dot(be, n, t.data(), t.data()));
       if (!finite(ts) || !finite(tt)) {
         stop(SolveStatus::non_finite);
         break;
@@ -113,7 +113,7 @@ LoopResult reference_loop(const Operator<V>& a, const Operator<V>* m, const V* b
       ops::axpy(be, n, omega, sm, x);
       ops::copy(be, n, s.data(), r.data());  // line 17: r = s - omega t
       ops::axpy(be, n, -omega, t.data(), r.data());
-      res = ops::nrm2(be, n, r.data());  // line 18
+      res = global_nrm2(a, ops::nrm2(be, n, r.data()));  // line 18
       record(++k, res);
       if (!finite(res)) {
         stop(SolveStatus::non_finite);
@@ -135,12 +135,12 @@ LoopResult reference_loop(const Operator<V>& a, const Operator<V>* m, const V* b
     V* z = m ? zv.data() : r.data();  // z = M r, or r itself
     if (m) m->apply(r.data(), nullptr, z, V(1), V(0));
     ops::copy(be, n, z, p.data());
-    V rz = m ? ops::dot(be, n, r.data(), z) : res * res;
+    V rz = m ? global_dot(a, ops::dot(be, n, r.data(), z)) : res * res;
     const bool start = !m || rz > V(0);
     if (!start) stop(finite(rz) ? SolveStatus::breakdown : SolveStatus::non_finite, ops::kRZ);
     while (start && k < o.maxiter) {
       a.apply(p.data(), nullptr, q.data(), V(1), V(0));  // q = A p
-      const V pq = ops::dot(be, n, p.data(), q.data());
+      const V pq = global_dot(a, ops::dot(be, n, p.data(), q.data()));
       if (!finite(pq)) {
         stop(SolveStatus::non_finite);
         break;
@@ -152,7 +152,7 @@ LoopResult reference_loop(const Operator<V>& a, const Operator<V>* m, const V* b
       const V alpha = rz / pq;
       ops::axpy(be, n, alpha, p.data(), x);
       ops::axpy(be, n, -alpha, q.data(), r.data());
-      const V rr = ops::dot(be, n, r.data(), r.data());
+      const V rr = global_dot(a, ops::dot(be, n, r.data(), r.data()));
       res = std::sqrt(rr);
       record(++k, res);
       if (!finite(res)) {
@@ -164,7 +164,7 @@ LoopResult reference_loop(const Operator<V>& a, const Operator<V>* m, const V* b
         break;
       }
       if (m) m->apply(r.data(), nullptr, z, V(1), V(0));  // z = M r
-      const V rz_new = m ? ops::dot(be, n, r.data(), z) : rr;
+      const V rz_new = m ? global_dot(a, ops::dot(be, n, r.data(), z)) : rr;
       if (!finite(rz_new)) {
         stop(SolveStatus::non_finite);
         break;

@@ -10,6 +10,7 @@
 
 #include "ops/blas.hpp"
 #include "ops/mixed.hpp"
+#include "solvers/solver_loops.hpp"
 #include "spmvkit/error.hpp"
 #include "spmvkit/solvers.hpp"
 #include "spmvkit/timing.hpp"
@@ -63,7 +64,7 @@ SolveResult solve_mixed(const Operator<double>& a, const Operator<float>& a32,
   const auto t0 = std::chrono::steady_clock::now();
   for (;;) {
     a.apply(x.data(), b.data(), r.data(), -1.0, 1.0);  // r = b - A x, in double
-    const double rn = ops::nrm2(be, n, r.data());
+    const double rn = solvers_detail::global_nrm2(a, ops::nrm2(be, n, r.data()));
     res.residual_norm = res.true_residual_norm = rn;
     if (o.record_history) res.history.push_back(rn);
     if (o.callback) o.callback(inner_total, rn);

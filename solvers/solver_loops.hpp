@@ -2,6 +2,7 @@
 // input, handles ||b|| = 0, and computes the true residual and the timing split around them).
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -19,6 +20,20 @@ struct LoopResult {
   double loop_ms = 0;  // the iterations only (setup excluded)
   bool cuda_graph = false;
 };
+
+// Reductions over the operator's rows, wherever they live: the local result, summed over the
+// ranks by Operator::reduce_sum when the operator is distributed (dist/); otherwise the
+// local result untouched (the same numbers as before the hook existed).
+template <class V>
+V global_dot(const Operator<V>& a, double local) {
+  a.reduce_sum(&local, 1);
+  return static_cast<V>(local);
+}
+template <class V>
+V global_nrm2(const Operator<V>& a, double local_nrm2) {
+  double sq = local_nrm2 * local_nrm2;
+  return a.reduce_sum(&sq, 1) ? static_cast<V>(std::sqrt(sq)) : static_cast<V>(local_nrm2);
+}
 
 // Each loop: r0 = b - A x; stops at once when ||r0|| <= tol; history (when non-null) gets
 // ||r_k|| for k = 0 .. iterations; options.callback is called with each. `m` is the

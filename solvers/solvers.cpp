@@ -84,7 +84,7 @@ SolveResult solve(const Operator<V>& a, const Vector<V>& b, Vector<V>& x, const 
   const std::size_t n = b.size();
   SolveResult res;
   res.spmv_per_iter = solver_traffic(o.method, o.impl).spmv_per_iter;
-  res.b_norm = ops::nrm2(be, n, b.data());
+  res.b_norm = solvers_detail::global_nrm2(a, ops::nrm2(be, n, b.data()));
   if (!std::isfinite(res.b_norm)) {
     res.status = SolveStatus::non_finite;
     res.residual_norm = res.true_residual_norm = res.true_rel_residual =
@@ -122,6 +122,12 @@ SolveResult solve(const Operator<V>& a, const Vector<V>& b, Vector<V>& x, const 
       loop = solvers_detail::merged_cpu_loop(a, m, b.data(), x.data(), res.tolerance, lo, hp);
     } else {
 #if SPMVKIT_HAVE_CUDA
+      // Its dot products end inside fused kernels (the last block reduces and updates the
+      // scalars on the GPU): there is no point between them to sum over ranks.
+      if (a.reduce_sum(nullptr, 0))
+        throw UnsupportedError(
+            "the merged CUDA solver runs on one rank only; a distributed operator of several "
+            "ranks on CUDA needs the reference solver (--impl reference)");
       loop = solvers_detail::merged_cuda_loop(a, m, b.data(), x.data(), res.tolerance, lo, hp);
 #else
       throw UnsupportedError("this build of spmvkit has no CUDA backend");
@@ -136,7 +142,7 @@ SolveResult solve(const Operator<V>& a, const Vector<V>& b, Vector<V>& x, const 
     res.cuda_graph = res.cuda_graph || loop.cuda_graph;
     // The true residual, from x.
     a.apply(x.data(), b.data(), r.data(), V(-1), V(1));
-    res.true_residual_norm = ops::nrm2(be, n, r.data());
+    res.true_residual_norm = solvers_detail::global_nrm2(a, ops::nrm2(be, n, r.data()));
     if (loop.status != SolveStatus::converged || res.true_residual_norm <= accept) break;
     if (restart == kMaxRestarts || done >= o.maxiter) {
       res.status = SolveStatus::breakdown;

@@ -68,6 +68,14 @@ Csr<double> generate_random(index_t rows, index_t cols, double per_row, std::uin
 bool is_generator_name(const std::string& name);
 Csr<double> generate_by_name(const std::string& name);
 
+// Rows [row_begin, row_end) of a generated matrix (global column count and indices), where
+// the generator makes rows independently: the stencils (stencil5/7/9/27_N). A distributed run
+// generates each rank's rows alone, so no rank holds the whole matrix; the row range must
+// hold fewer than 2^31 nonzeros, the whole matrix need not. Sets global_rows; row_end < 0
+// asks for global_rows only. False (nothing touched) for any other name.
+bool generate_rows_by_name(const std::string& name, index_t row_begin, index_t row_end,
+                           Csr<double>& out, index_t& global_rows);
+
 // Where a bare matrix name ("bcsstk13") is read from: NAME.mtx or NAME.mtx.gz in
 // $SPMVKIT_MATRICES (when set; else in ../shared/matrices beside the source tree), then among
 // the matrices bundled under tests/data; empty when none holds it.

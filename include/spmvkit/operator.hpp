@@ -37,6 +37,16 @@ class Operator {
   // x must not alias z.
   virtual void apply(const V* x, const V* y, V* z, V alpha, V beta) const = 0;
 
+  // The solvers' one reduction hook: sums `count` partial sums (this process's share of dot
+  // products and squared norms) over every process that holds rows of the operator, in place.
+  // Returns true when it did (a distributed operator of several ranks, dist/), false for an
+  // operator held whole by this process (nothing to sum). count == 0 asks without summing.
+  virtual bool reduce_sum(double* partial, int count) const {
+    (void)partial;
+    (void)count;
+    return false;
+  }
+
   const OperatorInfo& info() const { return info_; }
   index_t rows() const { return info_.rows; }
   index_t cols() const { return info_.cols; }
