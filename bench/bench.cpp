@@ -134,6 +134,7 @@ void run_matrix(const std::string& name, const Csr<double>& a64, const Options& 
         r.build_ms = timing.build_ms;
         r.setup_ms = std::max(0.0, timing.upload_ms) + timing.build_ms;
         r.build_peak_bytes = timing.build_peak_bytes;
+        r.format_bytes = timing.format_bytes;
         r.built_on_device = timing.on_device;
         r.details = op->info().details;
         const auto ms = time_runs(b, opt.warmup, opt.reps,

@@ -49,7 +49,7 @@ struct Record {
   // SpMV-equivalents; upload -1 where the format builds on the host (its upload is inside the
   // build). build_peak_bytes: device memory high-water mark of the setup.
   double upload_ms = -1, upload_spmv_equiv = -1, build_ms = 0, build_spmv_equiv = 0;
-  std::size_t build_peak_bytes = 0;
+  std::size_t build_peak_bytes = 0, format_bytes = 0;  // device memory (BuildTiming)
   bool built_on_device = false;
   double reorder_ms = 0, reorder_spmv_equiv = 0;  // --reorder: ordering + permutation cost
   double spmv_ms = 0, spmv_ms_min = 0, spmv_ms_max = 0;

@@ -85,6 +85,7 @@ nlohmann::json to_json(const Report& rep) {
                                                       : nlohmann::json(nullptr)},
                             {"build_spmv_equiv", r.build_spmv_equiv},
                             {"build_peak_bytes", r.build_peak_bytes},
+                            {"format_bytes", r.format_bytes},
                             {"built_on", r.built_on_device ? "device" : "host"},
                             {"spmv_ms", r.spmv_ms},
                             {"spmv_ms_min", r.spmv_ms_min},

@@ -221,8 +221,8 @@ def setup(paths):
     base = {(r["_file"], r["matrix"]): r["setup_ms"] for r in records
             if ok(r) and r["format"] == "cusparse_csr_alg1"}
     print("| matrix | format | built on | upload ms | build ms | upload SpMV-eq | build SpMV-eq | "
-          "peak MB | setup ms | vs cuSPARSE CSR setup |")
-    print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|")
+          "peak MB | format MB | setup ms | vs cuSPARSE CSR setup |")
+    print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in records:
         if not ok(r) or "build_ms" not in r:
             continue
@@ -233,7 +233,8 @@ def setup(paths):
         print(f"| {r['matrix']} | {r['format']} | {r.get('built_on', '-')} | "
               f"{'-' if up is None else f'{up:.2f}'} | {r['build_ms']:.2f} | "
               f"{'-' if up_eq is None else f'{up_eq:.1f}'} | {r['build_spmv_equiv']:.1f} | "
-              f"{r.get('build_peak_bytes', 0) / 1e6:.0f} | {r['setup_ms']:.2f} | {ratio} |")
+              f"{r.get('build_peak_bytes', 0) / 1e6:.0f} | {r.get('format_bytes', 0) / 1e6:.0f} | "
+              f"{r['setup_ms']:.2f} | {ratio} |")
 
 
 if __name__ == "__main__":

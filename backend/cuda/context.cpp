@@ -179,6 +179,12 @@ PeakBytes::~PeakBytes() {
   l.peak = std::max(l.peak, outer_peak_);  // an enclosing PeakBytes still sees its own peak
 }
 
+std::size_t PeakBytes::in_use_above_start() const {
+  AllocLedger& l = ledger();
+  std::lock_guard<std::mutex> lock(l.m);
+  return l.live > start_ ? l.live - start_ : 0;
+}
+
 std::size_t PeakBytes::above_start() const {
   AllocLedger& l = ledger();
   std::lock_guard<std::mutex> lock(l.m);

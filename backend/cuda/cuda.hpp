@@ -105,6 +105,7 @@ class PeakBytes {
   PeakBytes(const PeakBytes&) = delete;
   PeakBytes& operator=(const PeakBytes&) = delete;
   std::size_t above_start() const;
+  std::size_t in_use_above_start() const;  // what is still held now (a built format's size)
 
  private:
   std::size_t start_ = 0, outer_peak_ = 0;

@@ -39,8 +39,11 @@ std::string effective_params(const FormatEntry& f, const Params& params, Backend
 struct BuildTiming {
   double upload_ms = -1;  // the CSR onto the device (pinned staging); -1: inside build_ms
   double build_ms = 0;    // the format made (from the device CSR when on_device)
-  std::size_t build_peak_bytes = 0;  // device memory high-water mark above what was in use
-                                     // before, the upload included (CUDA; 0 on the CPU)
+  std::size_t build_peak_bytes = 0;  // device memory high-water mark of the build above what
+                                     // was in use before (on_device: the uploaded CSR not
+                                     // counted; else the format's own upload included). CUDA
+                                     // only, 0 on the CPU.
+  std::size_t format_bytes = 0;      // device memory the operator holds after the build
   bool on_device = false;            // built by the format's device builder
 };
 
