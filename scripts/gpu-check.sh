@@ -45,5 +45,13 @@ for s in "${suites[@]}"; do
   echo "bench $s: rc=$? in $(( $(date +%s) - t0 ))s" >> "$summary"
   cat "$OUT/bench_$s.txt" >> "$summary"
 done
+# The setup split of every format (issue 24): upload and build ms, SpMV-equivalents, peak
+# device memory, setup against cuSPARSE CSR's on the same matrix.
+jsons=()
+for s in "${suites[@]}"; do [ -f "$OUT/bench_$s.json" ] && jsons+=("$OUT/bench_$s.json"); done
+if [ ${#jsons[@]} -gt 0 ]; then
+  python3 bench/report.py setup "${jsons[@]}" > "$OUT/setup_table.md" 2>&1
+  { echo "setup table ($OUT/setup_table.md):"; cat "$OUT/setup_table.md"; } >> "$summary"
+fi
 echo "==== summary ===="
 cat "$summary"
