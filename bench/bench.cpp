@@ -138,13 +138,14 @@ void run_matrix(const std::string& name, const Csr<double>& a64, const Options& 
       r.npr_variance = npr_variance;
       r.npr_max = npr_max;
       try {
-        synchronize(b);
-        const auto t0 = std::chrono::steady_clock::now();
-        auto op = build_operator<V>(f.name, a, p, b);
-        synchronize(b);
-        r.setup_ms =
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
-                .count();
+        BuildTiming timing;
+        auto op = build_operator<V>(f.name, a, p, b, &timing);
+        r.upload_ms = timing.upload_ms;
+        r.build_ms = timing.build_ms;
+        r.setup_ms = std::max(0.0, timing.upload_ms) + timing.build_ms;
+        r.build_peak_bytes = timing.build_peak_bytes;
+        r.format_bytes = timing.format_bytes;
+        r.built_on_device = timing.on_device;
         r.details = op->info().details;
         const auto ms = time_runs(b, opt.warmup, opt.reps,
                                   [&] { op->apply(x.data(), nullptr, z.data(), V(1), V(0)); });
@@ -153,6 +154,8 @@ void run_matrix(const std::string& name, const Csr<double>& a64, const Options& 
         r.spmv_ms_max = *std::max_element(ms.begin(), ms.end());
         r.bytes = static_cast<double>(op->info().matrix_bytes) + vector_bytes;
         r.setup_spmv_equiv = r.spmv_ms > 0 ? r.setup_ms / r.spmv_ms : 0;
+        r.upload_spmv_equiv = r.spmv_ms > 0 && r.upload_ms >= 0 ? r.upload_ms / r.spmv_ms : -1;
+        r.build_spmv_equiv = r.spmv_ms > 0 ? r.build_ms / r.spmv_ms : 0;
         if (op->info().paper_bytes > 0 && r.spmv_ms > 0)
           r.paper_gbs = static_cast<double>(op->info().paper_bytes) / (r.spmv_ms * 1e-3) / 1e9;
         r.gflops = r.spmv_ms > 0 ? 2.0 * a.nnz() / (r.spmv_ms * 1e-3) / 1e9 : 0;

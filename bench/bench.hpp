@@ -45,6 +45,12 @@ struct Record {
   std::string matrix, format, backend, precision, details, status = "ok";
   long long rows = 0, cols = 0, nnz = 0;
   double setup_ms = 0, setup_spmv_equiv = 0;
+  // The setup split (BuildTiming): the CSR's upload and the format's build, in ms and in
+  // SpMV-equivalents; upload -1 where the format builds on the host (its upload is inside the
+  // build). build_peak_bytes: device memory high-water mark of the setup.
+  double upload_ms = -1, upload_spmv_equiv = -1, build_ms = 0, build_spmv_equiv = 0;
+  std::size_t build_peak_bytes = 0, format_bytes = 0;  // device memory (BuildTiming)
+  bool built_on_device = false;
   double reorder_ms = 0, reorder_spmv_equiv = 0;  // --reorder: ordering + permutation cost
   double spmv_ms = 0, spmv_ms_min = 0, spmv_ms_max = 0;
   double gflops = 0, bytes = 0, gbs = 0, pct_ceiling = 0;

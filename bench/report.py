@@ -4,6 +4,9 @@
   bench/report.py summary FILE.json...      every record: GB/s, % of ceiling, ratios
   bench/report.py hec-table DIR             HEC paper tables 2/3: GPU formats vs the CPU backend
   bench/report.py csr3 DIR                  CSR-3 (own ordering) vs cuSPARSE on RCM-ordered input
+  bench/report.py setup FILE.json...        issue 24's setup table: upload and build ms, both in
+                                            SpMV-equivalents, peak device memory, setup (upload
+                                            included) against cuSPARSE CSR's on the same matrix
   bench/report.py suraa-variance FILE.json...
                                             SURAA figures 10-11: one row a matrix, ordered by npr
                                             variance; suraa, suraa_static against cuSPARSE CSR
@@ -297,12 +300,38 @@ def write_oracle_svg(path, by_variant, title):
         f.write("\n".join(out) + "\n")
 
 
+def setup(paths):
+    """Format x matrix: the setup split. The baseline is cusparse_csr_alg1's setup_ms (its
+    upload included) on the same matrix in the same run; the targets (issue 24) are a ratio
+    <= 1.5 and a build <= 20 SpMV-equivalents."""
+    heads, records = load(paths)
+    print(header(heads))
+    print()
+    base = {(r["_file"], r["matrix"]): r["setup_ms"] for r in records
+            if ok(r) and r["format"] == "cusparse_csr_alg1"}
+    print("| matrix | format | built on | upload ms | build ms | upload SpMV-eq | build SpMV-eq | "
+          "peak MB | format MB | setup ms | vs cuSPARSE CSR setup |")
+    print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for r in records:
+        if not ok(r) or "build_ms" not in r:
+            continue
+        up = r.get("upload_ms")
+        b = base.get((r["_file"], r["matrix"]))
+        ratio = f"{r['setup_ms'] / b:.2f}x" if b else "-"
+        up_eq = r.get("upload_spmv_equiv")
+        print(f"| {r['matrix']} | {r['format']} | {r.get('built_on', '-')} | "
+              f"{'-' if up is None else f'{up:.2f}'} | {r['build_ms']:.2f} | "
+              f"{'-' if up_eq is None else f'{up_eq:.1f}'} | {r['build_spmv_equiv']:.1f} | "
+              f"{r.get('build_peak_bytes', 0) / 1e6:.0f} | {r.get('format_bytes', 0) / 1e6:.0f} | "
+              f"{r['setup_ms']:.2f} | {ratio} |")
+
+
 if __name__ == "__main__":
     if len(sys.argv) < 3:
         sys.exit(__doc__)
     cmd, args = sys.argv[1], sys.argv[2:]
     {"summary": lambda: summary(args), "hec-table": lambda: hec_table(args[0]),
      "csr3": lambda: csr3(args[0]),
-     "suraa-variance": lambda: suraa_variance(args),
+     "setup": lambda: setup(args), "suraa-variance": lambda: suraa_variance(args),
      "oracle": lambda: oracle([a for a in args if not a.endswith(".svg") and a != "--svg"],
                               next((a for a in args if a.endswith(".svg")), None))}.get(cmd, lambda: sys.exit(__doc__))()

@@ -54,5 +54,13 @@ if grep -qs '"oracle": "[a-z]' "$OUT"/bench_*.json && command -v python3 > /dev/
     > "$OUT/auto_oracle.md" 2>&1
   sed -n '/^| variant/,$p' "$OUT/auto_oracle.md" >> "$summary"
 fi
+# The setup split of every format (issue 24): upload and build ms, SpMV-equivalents, peak
+# device memory, setup against cuSPARSE CSR's on the same matrix.
+jsons=()
+for s in "${suites[@]}"; do [ -f "$OUT/bench_$s.json" ] && jsons+=("$OUT/bench_$s.json"); done
+if [ ${#jsons[@]} -gt 0 ]; then
+  python3 bench/report.py setup "${jsons[@]}" > "$OUT/setup_table.md" 2>&1
+  { echo "setup table ($OUT/setup_table.md):"; cat "$OUT/setup_table.md"; } >> "$summary"
+fi
 echo "==== summary ===="
 cat "$summary"

@@ -1,9 +1,11 @@
 #include "backend/cuda/cuda.hpp"
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <sstream>
+#include <unordered_map>
 
 #include "spmvkit/error.hpp"
 
@@ -111,6 +113,20 @@ void SideStreams::join(cudaStream_t origin) const {
   }
 }
 
+namespace {
+// What device_alloc has handed out and not taken back: live bytes, their high-water mark since
+// the last reset_device_peak, and each pointer's size (cudaFree does not say).
+struct AllocLedger {
+  std::mutex m;
+  std::unordered_map<void*, std::size_t> sizes;
+  std::size_t live = 0, peak = 0;
+};
+AllocLedger& ledger() {
+  static AllocLedger* l = new AllocLedger;  // never destroyed: buffers may outlive statics
+  return *l;
+}
+}  // namespace
+
 void* device_alloc(std::size_t bytes) {
   void* p = nullptr;
   const cudaError_t status = cudaMalloc(&p, bytes);
@@ -121,11 +137,58 @@ void* device_alloc(std::size_t bytes) {
        << ") allocating " << bytes << " bytes of device memory";
     throw CudaError(os.str());
   }
+  AllocLedger& l = ledger();
+  std::lock_guard<std::mutex> lock(l.m);
+  l.sizes[p] = bytes;
+  l.live += bytes;
+  l.peak = std::max(l.peak, l.live);
   return p;
 }
 
 void device_free(void* p) noexcept {
-  if (p) cudaFree(p);
+  if (!p) return;
+  {
+    AllocLedger& l = ledger();
+    std::lock_guard<std::mutex> lock(l.m);
+    const auto it = l.sizes.find(p);
+    if (it != l.sizes.end()) {
+      l.live -= it->second;
+      l.sizes.erase(it);
+    }
+  }
+  cudaFree(p);
+}
+
+std::size_t device_bytes_in_use() {
+  AllocLedger& l = ledger();
+  std::lock_guard<std::mutex> lock(l.m);
+  return l.live;
+}
+
+PeakBytes::PeakBytes() {
+  AllocLedger& l = ledger();
+  std::lock_guard<std::mutex> lock(l.m);
+  start_ = l.live;
+  outer_peak_ = l.peak;
+  l.peak = l.live;
+}
+
+PeakBytes::~PeakBytes() {
+  AllocLedger& l = ledger();
+  std::lock_guard<std::mutex> lock(l.m);
+  l.peak = std::max(l.peak, outer_peak_);  // an enclosing PeakBytes still sees its own peak
+}
+
+std::size_t PeakBytes::in_use_above_start() const {
+  AllocLedger& l = ledger();
+  std::lock_guard<std::mutex> lock(l.m);
+  return l.live > start_ ? l.live - start_ : 0;
+}
+
+std::size_t PeakBytes::above_start() const {
+  AllocLedger& l = ledger();
+  std::lock_guard<std::mutex> lock(l.m);
+  return l.peak - start_;
 }
 
 void copy_to_device(void* dst, const void* src, std::size_t bytes) {

@@ -93,6 +93,23 @@ class Event {
 // Raw allocation, for DeviceBuffer and Vector. Throws CudaError naming the size on failure.
 void* device_alloc(std::size_t bytes);
 void device_free(void* p) noexcept;
+// The bytes device_alloc has handed out and not freed (cuSPARSE's and the driver's own
+// allocations not included).
+std::size_t device_bytes_in_use();
+// The high-water mark of device_bytes_in_use over this object's life, above its value when the
+// object was made (a build's peak device memory). Nests; not for concurrent builds.
+class PeakBytes {
+ public:
+  PeakBytes();
+  ~PeakBytes();
+  PeakBytes(const PeakBytes&) = delete;
+  PeakBytes& operator=(const PeakBytes&) = delete;
+  std::size_t above_start() const;
+  std::size_t in_use_above_start() const;  // what is still held now (a built format's size)
+
+ private:
+  std::size_t start_ = 0, outer_peak_ = 0;
+};
 void copy_to_device(void* dst, const void* src, std::size_t bytes);    // on the stream, then sync
 void copy_to_host(void* dst, const void* src, std::size_t bytes);      // on the stream, then sync
 void copy_on_device(void* dst, const void* src, std::size_t bytes);    // async on the stream

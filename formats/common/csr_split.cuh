@@ -15,6 +15,7 @@
 
 #include "backend/cuda/cuda.hpp"
 #include "formats/common/csr_kernels.hpp"
+#include "spmvkit/device_csr.hpp"
 
 namespace spmvkit {
 
@@ -36,6 +37,19 @@ struct DeviceCsr {
         row_ptr(std::move(uploaded_row_ptr)),
         col_idx(a.col_idx),
         values(a.values) {}
+  // A copy of a CSR already on the device (device-to-device, on the context stream).
+  explicit DeviceCsr(const DeviceCsrView<V>& a)
+      : rows(a.rows),
+        cols(a.cols),
+        row_ptr(static_cast<std::size_t>(a.rows) + 1),
+        col_idx(static_cast<std::size_t>(a.nnz)),
+        values(static_cast<std::size_t>(a.nnz)) {
+    cuda::copy_on_device(row_ptr.data(), a.row_ptr, row_ptr.bytes());
+    if (a.nnz > 0) {
+      cuda::copy_on_device(col_idx.data(), a.col_idx, col_idx.bytes());
+      cuda::copy_on_device(values.data(), a.values, values.bytes());
+    }
+  }
   std::int64_t nnz() const { return static_cast<std::int64_t>(col_idx.size()); }
 };
 

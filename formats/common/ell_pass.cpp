@@ -50,13 +50,15 @@ std::vector<std::int64_t> length_histogram(const std::vector<index_t>& lengths) 
   return hist;
 }
 
+std::int64_t ell_pitch(index_t rows) { return round_up(rows, ell_pitch_align); }
+
 template <class V>
 EllData<V> ell_pack(const Csr<V>& a, index_t width) {
   EllData<V> e;
   e.rows = a.rows;
   e.cols = a.cols;
   e.width = width;
-  e.pitch = round_up(a.rows, ell_pitch_align);
+  e.pitch = ell_pitch(a.rows);
   const std::int64_t pitch = e.pitch;
   e.col_idx.resize(static_cast<std::size_t>(e.padded_slots()));
   e.values.resize(static_cast<std::size_t>(e.padded_slots()));
@@ -177,11 +179,14 @@ std::optional<ColumnDeltas> ell_choose_deltas(const EllData<V>& e, std::optional
                                               Backend b, const std::string& format) {
   if (b == Backend::cpu || param == 32 || e.width == 0) return std::nullopt;
   std::optional<ColumnDeltas> d = ell_column_deltas(e);
-  if (param == 16 && !d)
-    throw UnsupportedError(format +
-                           ": index_bits=16 needs the columns of every 32-row group's slot to "
-                           "span at most 65534");
+  if (param == 16 && !d) ell_deltas_do_not_fit(format);
   return d;
+}
+
+void ell_deltas_do_not_fit(const std::string& format) {
+  throw UnsupportedError(format +
+                         ": index_bits=16 needs the columns of every 32-row group's slot to "
+                         "span at most 65534");
 }
 
 std::optional<EllSkip> ell_skip_param(const Params& p, const std::string& format) {

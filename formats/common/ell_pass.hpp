@@ -58,6 +58,8 @@ template <class V>
 std::vector<index_t> row_lengths(const Csr<V>& a);
 std::vector<std::int64_t> length_histogram(const std::vector<index_t>& lengths);
 
+// rows rounded up to ell_pitch_align: EllData::pitch.
+std::int64_t ell_pitch(index_t rows);
 // Packs the first min(row length, width) entries of every row of `a` (all of them when width
 // is the longest row). OpenMP-parallel over blocks of rows.
 template <class V>
@@ -113,6 +115,19 @@ std::optional<ColumnDeltas> ell_choose_deltas(const EllData<V>& e, std::optional
 // Parses `rows_per_thread` (1 or ell_vector_rows<V>(), the default); InputError otherwise.
 template <class V>
 int ell_rows_per_thread_param(const Params& p, const std::string& format);
+
+#if SPMVKIT_HAVE_CUDA
+// ELL from a CSR on the device (ell_build_cuda.cu): the row lengths, at most `width`, in `pitch`
+// entries (0 past the rows), copied to the host for the byte model and the skip rule, and the
+// longest of them in *longest; whether 16-bit column deltas fit (ell_column_deltas's rule).
+template <class V>
+std::vector<index_t> ell_row_lengths_device(const DeviceCsrView<V>& a, std::int64_t pitch,
+                                            index_t width, index_t* longest);
+template <class V>
+bool ell_deltas_fit_device(const DeviceCsrView<V>& a, std::int64_t pitch, index_t width);
+#endif
+// index_bits=16 asked where the deltas do not fit: UnsupportedError naming `format`.
+[[noreturn]] void ell_deltas_do_not_fit(const std::string& format);
 
 // The OpenMP ELL pass: z = alpha * ELL * x + beta * y on every row (y unread when beta == 0).
 template <class V>

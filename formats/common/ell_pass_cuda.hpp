@@ -59,4 +59,12 @@ struct EllDevice {
   void launch(const V* x, const V* y, V* z, V alpha, V beta, cudaStream_t stream) const;
 };
 
+// The ELL arrays on the device from a CSR there (ell_build_cuda.cu): the first min(row
+// length, width) entries of each row, as ell_pack and (with `deltas`) ell_column_deltas lay
+// them out on the host; row_length (pitch entries) is uploaded for EllSkip::row_length.
+template <class V>
+EllDevice<V> ell_pack_device(const DeviceCsrView<V>& a, index_t width, std::int64_t pitch,
+                             EllSkip skip, int rows_per_thread, bool deltas,
+                             const std::vector<index_t>& row_length);
+
 }  // namespace spmvkit

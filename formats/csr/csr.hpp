@@ -25,6 +25,10 @@ std::unique_ptr<Operator<V>> make_csr_cpu(const Csr<V>& a, CsrKernel kernel);
 #if SPMVKIT_HAVE_CUDA
 template <class V>
 std::unique_ptr<Operator<V>> make_csr_cuda(const Csr<V>& a, CsrKernel kernel, const Params& p);
+// scalar and vector only.
+template <class V>
+std::unique_ptr<Operator<V>> make_csr_cuda(const DeviceCsrView<V>& a, CsrKernel kernel,
+                                           const Params& p);
 #endif
 
 }  // namespace spmvkit

@@ -17,17 +17,30 @@ std::unique_ptr<Operator<V>> build_csr(const Csr<V>& a, const Params& p, Backend
   return make_csr_cpu(a, kernel);
 }
 
+// The device builder of scalar and vector: the CSR copied on the device.
+FormatEntry on_device(FormatEntry e, CsrKernel kernel) {
+#if SPMVKIT_HAVE_CUDA
+  set_device_builder(e, [kernel](const auto& a, const Params& p) {
+    return make_csr_cuda(a, kernel, p);
+  });
+#else
+  (void)kernel;
+#endif
+  return e;
+}
+
 }  // namespace
 
 FormatEntry csr_scalar_format() {
-  return make_format("csr_scalar", "CSR, one thread per row", {},
-                     [](const auto& a, const Params& p, Backend b) {
-                       return build_csr(a, p, b, CsrKernel::scalar);
-                     });
+  return on_device(make_format("csr_scalar", "CSR, one thread per row", {},
+                               [](const auto& a, const Params& p, Backend b) {
+                                 return build_csr(a, p, b, CsrKernel::scalar);
+                               }),
+                   CsrKernel::scalar);
 }
 
 FormatEntry csr_vector_format() {
-  return make_format(
+  FormatEntry e = make_format(
       "csr_vector",
       "CSR, a warp or power-of-two sub-warp per row (chosen from the mean row length)",
       {int_choice("threads_per_row", "auto", {1, 2, 4, 8, 16, 32},
@@ -38,6 +51,7 @@ FormatEntry csr_vector_format() {
       [](const auto& a, const Params& p, Backend b) {
         return build_csr(a, p, b, CsrKernel::vector);
       });
+  return on_device(std::move(e), CsrKernel::vector);
 }
 
 FormatEntry csr_balanced_format() {

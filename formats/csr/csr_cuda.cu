@@ -77,13 +77,7 @@ class CsrCudaOperator final : public Operator<V> {
       matrix_ = DeviceCsr<V>(a);
     }
     if (kernel == CsrKernel::vector) {
-      const double mean = a.rows > 0 ? static_cast<double>(a.nnz()) / a.rows : 0.0;
-      threads_per_row_ = static_cast<int>(p.get_int("threads_per_row", pow2_at_least(mean, 2, 32)));
-      if (threads_per_row_ < 1 || threads_per_row_ > 32 ||
-          (threads_per_row_ & (threads_per_row_ - 1)) != 0)
-        throw InputError("csr_vector: threads_per_row must be a power of two in 1..32, got " +
-                         std::to_string(threads_per_row_));
-      this->info_.details = "threads_per_row=" + std::to_string(threads_per_row_);
+      choose_threads_per_row(a.rows, a.nnz(), p);
     } else if (kernel == CsrKernel::balanced) {
       policy_.items_per_thread = static_cast<int>(p.get_int("items_per_thread", 8));
       policy_.block_threads = static_cast<int>(p.get_int("block_threads", policy_.block_threads));
@@ -212,10 +206,36 @@ class CsrCudaOperator final : public Operator<V> {
     }
   }
 
+ public:
+  // Scalar and vector from a CSR on the device: the arrays copied there (no host round trip).
+  CsrCudaOperator(const DeviceCsrView<V>& a, CsrKernel kernel, const Params& p)
+      : Operator<V>(OperatorInfo{a.rows, a.cols, a.nnz, csr_matrix_bytes<V>(a.rows, a.nnz),
+                                 Backend::cuda,
+                                 kernel == CsrKernel::scalar ? "csr_scalar" : "csr_vector", ""}),
+        kernel_(kernel),
+        matrix_(a) {
+    if (kernel == CsrKernel::balanced)
+      throw UnsupportedError("csr_balanced has no device builder (its tiling runs on the host)");
+    if (kernel == CsrKernel::vector) choose_threads_per_row(a.rows, a.nnz, p);
+  }
+
+ private:
+
   void launch_balanced(const BalancedPart<V>& part, const V* x, const V* y, V* z, V alpha, V beta,
                        cudaStream_t stream) const {
     part.tiles.launch(part.matrix.row_ptr.data(), part.matrix.col_idx.data(),
                       part.matrix.values.data(), nullptr, x, y, z, alpha, beta, stream);
+  }
+
+  // csr_vector's sub-warp: the mean row length rounded up to a power of two, or as given.
+  void choose_threads_per_row(index_t rows, std::int64_t nnz, const Params& p) {
+    const double mean = rows > 0 ? static_cast<double>(nnz) / rows : 0.0;
+    threads_per_row_ = static_cast<int>(p.get_int("threads_per_row", pow2_at_least(mean, 2, 32)));
+    if (threads_per_row_ < 1 || threads_per_row_ > 32 ||
+        (threads_per_row_ & (threads_per_row_ - 1)) != 0)
+      throw InputError("csr_vector: threads_per_row must be a power of two in 1..32, got " +
+                       std::to_string(threads_per_row_));
+    this->info_.details = "threads_per_row=" + std::to_string(threads_per_row_);
   }
 
   // A part on the device, tiled from its row pointer on the host.
@@ -244,6 +264,18 @@ std::unique_ptr<Operator<V>> make_csr_cuda(const Csr<V>& a, CsrKernel kernel, co
   return std::make_unique<CsrCudaOperator<V>>(a, kernel, p);
 }
 
+template <class V>
+std::unique_ptr<Operator<V>> make_csr_cuda(const DeviceCsrView<V>& a, CsrKernel kernel,
+                                           const Params& p) {
+  auto op = std::make_unique<CsrCudaOperator<V>>(a, kernel, p);
+  cuda::Context::get().synchronize();  // the copies are done when the build returns
+  return op;
+}
+
+template std::unique_ptr<Operator<float>> make_csr_cuda(const DeviceCsrView<float>&, CsrKernel,
+                                                        const Params&);
+template std::unique_ptr<Operator<double>> make_csr_cuda(const DeviceCsrView<double>&, CsrKernel,
+                                                         const Params&);
 template std::unique_ptr<Operator<float>> make_csr_cuda(const Csr<float>&, CsrKernel,
                                                         const Params&);
 template std::unique_ptr<Operator<double>> make_csr_cuda(const Csr<double>&, CsrKernel,

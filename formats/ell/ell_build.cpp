@@ -1,5 +1,7 @@
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <optional>
 #include <sstream>
 
 #include "formats/ell/ell.hpp"
@@ -21,55 +23,109 @@ double ell_fill(index_t width, index_t rows, std::int64_t nnz) {
 
 namespace {
 
+// The parameters, read once for the host and the device builds.
 template <class V>
-std::unique_ptr<Operator<V>> build_ell(const Csr<V>& a, const Params& p, Backend b) {
-  const double max_fill = p.get_double("max_fill", 3.0);
-  if (!std::isfinite(max_fill) || max_fill < 1.0)
-    throw InputError("ell: max_fill must be a finite number >= 1, got " +
-                     p.get_string("max_fill", ""));
-  const int rows_per_thread = ell_rows_per_thread_param<V>(p, "ell");
-  const std::optional<EllSkip> skip_param = ell_skip_param(p, "ell");
-  const std::optional<int> bits_param = index_bits_param(p, "ell");
+struct EllChoices {
+  double max_fill = 3.0;
+  int rows_per_thread = 1;
+  std::optional<EllSkip> skip;
+  std::optional<int> index_bits;
+  explicit EllChoices(const Params& p)
+      : max_fill(p.get_double("max_fill", 3.0)),
+        rows_per_thread(ell_rows_per_thread_param<V>(p, "ell")),
+        skip(ell_skip_param(p, "ell")),
+        index_bits(index_bits_param(p, "ell")) {
+    if (!std::isfinite(max_fill) || max_fill < 1.0)
+      throw InputError("ell: max_fill must be a finite number >= 1, got " +
+                       p.get_string("max_fill", ""));
+  }
+};
 
-  const index_t width = longest_row(a);
-  const double fill = ell_fill(width, a.rows, a.nnz());
+// UnsupportedError when padding to `width` stores over max_fill times the nonzeros.
+double check_fill(index_t width, index_t rows, std::int64_t nnz, double max_fill) {
+  const double fill = ell_fill(width, rows, nnz);
   if (fill > max_fill) {
     std::ostringstream os;
-    os << "ell: padding every row to the longest (" << width << " entries, " << a.rows
-       << " rows) would store " << fill << "x the " << a.nnz()
+    os << "ell: padding every row to the longest (" << width << " entries, " << rows
+       << " rows) would store " << fill << "x the " << nnz
        << " nonzeros, over max_fill=" << max_fill << " (use hyb, hec or sellp, or raise max_fill)";
     throw UnsupportedError(os.str());
   }
-  EllData<V> e = ell_pack(a, width);
-  const std::optional<ColumnDeltas> deltas = ell_choose_deltas(e, bits_param, b, "ell");
-  const int index_bits = deltas ? 16 : 32;
-  const EllSkip skip = skip_param ? *skip_param : ell_choose_skip(e, deltas.has_value());
+  return fill;
+}
 
+// `e` needs its shape and row_length only (the byte model).
+template <class V>
+OperatorInfo ell_info(const EllData<V>& e, std::int64_t nnz, double fill, EllSkip skip,
+                      bool deltas, int rows_per_thread, Backend b) {
   std::ostringstream details;
   details.precision(3);
-  details << "width=" << width << ",pitch=" << e.pitch << ",fill=" << fill
+  details << "width=" << e.width << ",pitch=" << e.pitch << ",fill=" << fill
           << ",skip=" << to_string(skip);
   if (b == Backend::cuda)
-    details << ",rows_per_thread=" << rows_per_thread << ",index_bits=" << index_bits;
-  OperatorInfo info{a.rows, a.cols, a.nnz(),      ell_pass_bytes(e, skip, deltas.has_value()),
-                    b,      "ell",  details.str()};
+    details << ",rows_per_thread=" << rows_per_thread << ",index_bits=" << (deltas ? 16 : 32);
+  return OperatorInfo{e.rows, e.cols, nnz,   ell_pass_bytes(e, skip, deltas),
+                      b,      "ell",  details.str()};
+}
+
+template <class V>
+std::unique_ptr<Operator<V>> build_ell(const Csr<V>& a, const Params& p, Backend b) {
+  const EllChoices<V> c(p);
+  const index_t width = longest_row(a);
+  const double fill = check_fill(width, a.rows, a.nnz(), c.max_fill);
+  EllData<V> e = ell_pack(a, width);
+  const std::optional<ColumnDeltas> deltas = ell_choose_deltas(e, c.index_bits, b, "ell");
+  const EllSkip skip = c.skip ? *c.skip : ell_choose_skip(e, deltas.has_value());
+  OperatorInfo info = ell_info(e, a.nnz(), fill, skip, deltas.has_value(), c.rows_per_thread, b);
 #if SPMVKIT_HAVE_CUDA
   if (b == Backend::cuda)
-    return make_ell_cuda(e, skip, rows_per_thread, deltas ? &*deltas : nullptr, std::move(info));
+    return make_ell_cuda(e, skip, c.rows_per_thread, deltas ? &*deltas : nullptr,
+                         std::move(info));
 #endif
   return make_ell_cpu(std::move(e), std::move(info));
 }
 
+#if SPMVKIT_HAVE_CUDA
+// The same operator from a CSR on the device: row lengths, the longest row and the delta fit
+// there; the byte model and the skip rule on the row lengths (4 bytes a row) on the host; the
+// arrays packed on the device.
+template <class V>
+std::unique_ptr<Operator<V>> build_ell_device(const DeviceCsrView<V>& a, const Params& p) {
+  const EllChoices<V> c(p);
+  EllData<V> shape;
+  shape.rows = a.rows;
+  shape.cols = a.cols;
+  shape.pitch = ell_pitch(a.rows);
+  shape.row_length = ell_row_lengths_device(a, shape.pitch,
+                                            std::numeric_limits<index_t>::max(), &shape.width);
+  shape.stored = a.nnz;
+  const double fill = check_fill(shape.width, a.rows, a.nnz, c.max_fill);
+  bool deltas = false;
+  if (c.index_bits != 32 && shape.width > 0) {
+    deltas = ell_deltas_fit_device(a, shape.pitch, shape.width);
+    if (c.index_bits == 16 && !deltas) ell_deltas_do_not_fit("ell");
+  }
+  const EllSkip skip = c.skip ? *c.skip : ell_choose_skip(shape, deltas);
+  OperatorInfo info =
+      ell_info(shape, a.nnz, fill, skip, deltas, c.rows_per_thread, Backend::cuda);
+  return make_ell_cuda(a, shape, skip, c.rows_per_thread, deltas, std::move(info));
+}
+#endif
+
 }  // namespace
 
 FormatEntry ell_format() {
-  return make_format(
+  FormatEntry e = make_format(
       "ell", "ELLPACK: rows padded to the longest, column-major, aligned (refuses over max_fill)",
       concat_params({real_param("max_fill", "3", 1, kNoLimit,
                                 "refuse the matrix (unsupported) when padding stores more than "
                                 "this many times its nonzeros")},
                     ell_pass_params()),
       [](const auto& a, const Params& p, Backend b) { return build_ell(a, p, b); });
+#if SPMVKIT_HAVE_CUDA
+  set_device_builder(e, [](const auto& a, const Params& p) { return build_ell_device(a, p); });
+#endif
+  return e;
 }
 
 #define SPMVKIT_INSTANTIATE(V) template index_t longest_row(const Csr<V>&);

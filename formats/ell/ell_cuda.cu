@@ -13,6 +13,9 @@ class EllCudaOperator final : public Operator<V> {
                   const ColumnDeltas* deltas, OperatorInfo info)
       : Operator<V>(std::move(info)), ell_(e, skip, rows_per_thread, deltas) {}
 
+  EllCudaOperator(EllDevice<V>&& ell, OperatorInfo info)
+      : Operator<V>(std::move(info)), ell_(std::move(ell)) {}
+
   void apply(const V* x, const V* y, V* z, V alpha, V beta) const override {
     ell_.launch(x, y, z, alpha, beta, cuda::Context::get().stream());
   }
@@ -29,6 +32,21 @@ std::unique_ptr<Operator<V>> make_ell_cuda(const EllData<V>& e, EllSkip skip, in
   return std::make_unique<EllCudaOperator<V>>(e, skip, rows_per_thread, deltas, std::move(info));
 }
 
+template <class V>
+std::unique_ptr<Operator<V>> make_ell_cuda(const DeviceCsrView<V>& a, const EllData<V>& shape,
+                                           EllSkip skip, int rows_per_thread, bool deltas,
+                                           OperatorInfo info) {
+  return std::make_unique<EllCudaOperator<V>>(
+      ell_pack_device(a, shape.width, shape.pitch, skip, rows_per_thread, deltas, shape.row_length),
+      std::move(info));
+}
+
+template std::unique_ptr<Operator<float>> make_ell_cuda(const DeviceCsrView<float>&,
+                                                        const EllData<float>&, EllSkip, int, bool,
+                                                        OperatorInfo);
+template std::unique_ptr<Operator<double>> make_ell_cuda(const DeviceCsrView<double>&,
+                                                         const EllData<double>&, EllSkip, int,
+                                                         bool, OperatorInfo);
 template std::unique_ptr<Operator<float>> make_ell_cuda(const EllData<float>&, EllSkip, int,
                                                         const ColumnDeltas*, OperatorInfo);
 template std::unique_ptr<Operator<double>> make_ell_cuda(const EllData<double>&, EllSkip, int,

@@ -1,6 +1,9 @@
 // The one place that knows every format.
 #include "spmvkit/registry.hpp"
 
+#include <chrono>
+#include <optional>
+
 #include "formats/bsr/bsr.hpp"
 #include "formats/csr/csr.hpp"
 #include "formats/csr3/csr3.hpp"
@@ -12,6 +15,10 @@
 #include "formats/sellp/sellp.hpp"
 #include "formats/suraa/suraa.hpp"
 #include "spmvkit/error.hpp"
+
+#if SPMVKIT_HAVE_CUDA
+#include "backend/cuda/device_csr.hpp"
+#endif
 
 namespace spmvkit {
 
@@ -60,11 +67,13 @@ const FormatEntry& find_format(std::string_view name) {
   throw InputError("unknown format '" + std::string(name) + "' (known: " + known + ")");
 }
 
-template <class V>
-std::unique_ptr<Operator<V>> build_operator(std::string_view format, const Csr<V>& a,
-                                            const Params& params, Backend b) {
+namespace {
+
+// The format, its validated parameters, and the checks every build makes before any work.
+const FormatEntry& checked_format(std::string_view format, const Params& params, Backend b,
+                                  Params& valid) {
   const FormatEntry& f = find_format(format);
-  const Params valid = validate_params(f, params);
+  valid = validate_params(f, params);
   if (!f.supports(b))
     throw UnsupportedError("format " + f.name + " has no " + std::string(to_string(b)) +
                            " kernel");
@@ -72,14 +81,88 @@ std::unique_ptr<Operator<V>> build_operator(std::string_view format, const Csr<V
     throw UnsupportedError("this build of spmvkit has no CUDA backend");
   if (b == Backend::cuda && !cuda_available())
     throw UnsupportedError("no CUDA device is available");
-  std::unique_ptr<Operator<V>> op = f.builder<V>()(a, valid, b);
+  return f;
+}
+
+template <class V>
+std::unique_ptr<Operator<V>> with_details(std::unique_ptr<Operator<V>> op, const FormatEntry& f,
+                                          const Params& valid, Backend b) {
   op->add_details(effective_params(f, valid, b, op->info().details));
   return op;
 }
 
-template std::unique_ptr<Operator<float>> build_operator(std::string_view, const Csr<float>&,
-                                                         const Params&, Backend);
-template std::unique_ptr<Operator<double>> build_operator(std::string_view, const Csr<double>&,
-                                                          const Params&, Backend);
+}  // namespace
+
+template <class V>
+std::unique_ptr<Operator<V>> build_operator(std::string_view format, const Csr<V>& a,
+                                            const Params& params, Backend b,
+                                            BuildTiming* timing) {
+  Params valid;
+  const FormatEntry& f = checked_format(format, params, b, valid);
+  using clock = std::chrono::steady_clock;
+  const auto ms_since = [](clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(clock::now() - t0).count();
+  };
+#if SPMVKIT_HAVE_CUDA
+  // A format that builds on the device: the CSR up through pinned staging, then its builder.
+  // The build's peak memory is counted above the uploaded CSR (the input of the build).
+  if (b == Backend::cuda && f.builds_on_device()) {
+    synchronize(b);
+    auto t0 = clock::now();
+    const cuda::OwnedDeviceCsr<V> d = cuda::upload_csr(a);
+    const double upload_ms = ms_since(t0);
+    const cuda::PeakBytes peak;
+    t0 = clock::now();
+    auto op = with_details(f.device_builder<V>()(d.view(), valid), f, valid, b);
+    synchronize(b);
+    if (timing)
+      *timing = {upload_ms, ms_since(t0), peak.above_start(), peak.in_use_above_start(), true};
+    return op;
+  }
+  std::optional<cuda::PeakBytes> scope;
+  if (b == Backend::cuda) scope.emplace();
+  const auto peak = [&] { return scope ? scope->above_start() : std::size_t{0}; };
+  const auto held = [&] { return scope ? scope->in_use_above_start() : std::size_t{0}; };
+#else
+  const auto peak = [] { return std::size_t{0}; };
+  const auto held = [] { return std::size_t{0}; };
+#endif
+  synchronize(b);
+  const auto t0 = clock::now();
+  auto op = with_details(f.builder<V>()(a, valid, b), f, valid, b);
+  synchronize(b);
+  if (timing) *timing = {-1.0, ms_since(t0), peak(), held(), false};
+  return op;
+}
+
+template <class V>
+std::unique_ptr<Operator<V>> build_operator(std::string_view format, const DeviceCsrView<V>& a,
+                                            const Params& params) {
+  Params valid;
+  const FormatEntry& f = checked_format(format, params, Backend::cuda, valid);
+#if SPMVKIT_HAVE_CUDA
+  cuda::check_device_csr(a);
+  if (f.builds_on_device()) return with_details(f.device_builder<V>()(a, valid), f, valid,
+                                                Backend::cuda);
+  // No device builder yet: through the host (a round trip, said so in the details).
+  const Csr<V> host = cuda::download_csr(a);
+  auto op = with_details(f.builder<V>()(host, valid, Backend::cuda), f, valid, Backend::cuda);
+  op->add_details("built_on=host");
+  return op;
+#else
+  (void)a;
+  (void)f;
+  throw UnsupportedError("this build of spmvkit has no CUDA backend");
+#endif
+}
+
+#define SPMVKIT_INSTANTIATE(V)                                                                \
+  template std::unique_ptr<Operator<V>> build_operator(std::string_view, const Csr<V>&,       \
+                                                       const Params&, Backend, BuildTiming*); \
+  template std::unique_ptr<Operator<V>> build_operator(std::string_view,                      \
+                                                       const DeviceCsrView<V>&, const Params&);
+SPMVKIT_INSTANTIATE(float)
+SPMVKIT_INSTANTIATE(double)
+#undef SPMVKIT_INSTANTIATE
 
 }  // namespace spmvkit

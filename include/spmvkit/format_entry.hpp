@@ -14,6 +14,7 @@
 
 #include "spmvkit/backend.hpp"
 #include "spmvkit/csr.hpp"
+#include "spmvkit/device_csr.hpp"
 #include "spmvkit/operator.hpp"
 #include "spmvkit/params.hpp"
 
@@ -91,6 +92,12 @@ template <class V>
 using BuildFn =
     std::function<std::unique_ptr<Operator<V>>(const Csr<V>&, const Params&, Backend)>;
 
+// A CUDA builder from a CSR already on the device (the parameters validated): the format's
+// arrays made there, no host round trip. Formats without one are built on the host.
+template <class V>
+using DeviceBuildFn =
+    std::function<std::unique_ptr<Operator<V>>(const DeviceCsrView<V>&, const Params&)>;
+
 struct FormatEntry {
   std::string name;                 // registry name (CLI flags, JSON, tests)
   std::string summary;              // one line for --help and docs
@@ -101,6 +108,8 @@ struct FormatEntry {
   std::vector<std::string> params;  // their names (from the schema)
   BuildFn<float> build_f32;
   BuildFn<double> build_f64;
+  DeviceBuildFn<float> device_build_f32;  // empty: the CUDA operator is built on the host
+  DeviceBuildFn<double> device_build_f64;
   TuneFn tune;                            // empty: nothing to tune
   std::string tune_summary;               // one line for `spmvkit tune --help`
   std::vector<std::string> tune_options;  // the option keys `tune` reads
@@ -112,6 +121,14 @@ struct FormatEntry {
     else
       return build_f64;
   }
+  template <class V>
+  const DeviceBuildFn<V>& device_builder() const {
+    if constexpr (std::is_same_v<V, float>)
+      return device_build_f32;
+    else
+      return device_build_f64;
+  }
+  bool builds_on_device() const { return static_cast<bool>(device_build_f64); }
   bool supports(Backend b) const { return b == Backend::cpu ? cpu : cuda; }
   const ParamSpec* param(const std::string& key) const {
     for (const auto& s : schema)
@@ -141,6 +158,17 @@ FormatEntry make_format(std::string name, std::string summary, std::vector<Param
     return std::unique_ptr<Operator<double>>(fn(a, p, b));
   };
   return e;
+}
+
+// Gives `e` a device builder from one generic `fn(const DeviceCsrView<V>&, const Params&)`.
+template <class Fn>
+void set_device_builder(FormatEntry& e, Fn fn) {
+  e.device_build_f32 = [fn](const DeviceCsrView<float>& a, const Params& p) {
+    return std::unique_ptr<Operator<float>>(fn(a, p));
+  };
+  e.device_build_f64 = [fn](const DeviceCsrView<double>& a, const Params& p) {
+    return std::unique_ptr<Operator<double>>(fn(a, p));
+  };
 }
 
 }  // namespace spmvkit

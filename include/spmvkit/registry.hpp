@@ -3,6 +3,7 @@
 // formats/registry/registry.cpp.
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -10,6 +11,7 @@
 
 #include "spmvkit/backend.hpp"
 #include "spmvkit/csr.hpp"
+#include "spmvkit/device_csr.hpp"
 #include "spmvkit/format_entry.hpp"
 #include "spmvkit/operator.hpp"
 #include "spmvkit/params.hpp"
@@ -33,13 +35,36 @@ void check_params(const FormatEntry& f, const Params& params);  // validate_para
 std::string effective_params(const FormatEntry& f, const Params& params, Backend b,
                              const std::string& details);
 
+// Where a build's time and device memory went (the benchmark's setup split).
+struct BuildTiming {
+  double upload_ms = -1;  // the CSR onto the device (pinned staging); -1: inside build_ms
+  double build_ms = 0;    // the format made (from the device CSR when on_device)
+  std::size_t build_peak_bytes = 0;  // device memory high-water mark of the build above what
+                                     // was in use before (on_device: the uploaded CSR not
+                                     // counted; else the format's own upload included). CUDA
+                                     // only, 0 on the CPU.
+  std::size_t format_bytes = 0;      // device memory the operator holds after the build
+  bool on_device = false;            // built by the format's device builder
+};
+
 // Builds `format` for `a` on backend `b`: validates the parameters against the schema (before
 // any work), checks the backend (UnsupportedError when the format or this build lacks it, or
 // no GPU is present), calls the format's builder and adds the effective parameters to the
-// operator's details.
+// operator's details. On CUDA, a format with a device builder gets the CSR uploaded through
+// pinned staging and is built there. `timing`, when given, receives the split.
 template <class V>
 std::unique_ptr<Operator<V>> build_operator(std::string_view format, const Csr<V>& a,
                                             const Params& params = {},
-                                            Backend b = Backend::cpu);
+                                            Backend b = Backend::cpu,
+                                            BuildTiming* timing = nullptr);
+
+// Builds `format` on the CUDA backend from a CSR already in device memory (the arrays are read,
+// not kept): validates the parameters, then the matrix on the device (InputError naming the
+// broken invariant), then builds. Formats with a device builder (FormatEntry::device_build_*)
+// never copy the matrix to the host; the others download it and build as above (their details
+// say built_on=host).
+template <class V>
+std::unique_ptr<Operator<V>> build_operator(std::string_view format, const DeviceCsrView<V>& a,
+                                            const Params& params = {});
 
 }  // namespace spmvkit

@@ -1,0 +1,115 @@
+// Host <-> device CSR for the builds, and the check of a device CSR (device_csr.hpp); the
+// staged upload is in staging.cpp (OpenMP host copies).
+#include "backend/cuda/device_csr.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <string>
+
+#include "spmvkit/error.hpp"
+
+namespace spmvkit::cuda {
+
+template <class V>
+OwnedDeviceCsr<V> upload_csr(const Csr<V>& a) {
+  OwnedDeviceCsr<V> d;
+  d.rows = a.rows;
+  d.cols = a.cols;
+  d.row_ptr = DeviceBuffer<index_t>(a.row_ptr.size());
+  d.col_idx = DeviceBuffer<index_t>(a.col_idx.size());
+  d.values = DeviceBuffer<V>(a.values.size());
+  upload_staged(d.row_ptr.data(), a.row_ptr.data(), d.row_ptr.bytes());
+  upload_staged(d.col_idx.data(), a.col_idx.data(), d.col_idx.bytes());
+  upload_staged(d.values.data(), a.values.data(), d.values.bytes());
+  return d;
+}
+
+template <class V>
+Csr<V> download_csr(const DeviceCsrView<V>& a) {
+  Csr<V> h;
+  h.rows = a.rows;
+  h.cols = a.cols;
+  h.row_ptr.resize(static_cast<std::size_t>(a.rows) + 1);
+  h.col_idx.resize(static_cast<std::size_t>(a.nnz));
+  h.values.resize(static_cast<std::size_t>(a.nnz));
+  copy_to_host(h.row_ptr.data(), a.row_ptr, h.row_ptr.size() * sizeof(index_t));
+  if (a.nnz > 0) {
+    copy_to_host(h.col_idx.data(), a.col_idx, h.col_idx.size() * sizeof(index_t));
+    copy_to_host(h.values.data(), a.values, h.values.size() * sizeof(V));
+  }
+  return h;
+}
+
+namespace {
+
+// Flags of check_csr_kernel: the first broken invariant it saw (any one, if several).
+enum CsrFault : int {
+  kRowPtrDecreasing = 1,
+  kColumnOutOfRange = 2,
+  kColumnsNotIncreasing = 4,
+};
+
+// A thread a row: row_ptr nondecreasing, its columns in [0, cols) and strictly increasing.
+__global__ void check_csr_kernel(index_t rows, index_t cols, const index_t* __restrict__ row_ptr,
+                                 const index_t* __restrict__ col_idx, int* fault) {
+  const std::int64_t r = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (r >= rows) return;
+  const index_t begin = row_ptr[r], end = row_ptr[r + 1];
+  if (end < begin) {
+    atomicOr(fault, kRowPtrDecreasing);
+    return;
+  }
+  int f = 0;
+  for (index_t k = begin; k < end; ++k) {
+    const index_t c = col_idx[k];
+    if (c < 0 || c >= cols) f |= kColumnOutOfRange;
+    if (k > begin && c <= col_idx[k - 1]) f |= kColumnsNotIncreasing;
+  }
+  if (f) atomicOr(fault, f);
+}
+
+}  // namespace
+
+template <class V>
+void check_device_csr(const DeviceCsrView<V>& a) {
+  const std::string what = "device CSR (" + std::to_string(a.rows) + " x " +
+                           std::to_string(a.cols) + ", " + std::to_string(a.nnz) + " nonzeros): ";
+  if (a.rows < 0 || a.cols < 0 || a.nnz < 0)
+    throw InputError(what + "rows, cols and nnz must be >= 0");
+  if (a.nnz > std::int64_t{std::numeric_limits<index_t>::max()})
+    throw InputError(what + "nnz over the 32-bit index range");
+  if (!a.row_ptr) throw InputError(what + "row_ptr is null");
+  if (a.nnz > 0 && (!a.col_idx || !a.values))
+    throw InputError(what + "col_idx and values must not be null when nnz > 0");
+  index_t ends[2] = {0, 0};
+  copy_to_host(&ends[0], a.row_ptr, sizeof(index_t));
+  copy_to_host(&ends[1], a.row_ptr + a.rows, sizeof(index_t));
+  if (ends[0] != 0)
+    throw InputError(what + "row_ptr[0] must be 0, got " + std::to_string(ends[0]));
+  if (ends[1] != a.nnz)
+    throw InputError(what + "row_ptr[rows] must equal nnz, got " + std::to_string(ends[1]));
+  if (a.rows == 0) return;
+  DeviceBuffer<int> fault(1);
+  fill_bytes(fault.data(), 0, sizeof(int));
+  constexpr int block = 256;
+  const unsigned grid = static_cast<unsigned>((static_cast<std::int64_t>(a.rows) + block - 1) / block);
+  check_csr_kernel<<<grid, block, 0, Context::get().stream()>>>(a.rows, a.cols, a.row_ptr,
+                                                                 a.col_idx, fault.data());
+  SPMVKIT_CUDA_CHECK(cudaGetLastError());
+  const int f = fault.download()[0];
+  if (f & kRowPtrDecreasing) throw InputError(what + "row_ptr decreases");
+  if (f & kColumnOutOfRange) throw InputError(what + "a column index is outside [0, cols)");
+  if (f & kColumnsNotIncreasing)
+    throw InputError(what + "a row's columns are not strictly increasing (unsorted or duplicate)");
+}
+
+#define SPMVKIT_INSTANTIATE(V)                                 \
+  template OwnedDeviceCsr<V> upload_csr(const Csr<V>&);        \
+  template Csr<V> download_csr(const DeviceCsrView<V>&);       \
+  template void check_device_csr(const DeviceCsrView<V>&);
+SPMVKIT_INSTANTIATE(float)
+SPMVKIT_INSTANTIATE(double)
+#undef SPMVKIT_INSTANTIATE
+
+}  // namespace spmvkit::cuda

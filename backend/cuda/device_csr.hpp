@@ -1,0 +1,44 @@
+// A CSR matrix moving between host and device for a build: the upload through pinned staging
+// buffers (the PCIe/NVLink rate, the host copy into one buffer overlapped with the transfer of
+// the other), the download (formats without a device builder), and the check of a user's
+// device CSR (DeviceCsrView's invariants) on the device.
+#pragma once
+
+#include <cstddef>
+
+#include "backend/cuda/cuda.hpp"
+#include "spmvkit/csr.hpp"
+#include "spmvkit/device_csr.hpp"
+
+namespace spmvkit::cuda {
+
+// `bytes` from host `src` (pageable) to device `dst`, on the context stream, through two
+// pinned staging buffers kept for the process; returns once the copy is done.
+void upload_staged(void* dst, const void* src, std::size_t bytes);
+
+// A CSR matrix's arrays in device memory, owning.
+template <class V>
+struct OwnedDeviceCsr {
+  index_t rows = 0;
+  index_t cols = 0;
+  DeviceBuffer<index_t> row_ptr;
+  DeviceBuffer<index_t> col_idx;
+  DeviceBuffer<V> values;
+  DeviceCsrView<V> view() const {
+    return {rows, cols, static_cast<std::int64_t>(col_idx.size()), row_ptr.data(),
+            col_idx.data(), values.data()};
+  }
+};
+
+// a (validated by its producer) onto the device by upload_staged.
+template <class V>
+OwnedDeviceCsr<V> upload_csr(const Csr<V>& a);
+// a's arrays back on the host (pinned staging not needed: formats that build on the host).
+template <class V>
+Csr<V> download_csr(const DeviceCsrView<V>& a);
+// InputError naming the first broken invariant of DeviceCsrView (sizes, null pointers,
+// row_ptr, columns out of range or not increasing), checked on the device.
+template <class V>
+void check_device_csr(const DeviceCsrView<V>& a);
+
+}  // namespace spmvkit::cuda

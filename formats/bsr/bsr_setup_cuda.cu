@@ -1,0 +1,103 @@
+// CUDA BSR setup: the format's arrays onto the device (upload_bsr), the tma kernel's tiles
+// (set_tma_tiles) and its rotated value order (set_tma_rotated). The kernels and their launch
+// logic are in bsr_cuda.cu, bsr_k2_cuda.cu and bsr_tma_cuda.cu.
+#include <type_traits>
+#include <vector>
+
+#include "formats/bsr/bsr_cuda.hpp"
+#include "spmvkit/error.hpp"
+
+namespace spmvkit::bsr {
+
+template <class V>
+void set_tma_tiles(DeviceBsr<V>& d, const std::vector<index_t>& kernel_rows, index_t tile_blocks) {
+  d.tma_tiles = cuda::DeviceBuffer<index_t>();
+  d.tma_n_tiles = 0;
+  d.tma_tile_blocks = 0;
+  if (d.bs > kBsrTmaMaxBlockSize) return;
+  const std::vector<index_t> tiles =
+      bsr_tma_tiles(kernel_rows, tile_blocks, bsr_tma_tile_rows(tile_blocks));
+  if (tiles.size() < 2) return;
+  d.tma_tiles = cuda::DeviceBuffer<index_t>(tiles);
+  d.tma_n_tiles = static_cast<index_t>(tiles.size()) - 1;
+  d.tma_tile_blocks = tile_blocks;
+  d.tma_rows_per_tile = static_cast<double>(d.nrows) * d.bs / d.tma_n_tiles;
+}
+
+namespace {
+
+// m's values into d.values (already sized), plain or, when `rotated` and bs has a rotation, in
+// tma whole=1's rotated chunk order.
+template <class V>
+void upload_values(DeviceBsr<V>& d, const Bsr<V>& m, bool rotated) {
+  d.tma_rotated = rotated && bsr_tma_rotation_chunks(m.block_size, static_cast<int>(sizeof(V))) > 1;
+  if (d.tma_rotated) {
+    const std::vector<V> rot = bsr_tma_rotated_values(m);
+    d.values.upload(rot.data(), rot.size());
+  } else {
+    d.values.upload(m.values.data(), m.values.size());
+  }
+}
+
+}  // namespace
+
+template <class V>
+void set_tma_rotated(DeviceBsr<V>& d, const Bsr<V>& m, bool rotated) {
+  if (d.tma_rotated == rotated ||
+      bsr_tma_rotation_chunks(m.block_size, static_cast<int>(sizeof(V))) == 1)
+    return;
+  upload_values(d, m, rotated);
+}
+
+template <class V>
+DeviceBsr<V> upload_bsr(const Bsr<V>& m, const BsrSegments* segments, index_t tma_tile_blocks,
+                        bool tma_rotated) {
+  if (m.layout != BlockLayout::column_major)
+    throw UnsupportedError("bsr: the CUDA kernels read column-major blocks");
+  DeviceBsr<V> d;
+  d.rows = m.rows;
+  d.cols = m.cols;
+  d.bs = m.block_size;
+  // 16 bytes of slack after each array the tma kernel copies in 16-byte-aligned pieces, zeroed:
+  // the copies read it (compute-sanitizer's initcheck flagged it when it was left unwritten).
+  const auto with_slack = [](auto& buffer, std::size_t n) {
+    const std::size_t slack = 16 / sizeof(*buffer.data());
+    buffer = std::decay_t<decltype(buffer)>(n + slack);
+    cuda::fill_bytes(buffer.data() + n, 0, slack * sizeof(*buffer.data()));
+  };
+  const auto padded = [&](const auto& host, auto& buffer) {
+    with_slack(buffer, host.size());
+    buffer.upload(host.data(), host.size());
+  };
+  padded(m.block_col_idx, d.col_idx);
+  // Values once, in the order the kernel reads them.
+  with_slack(d.values, m.values.size());
+  upload_values(d, m, tma_rotated);
+  if (segments) {
+    d.nrows = segments->segments();
+    padded(segments->segment_block_ptr, d.row_ptr);
+    d.row_out = cuda::DeviceBuffer<index_t>(segments->segment_out);
+    d.split_rows = cuda::DeviceBuffer<index_t>(segments->split_rows);
+    d.segment_ptr = cuda::DeviceBuffer<index_t>(segments->segment_ptr);
+    d.partials = cuda::DeviceBuffer<V>(static_cast<std::size_t>(segments->partial_slots()) *
+                                       static_cast<std::size_t>(m.block_size));
+    d.n_split = static_cast<index_t>(segments->split_rows.size());
+    d.max_split = segments->max_split;
+  } else {
+    d.nrows = m.block_rows;
+    padded(m.block_row_ptr, d.row_ptr);
+  }
+  if (tma_tile_blocks > 0)
+    set_tma_tiles(d, segments ? segments->segment_block_ptr : m.block_row_ptr, tma_tile_blocks);
+  return d;
+}
+
+#define SPMVKIT_INSTANTIATE(V)                                                        \
+  template DeviceBsr<V> upload_bsr(const Bsr<V>&, const BsrSegments*, index_t, bool); \
+  template void set_tma_rotated(DeviceBsr<V>&, const Bsr<V>&, bool);                  \
+  template void set_tma_tiles(DeviceBsr<V>&, const std::vector<index_t>&, index_t);
+SPMVKIT_INSTANTIATE(float)
+SPMVKIT_INSTANTIATE(double)
+#undef SPMVKIT_INSTANTIATE
+
+}  // namespace spmvkit::bsr

@@ -1,0 +1,184 @@
+// ELL packing on the device, from a CSR already there (ell_pass.hpp, ell_pass_cuda.hpp): the
+// same arrays as the host's ell_pack and ell_column_deltas, made by simple kernels and a CUB
+// reduction instead of host loops.
+#include <cub/device/device_reduce.cuh>
+#include <limits>
+#include <string>
+
+#include "backend/cuda/cub_call.cuh"
+#include "formats/common/ell_pass_cuda.hpp"
+#include "spmvkit/error.hpp"
+
+namespace spmvkit {
+
+namespace {
+
+// Launch shapes of the packing kernels.
+struct EllBuildPolicy {
+  static constexpr int block_threads = 256;  // row lengths: a thread a row
+  static constexpr int group_warps = 8;      // fit and pack: a warp a group of 32 rows
+};
+static_assert(ell_delta_group == 32, "a warp a delta group");
+
+// Row r's length, at most `width`, for r < pitch (0 past the rows). A thread a row.
+__global__ void ell_row_length_kernel(index_t rows, std::int64_t pitch, index_t width,
+                                      const index_t* __restrict__ row_ptr, index_t* row_length) {
+  const std::int64_t r = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (r >= pitch) return;
+  row_length[r] = r < rows ? min(width, row_ptr[r + 1] - row_ptr[r]) : 0;
+}
+
+// Whether the columns each warp reads together (slot k of a group of 32 rows) span at most
+// delta_max_span (ColumnDeltas). A warp a group; fits is cleared on the first group that does
+// not. Bytes: the group's row pointers and its column indices up to its longest row.
+__global__ void ell_delta_fit_kernel(index_t rows, std::int64_t groups,
+                                     const index_t* __restrict__ row_ptr,
+                                     const index_t* __restrict__ col_idx, index_t width,
+                                     int* fits) {
+  const std::int64_t g =
+      (static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / warpSize;
+  if (g >= groups) return;
+  const int lane = threadIdx.x % warpSize;
+  const std::int64_t r = g * ell_delta_group + lane;
+  const index_t start = r < rows ? row_ptr[r] : 0;
+  const index_t len = r < rows ? min(width, row_ptr[r + 1] - start) : 0;
+  const index_t longest = __reduce_max_sync(0xffffffffu, len);
+  for (index_t k = 0; k < longest; ++k) {
+    const bool used = k < len;
+    const index_t c = used ? col_idx[start + k] : 0;
+    const index_t lo = __reduce_min_sync(0xffffffffu, used ? c : std::numeric_limits<index_t>::max());
+    const index_t hi = __reduce_max_sync(0xffffffffu, used ? c : -1);
+    if (hi >= 0 && static_cast<std::int64_t>(hi) - lo > delta_max_span) {
+      if (lane == 0) atomicAnd(fits, 0);
+      return;
+    }
+  }
+}
+
+// The ELL arrays (ell_pack), with 16-bit deltas and their bases when DELTAS (ell_column_deltas):
+// a warp a group of 32 rows, lane i row 32g + i; slot k of every row written at k * pitch + r
+// (coalesced), padding as the host writes it (column -1 or delta_padding, value 0, base 0 for
+// a slot no row of the group uses). Bytes: per stored entry its column and value read; per slot
+// value + index written.
+template <class V, bool DELTAS>
+__global__ void ell_pack_kernel(index_t rows, std::int64_t groups, std::int64_t pitch,
+                                index_t width, const index_t* __restrict__ row_ptr,
+                                const index_t* __restrict__ col_idx,
+                                const V* __restrict__ values, index_t* out_col,
+                                std::uint16_t* out_delta, index_t* out_base, V* out_val) {
+  const std::int64_t g =
+      (static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / warpSize;
+  if (g >= groups) return;
+  const int lane = threadIdx.x % warpSize;
+  const std::int64_t r = g * ell_delta_group + lane;
+  const index_t start = r < rows ? row_ptr[r] : 0;
+  const index_t len = r < rows ? min(width, row_ptr[r + 1] - start) : 0;
+  for (index_t k = 0; k < width; ++k) {
+    const bool used = k < len;
+    const index_t c = used ? col_idx[start + k] : -1;
+    const std::int64_t slot = k * pitch + r;
+    out_val[slot] = used ? values[start + k] : V(0);
+    if constexpr (DELTAS) {
+      const index_t lo =
+          __reduce_min_sync(0xffffffffu, used ? c : std::numeric_limits<index_t>::max());
+      const index_t base = lo == std::numeric_limits<index_t>::max() ? 0 : lo;
+      out_delta[slot] = used ? static_cast<std::uint16_t>(c - base) : delta_padding;
+      if (lane == 0) out_base[k * groups + g] = base;
+    } else {
+      out_col[slot] = c;
+    }
+  }
+}
+
+unsigned group_grid(std::int64_t groups) {
+  constexpr int per_block = EllBuildPolicy::group_warps;
+  return static_cast<unsigned>((groups + per_block - 1) / per_block);
+}
+
+}  // namespace
+
+template <class V>
+std::vector<index_t> ell_row_lengths_device(const DeviceCsrView<V>& a, std::int64_t pitch,
+                                            index_t width, index_t* longest) {
+  std::vector<index_t> host(static_cast<std::size_t>(pitch), 0);
+  *longest = 0;
+  if (pitch == 0) return host;
+  cudaStream_t stream = cuda::Context::get().stream();
+  cuda::DeviceBuffer<index_t> len(static_cast<std::size_t>(pitch));
+  constexpr int block = EllBuildPolicy::block_threads;
+  ell_row_length_kernel<<<static_cast<unsigned>((pitch + block - 1) / block), block, 0, stream>>>(
+      a.rows, pitch, width, a.row_ptr, len.data());
+  SPMVKIT_CUDA_CHECK(cudaGetLastError());
+  cuda::DeviceBuffer<index_t> max(1);
+  cuda::cub_call(
+      [&](void* t, std::size_t& b, cudaStream_t s) {
+        return cub::DeviceReduce::Max(t, b, len.data(), max.data(), pitch, s);
+      },
+      stream);
+  host = len.download();
+  *longest = max.download()[0];
+  return host;
+}
+
+template <class V>
+bool ell_deltas_fit_device(const DeviceCsrView<V>& a, std::int64_t pitch, index_t width) {
+  const std::int64_t groups = pitch / ell_delta_group;
+  if (groups == 0 || width == 0) return true;
+  cuda::DeviceBuffer<int> fits(1);
+  const int one = 1;
+  cuda::copy_to_device(fits.data(), &one, sizeof one);
+  constexpr int threads = EllBuildPolicy::group_warps * 32;
+  ell_delta_fit_kernel<<<group_grid(groups), threads, 0, cuda::Context::get().stream()>>>(
+      a.rows, groups, a.row_ptr, a.col_idx, width, fits.data());
+  SPMVKIT_CUDA_CHECK(cudaGetLastError());
+  return fits.download()[0] != 0;
+}
+
+template <class V>
+EllDevice<V> ell_pack_device(const DeviceCsrView<V>& a, index_t width, std::int64_t pitch,
+                             EllSkip skip, int rows_per_thread, bool deltas,
+                             const std::vector<index_t>& row_length) {
+  EllDevice<V> d;
+  d.rows = a.rows;
+  d.width = width;
+  d.pitch = pitch;
+  d.skip = skip;
+  d.rows_per_thread = rows_per_thread;
+  d.index_bits = deltas ? 16 : 32;
+  const std::size_t slots = static_cast<std::size_t>(width) * static_cast<std::size_t>(pitch);
+  const std::int64_t groups = pitch / ell_delta_group;
+  d.values = cuda::DeviceBuffer<V>(slots);
+  if (deltas) {
+    d.col_delta = cuda::DeviceBuffer<std::uint16_t>(slots);
+    d.col_base = cuda::DeviceBuffer<index_t>(static_cast<std::size_t>(width) * groups);
+  } else {
+    d.col_idx = cuda::DeviceBuffer<index_t>(slots);
+  }
+  if (skip == EllSkip::row_length) d.row_length = cuda::DeviceBuffer<index_t>(row_length);
+  if (slots == 0) return d;
+  constexpr int threads = EllBuildPolicy::group_warps * 32;
+  cudaStream_t stream = cuda::Context::get().stream();
+  if (deltas)
+    ell_pack_kernel<V, true><<<group_grid(groups), threads, 0, stream>>>(
+        a.rows, groups, pitch, width, a.row_ptr, a.col_idx, a.values, nullptr, d.col_delta.data(),
+        d.col_base.data(), d.values.data());
+  else
+    ell_pack_kernel<V, false><<<group_grid(groups), threads, 0, stream>>>(
+        a.rows, groups, pitch, width, a.row_ptr, a.col_idx, a.values, d.col_idx.data(), nullptr,
+        nullptr, d.values.data());
+  SPMVKIT_CUDA_CHECK(cudaGetLastError());
+  cuda::Context::get().synchronize();
+  return d;
+}
+
+#define SPMVKIT_INSTANTIATE(V)                                                                 \
+  template std::vector<index_t> ell_row_lengths_device(const DeviceCsrView<V>&, std::int64_t,  \
+                                                       index_t, index_t*);                     \
+  template bool ell_deltas_fit_device(const DeviceCsrView<V>&, std::int64_t, index_t);         \
+  template EllDevice<V> ell_pack_device(const DeviceCsrView<V>&, index_t, std::int64_t,        \
+                                        EllSkip, int, bool, const std::vector<index_t>&);
+SPMVKIT_INSTANTIATE(float)
+SPMVKIT_INSTANTIATE(double)
+#undef SPMVKIT_INSTANTIATE
+
+}  // namespace spmvkit

@@ -1,0 +1,317 @@
+// SURAA's setup on the GPU (Section 4.1, Algorithm 2): npr moments, the sort of the rows, the
+// rearranged matrix, the order statistics of the Freedman-Diaconis rule and G1's partial-sum
+// layout; see suraa_cuda.cu's file comment for the whole.
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cub/block/block_reduce.cuh>
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
+#include <vector>
+
+#include "backend/cuda/cub_call.cuh"
+#include "backend/cuda/cuda.hpp"
+#include "backend/cuda/search.cuh"
+#include "formats/suraa/suraa_cuda.cuh"
+
+namespace spmvkit::suraa_gpu {
+
+namespace {
+
+using cuda::last_at_most;
+
+template <class T>
+struct MaxOp {
+  __device__ __forceinline__ T operator()(const T& a, const T& b) const { return a < b ? b : a; }
+};
+template <class T>
+struct MinOp {
+  __device__ __forceinline__ T operator()(const T& a, const T& b) const { return b < a ? b : a; }
+};
+
+// ============================ setup kernels (Section 4.1) ===================================
+
+// npr moments: stats[0] += sum npr^2, stats[1] = max npr, stats[2] = min npr, stats[3] +=
+// rows with npr > 32, stats[4 + c] += rows of power-of-two class c (bucketed order's class
+// runs). Grid-stride, a thread a row.
+template <int BLOCK>
+__global__ void __launch_bounds__(BLOCK)
+    suraa_npr_stats_kernel(index_t m, const index_t* __restrict__ row_ptr,
+                           unsigned long long* __restrict__ stats) {
+  using Reduce = cub::BlockReduce<unsigned long long, BLOCK>;
+  __shared__ typename Reduce::TempStorage storage;
+  __shared__ unsigned int class_count[kSuraaClasses];
+  static_assert(BLOCK >= kSuraaClasses, "one thread a class");
+  if (threadIdx.x < kSuraaClasses) class_count[threadIdx.x] = 0;
+  __syncthreads();
+  unsigned long long sq = 0, mx = 0, mn = ~0ull, over = 0;
+  for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * BLOCK + threadIdx.x; i < m;
+       i += static_cast<std::int64_t>(gridDim.x) * BLOCK) {
+    const index_t len = row_ptr[i + 1] - row_ptr[i];
+    const auto n = static_cast<unsigned long long>(len);
+    sq += n * n;
+    mx = n > mx ? n : mx;
+    mn = n < mn ? n : mn;
+    over += n > static_cast<unsigned long long>(kSuraaWarp) ? 1 : 0;
+    atomicAdd(&class_count[suraa_sort_class(len, true)], 1u);
+  }
+  __syncthreads();
+  if (threadIdx.x < kSuraaClasses && class_count[threadIdx.x] != 0)
+    atomicAdd(stats + 4 + threadIdx.x, static_cast<unsigned long long>(class_count[threadIdx.x]));
+  const unsigned long long block_sq = Reduce(storage).Sum(sq);
+  __syncthreads();
+  const unsigned long long block_mx = Reduce(storage).Reduce(mx, MaxOp<unsigned long long>{});
+  __syncthreads();
+  const unsigned long long block_mn = Reduce(storage).Reduce(mn, MinOp<unsigned long long>{});
+  __syncthreads();
+  const unsigned long long block_over = Reduce(storage).Sum(over);
+  if (threadIdx.x == 0) {
+    atomicAdd(stats, block_sq);
+    atomicMax(stats + 1, block_mx);
+    atomicMin(stats + 2, block_mn);
+    atomicAdd(stats + 3, block_over);
+  }
+}
+
+// Sort keys of Section 4.1: (max_class - class(npr)) in the high bits (class = npr, or its
+// power-of-two class with class_sort), the first column (cols for an empty row) in the low
+// `col_bits` bits; an ascending sort gives npr descending, ties by first column ascending.
+// col_bits == 0 (bucketed, groups): the class alone, the stable sort keeps the row order within it.
+// A thread a row.
+__global__ void suraa_sort_keys_kernel(index_t m, index_t cols, index_t max_class, SuraaOrder order,
+                                       int col_bits, const index_t* __restrict__ row_ptr,
+                                       const index_t* __restrict__ col_idx,
+                                       std::uint64_t* __restrict__ keys,
+                                       index_t* __restrict__ rows) {
+  const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= m) return;
+  const index_t b = row_ptr[i], e = row_ptr[i + 1];
+  const auto first = col_bits == 0 ? 0 : static_cast<std::uint64_t>(e > b ? col_idx[b] : cols);
+  const index_t cls = suraa_order_class(e - b, order);
+  keys[i] = (static_cast<std::uint64_t>(max_class - cls) << col_bits) | first;
+  rows[i] = static_cast<index_t>(i);
+}
+
+// npr in sorted order (nprSort of Algorithm 2). A thread a row.
+__global__ void suraa_sorted_npr_kernel(index_t m, const index_t* __restrict__ perm,
+                                        const index_t* __restrict__ row_ptr_in,
+                                        index_t* __restrict__ npr) {
+  const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= m) return;
+  const index_t r = perm[i];
+  npr[i] = row_ptr_in[r + 1] - row_ptr_in[r];
+}
+
+// "Rearrange A_csr using perm": a block a tile of BLOCK*ITEMS sorted nonzeros; thread 0 finds
+// the tile's row range, each thread its nonzero's row within it (binary search), then copies
+// from that row's place in the input. Writes coalesced; reads contiguous along each row.
+// Bytes: nnz * (index + value) read and written.
+template <class V, int BLOCK, int ITEMS>
+__global__ void __launch_bounds__(BLOCK)
+    suraa_gather_kernel(index_t m, std::int64_t nnz, const index_t* __restrict__ row_ptr,
+                        const index_t* __restrict__ perm, const index_t* __restrict__ row_ptr_in,
+                        const index_t* __restrict__ col_in, const V* __restrict__ val_in,
+                        index_t* __restrict__ col_out, V* __restrict__ val_out) {
+  __shared__ index_t tile_rows[2];
+  const std::int64_t tile_begin = static_cast<std::int64_t>(blockIdx.x) * BLOCK * ITEMS;
+  const std::int64_t tile_end = min(nnz, tile_begin + static_cast<std::int64_t>(BLOCK) * ITEMS);
+  if (threadIdx.x == 0) {
+    tile_rows[0] = last_at_most(row_ptr, 0, m - 1, tile_begin);
+    tile_rows[1] = last_at_most(row_ptr, tile_rows[0], m - 1, tile_end - 1);
+  }
+  __syncthreads();
+  const index_t lo = tile_rows[0], hi = tile_rows[1];
+#pragma unroll
+  for (int i = 0; i < ITEMS; ++i) {
+    const std::int64_t k = tile_begin + static_cast<std::int64_t>(i) * BLOCK + threadIdx.x;
+    if (k < tile_end) {
+      const index_t r = last_at_most(row_ptr, lo, hi, k);
+      const std::int64_t src = row_ptr_in[perm[r]] + (k - row_ptr[r]);
+      col_out[k] = col_in[src];
+      val_out[k] = val_in[src];
+    }
+  }
+}
+
+// The order statistics of Algorithm 2 lines 6-7: O(1) reads of the sorted npr. One thread.
+__global__ void suraa_probe_kernel(index_t m, const index_t* __restrict__ row_ptr,
+                                   index_t* __restrict__ out) {
+  auto npr = [&](std::int64_t i) { return row_ptr[i + 1] - row_ptr[i]; };
+  out[0] = npr(m / 4);
+  out[1] = npr(3 * static_cast<std::int64_t>(m) / 4);
+}
+
+// Nonzeros of each segment, sorted rows [bounds[s], bounds[s+1]). A thread a segment.
+__global__ void suraa_segment_nnz_kernel(index_t segments, const index_t* __restrict__ bounds,
+                                         const index_t* __restrict__ row_ptr,
+                                         index_t* __restrict__ segment_nnz) {
+  const std::int64_t s = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (s >= segments) return;
+  segment_nnz[s] = row_ptr[bounds[s + 1]] - row_ptr[bounds[s]];
+}
+
+// Blocks (= partial sums) of each G1 row: the child grid's (dynamic) or the static kernel's.
+__global__ void suraa_g1_blocks_kernel(index_t g1_rows, const index_t* __restrict__ row_ptr,
+                                       bool dynamic, int nnz_per_thread,
+                                       index_t* __restrict__ blocks) {
+  const std::int64_t r = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (r >= g1_rows) return;
+  const index_t npr = row_ptr[r + 1] - row_ptr[r];
+  blocks[r] = dynamic ? suraa_child_blocks(npr, nnz_per_thread) : suraa_static_blocks(npr);
+}
+
+// Rows of each class of `order` from the rows of each power-of-two class.
+std::vector<std::int64_t> order_class_count(const std::vector<std::int64_t>& pow2_count,
+                                            SuraaOrder order) {
+  if (order != SuraaOrder::groups) return pow2_count;
+  std::vector<std::int64_t> count(pow2_count.size(), 0);
+  for (std::size_t c = 0; c < pow2_count.size(); ++c)
+    count[static_cast<std::size_t>(suraa_group_class(static_cast<index_t>(c)))] += pow2_count[c];
+  return count;
+}
+
+}  // namespace
+
+NprMoments npr_moments(index_t m, const index_t* row_ptr) {
+  auto& ctx = cuda::Context::get();
+  cuda::DeviceBuffer<unsigned long long> stats(4 + kSuraaClasses);
+  cuda::fill_bytes(stats.data(), 0, stats.bytes());
+  cuda::fill_bytes(stats.data() + 2, 0xff, sizeof(unsigned long long));  // min starts at ~0
+  constexpr int block = SuraaPolicy::setup_block;
+  const unsigned grid =
+      std::min<unsigned>(cuda::grid_for(m, block), static_cast<unsigned>(ctx.sm_count()) * 8);
+  suraa_npr_stats_kernel<block><<<grid, block, 0, ctx.stream()>>>(m, row_ptr, stats.data());
+  SPMVKIT_LAUNCH_CHECK();
+  const std::vector<unsigned long long> h = stats.download();
+  return NprMoments{static_cast<double>(h[0]), static_cast<index_t>(h[1]),
+                    static_cast<index_t>(h[2]), static_cast<index_t>(h[3]),
+                    std::vector<std::int64_t>(h.begin() + 4, h.end())};
+}
+
+
+template <class V>
+SuraaDeviceData<V> suraa_setup_device(const DeviceCsr<V>& a, const NprMoments& mom,
+                                      const SuraaOptions& o) {
+  auto& ctx = cuda::Context::get();
+  cudaStream_t s = ctx.stream();
+  const index_t m = a.rows, n = a.cols;
+  const std::int64_t nnz = a.nnz();
+  constexpr int block = SuraaPolicy::setup_block;
+  SuraaDeviceData<V> d;
+  const cuda::DeviceBuffer<index_t>& row_ptr_in = a.row_ptr;
+  const cuda::DeviceBuffer<index_t>& col_in = a.col_idx;
+  const cuda::DeviceBuffer<V>& val_in = a.values;
+  const auto t0 = std::chrono::steady_clock::now();
+
+  // Sort (Algorithm 2 line 4): keys with only the bits they need, so the radix sort makes
+  // as few passes as the matrix allows.
+  {
+    const int col_bits = o.row_order_ties() ? 0 : cuda::bits_for(static_cast<std::uint64_t>(n));
+    const index_t max_class = suraa_order_class(mom.max, o.order);
+    const int end_bit =
+        std::max(1, col_bits + cuda::bits_for(static_cast<std::uint64_t>(max_class)));
+    cuda::DeviceBuffer<std::uint64_t> keys_in(m), keys_out(m);
+    cuda::DeviceBuffer<index_t> rows_in(m);
+    d.perm = cuda::DeviceBuffer<index_t>(m);
+    suraa_sort_keys_kernel<<<cuda::grid_for(m, block), block, 0, s>>>(
+        m, n, max_class, o.order, col_bits, row_ptr_in.data(), col_in.data(), keys_in.data(),
+        rows_in.data());
+    SPMVKIT_LAUNCH_CHECK();
+    cuda::cub_call(
+        [&](void* temp, std::size_t& bytes, cudaStream_t st) {
+          return cub::DeviceRadixSort::SortPairs(temp, bytes, keys_in.data(), keys_out.data(),
+                                                 rows_in.data(), d.perm.data(), m, 0, end_bit, st);
+        },
+        s);
+  }
+
+  // Sorted row pointer, and the matrix rearranged (line 5).
+  {
+    cuda::DeviceBuffer<index_t> npr(m);
+    suraa_sorted_npr_kernel<<<cuda::grid_for(m, block), block, 0, s>>>(
+        m, d.perm.data(), row_ptr_in.data(), npr.data());
+    SPMVKIT_LAUNCH_CHECK();
+    d.row_ptr = cuda::DeviceBuffer<index_t>(static_cast<std::size_t>(m) + 1);
+    cuda::fill_bytes(d.row_ptr.data(), 0, sizeof(index_t));
+    cuda::cub_call(
+        [&](void* temp, std::size_t& bytes, cudaStream_t st) {
+          return cub::DeviceScan::InclusiveSum(temp, bytes, npr.data(), d.row_ptr.data() + 1, m,
+                                               st);
+        },
+        s);
+  }
+  d.col_idx = cuda::DeviceBuffer<index_t>(static_cast<std::size_t>(nnz));
+  d.values = cuda::DeviceBuffer<V>(static_cast<std::size_t>(nnz));
+  if (nnz > 0) {
+    constexpr int gb = SuraaPolicy::gather_block, gi = SuraaPolicy::gather_items;
+    suraa_gather_kernel<V, gb, gi>
+        <<<cuda::grid_for(static_cast<std::size_t>(nnz), gb * gi), gb, 0, s>>>(
+            m, nnz, d.row_ptr.data(), d.perm.data(), row_ptr_in.data(), col_in.data(),
+            val_in.data(), d.col_idx.data(), d.values.data());
+    SPMVKIT_LAUNCH_CHECK();
+  }
+
+  // Freedman-Diaconis segment size from O(1) probes of the sorted npr (lines 6-8); range and
+  // the count of rows with npr > 32 from the moments pass.
+  SuraaProbes probes;
+  {
+    cuda::DeviceBuffer<index_t> out(2);
+    suraa_probe_kernel<<<1, 1, 0, s>>>(m, d.row_ptr.data(), out.data());
+    SPMVKIT_LAUNCH_CHECK();
+    const std::vector<index_t> h = out.download();
+    probes.rows = m;
+    probes.npr_max = mom.max;
+    probes.npr_min = mom.min;
+    probes.npr_quarter = h[0];
+    probes.npr_three_quarter = h[1];
+    probes.rows_over_warp = mom.over_warp;
+  }
+  const SuraaSegmentation seg = fd_segmentation(probes, o.segment_size);
+
+  // Segment bounds (cut per class run for bucketed and groups), their nonzeros, then grouping and
+  // launches on the host (lines 9-17).
+  const std::vector<index_t> bounds = suraa_segment_bounds(
+      m, seg.segment_size,
+      o.row_order_ties() ? suraa_class_runs(order_class_count(mom.class_count, o.order))
+                         : std::vector<index_t>{});
+  const auto segments = static_cast<index_t>(bounds.size() - 1);
+  std::vector<std::int64_t> segment_nnz;
+  {
+    const cuda::DeviceBuffer<index_t> bounds_d(bounds);
+    cuda::DeviceBuffer<index_t> out(static_cast<std::size_t>(segments));
+    suraa_segment_nnz_kernel<<<cuda::grid_for(segments, block), block, 0, s>>>(
+        segments, bounds_d.data(), d.row_ptr.data(), out.data());
+    SPMVKIT_LAUNCH_CHECK();
+    const std::vector<index_t> h = out.download();
+    segment_nnz.assign(h.begin(), h.end());
+  }
+  d.plan = suraa_finish_plan(m, n, probes, seg, bounds, segment_nnz, o);
+
+  // G1's partial sums: one a block of each G1 row.
+  const index_t g1 = d.plan.g1_end;
+  if (g1 > 0 && g1_own_kernels(o)) {
+    cuda::DeviceBuffer<index_t> blocks(static_cast<std::size_t>(g1));
+    suraa_g1_blocks_kernel<<<cuda::grid_for(g1, block), block, 0, s>>>(
+        g1, d.row_ptr.data(), g1_dynamic(o), o.nnz_per_thread, blocks.data());
+    SPMVKIT_LAUNCH_CHECK();
+    d.partial_ptr = cuda::DeviceBuffer<index_t>(static_cast<std::size_t>(g1) + 1);
+    cuda::fill_bytes(d.partial_ptr.data(), 0, sizeof(index_t));
+    cuda::cub_call(
+        [&](void* temp, std::size_t& bytes, cudaStream_t st) {
+          return cub::DeviceScan::InclusiveSum(temp, bytes, blocks.data(), d.partial_ptr.data() + 1,
+                                               g1, st);
+        },
+        s);
+    cuda::copy_to_host(&d.partials, d.partial_ptr.data() + g1, sizeof(index_t));
+  }
+  ctx.synchronize();
+  d.gpu_setup_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return d;
+}
+template SuraaDeviceData<float> suraa_setup_device(const DeviceCsr<float>&, const NprMoments&,
+                                                   const SuraaOptions&);
+template SuraaDeviceData<double> suraa_setup_device(const DeviceCsr<double>&, const NprMoments&,
+                                                    const SuraaOptions&);
+
+}  // namespace spmvkit::suraa_gpu

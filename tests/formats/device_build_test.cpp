@@ -1,0 +1,208 @@
+// Building from a CSR already on the device (build_operator(format, DeviceCsrView)): every CUDA
+// format against the float64 reference on the zoo, the device builders against the host
+// builders, the device-side checks of a user's arrays, the setup split and its peak memory.
+// CUDA cases skip (visibly) where there is no GPU; the CPU-build behaviour runs everywhere.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "spmvkit/error.hpp"
+#include "spmvkit/reference.hpp"
+#include "spmvkit/registry.hpp"
+#include "spmvkit/vector.hpp"
+#include "tests/common/check.hpp"
+#include "tests/common/zoo.hpp"
+
+#if SPMVKIT_HAVE_CUDA
+#include "backend/cuda/device_csr.hpp"
+#endif
+
+namespace spmvkit {
+
+namespace {
+
+using Case = std::tuple<std::string, std::string>;  // format, zoo matrix
+
+std::vector<Case> cuda_cases() {
+  std::vector<Case> cases;
+  for (const auto& f : formats())
+    if (f.supports(Backend::cuda))
+      for (const auto& m : testing::zoo_names()) cases.emplace_back(f.name, m);
+  return cases;
+}
+
+std::string case_name(const ::testing::TestParamInfo<Case>& info) {
+  return std::get<0>(info.param) + "_" + std::get<1>(info.param);
+}
+
+bool contains(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
+
+class DeviceBuildTest : public ::testing::TestWithParam<Case> {};
+
+// From a device CSR, every format matches the reference; those without a device builder say
+// they went through the host.
+TEST_P(DeviceBuildTest, MatchesFloat64Reference) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
+#if SPMVKIT_HAVE_CUDA
+  const auto& [format, matrix] = GetParam();
+  const Csr<double>& a = testing::zoo_matrix(matrix);
+  const cuda::OwnedDeviceCsr<double> d = cuda::upload_csr(a);
+  std::unique_ptr<Operator<double>> op;
+  try {
+    op = build_operator<double>(format, d.view());
+  } catch (const UnsupportedError& e) {
+    GTEST_SKIP() << "format refuses this matrix: " << e.what();
+  }
+  ASSERT_EQ(op->rows(), a.rows);
+  ASSERT_EQ(op->cols(), a.cols);
+  ASSERT_EQ(op->info().nnz, a.nnz());
+  EXPECT_EQ(contains(op->info().details, "built_on=host"), !find_format(format).builds_on_device())
+      << op->info().details;
+  testing::expect_operator_matches(*op, a, Backend::cuda,
+                                   testing::test_seed() ^ std::hash<std::string>{}(format + matrix));
+#endif
+}
+
+INSTANTIATE_TEST_SUITE_P(Registry, DeviceBuildTest, ::testing::ValuesIn(cuda_cases()), case_name);
+
+// A device builder gives the operator the host builder gives: the same products, bit for bit
+// where the kernel is the same, on the zoo.
+TEST(DeviceBuild, DeviceBuildersMatchHostBuilders) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
+#if SPMVKIT_HAVE_CUDA
+  int compared = 0;
+  for (const auto& f : formats()) {
+    if (!f.builds_on_device()) continue;
+    for (const auto& m : testing::zoo_names()) {
+      SCOPED_TRACE(f.name + " on " + m);
+      const Csr<double>& a = testing::zoo_matrix(m);
+      const Params valid = validate_params(f, {});
+      std::unique_ptr<Operator<double>> host, dev;
+      try {
+        host = f.builder<double>()(a, valid, Backend::cuda);
+      } catch (const UnsupportedError&) {
+        continue;
+      }
+      const cuda::OwnedDeviceCsr<double> d = cuda::upload_csr(a);
+      dev = f.device_builder<double>()(d.view(), valid);
+      EXPECT_EQ(host->info().details, dev->info().details);
+      EXPECT_EQ(host->info().matrix_bytes, dev->info().matrix_bytes);
+      std::mt19937_64 rng(testing::test_seed());
+      const std::vector<double> xh = testing::random_vector(a.cols, rng);
+      const auto x = Vector<double>::from_host(xh, Backend::cuda);
+      Vector<double> zh(a.rows, Backend::cuda), zd(a.rows, Backend::cuda);
+      zh.fill_nan();
+      zd.fill_nan();
+      host->apply(x.data(), nullptr, zh.data(), 1.0, 0.0);
+      dev->apply(x.data(), nullptr, zd.data(), 1.0, 0.0);
+      const std::vector<double> got_h = zh.to_host(), got_d = zd.to_host();
+      const std::vector<double> ref = reference_spmv(a, xh, {}, 1.0, 0.0);
+      EXPECT_LE(relative_error(got_d, ref), testing::spmv_tolerance<double>(a));
+      EXPECT_EQ(got_h, got_d);
+      ++compared;
+    }
+  }
+  EXPECT_GT(compared, 0) << "no format has a device builder";
+#endif
+}
+
+// Bad device arrays: an InputError naming the broken invariant, before any format sees them.
+TEST(DeviceBuild, BadDeviceCsrIsRefused) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
+#if SPMVKIT_HAVE_CUDA
+  Csr<double> a;  // 2 x 3: row 0 {0, 2}, row 1 {1}
+  a.rows = 2;
+  a.cols = 3;
+  a.row_ptr = {0, 2, 3};
+  a.col_idx = {0, 2, 1};
+  a.values = {1.0, 2.0, 3.0};
+  const auto refused = [](Csr<double> bad, const std::string& why) {
+    SCOPED_TRACE(why);
+    const cuda::OwnedDeviceCsr<double> d = cuda::upload_csr(bad);
+    try {
+      build_operator<double>("csr_scalar", d.view());
+      ADD_FAILURE() << "accepted";
+    } catch (const InputError& e) {
+      EXPECT_TRUE(contains(e.what(), why)) << e.what();
+    }
+  };
+  {
+    const cuda::OwnedDeviceCsr<double> d = cuda::upload_csr(a);
+    EXPECT_NO_THROW(build_operator<double>("csr_scalar", d.view()));
+  }
+  Csr<double> b = a;
+  b.row_ptr = {1, 2, 3};
+  refused(b, "row_ptr[0] must be 0");
+  b = a;
+  b.row_ptr = {0, 2, 2};
+  refused(b, "row_ptr[rows] must equal nnz");
+  b = a;
+  b.col_idx = {0, 3, 1};
+  refused(b, "outside [0, cols)");
+  b = a;
+  b.col_idx = {2, 0, 1};
+  refused(b, "not strictly increasing");
+  b = a;
+  b.row_ptr = {0, 3, 3};
+  b.col_idx = {0, 1, 1};
+  refused(b, "not strictly increasing");
+  DeviceCsrView<double> v;
+  v.rows = 2;
+  v.cols = 3;
+  v.nnz = 3;
+  EXPECT_THROW(build_operator<double>("csr_scalar", v), InputError);  // null row_ptr
+#endif
+}
+
+// The setup split: on CUDA a device-built format reports its upload apart, and its build (the
+// uploaded CSR not counted) stays within twice its own size on the device; on the CPU nothing is
+// uploaded.
+TEST(DeviceBuild, SetupSplitAndPeakMemory) {
+  const Csr<double>& a = testing::zoo_matrix("random_2000");
+  BuildTiming t;
+  auto op = build_operator<double>("csr_vector", a, {}, Backend::cpu, &t);
+  EXPECT_FALSE(t.on_device);
+  EXPECT_LT(t.upload_ms, 0);
+  EXPECT_GE(t.build_ms, 0);
+  EXPECT_EQ(t.build_peak_bytes, 0u);
+  EXPECT_EQ(t.format_bytes, 0u);
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA device (CPU part passed)";
+  for (const auto& f : formats()) {
+    if (!f.builds_on_device()) continue;
+    for (const char* m : {"random_2000", "stencil27_12", "one_huge_row"}) {
+      SCOPED_TRACE(f.name + " on " + m);
+      t = BuildTiming{};
+      try {
+        op = build_operator<double>(f.name, testing::zoo_matrix(m), {}, Backend::cuda, &t);
+      } catch (const UnsupportedError&) {
+        continue;
+      }
+      EXPECT_TRUE(t.on_device);
+      EXPECT_GE(t.upload_ms, 0);
+      EXPECT_GE(t.build_ms, 0);
+      EXPECT_GT(t.build_peak_bytes, 0u);
+      EXPECT_GT(t.format_bytes, 0u);
+      EXPECT_LE(t.build_peak_bytes, 2 * t.format_bytes);
+    }
+  }
+}
+
+// Without the CUDA backend compiled in, the device entry refuses clearly.
+TEST(DeviceBuild, NoCudaBuildRefuses) {
+  if (cuda_compiled()) GTEST_SKIP() << "this build has CUDA";
+  DeviceCsrView<double> v;
+  try {
+    build_operator<double>("csr_scalar", v);
+    ADD_FAILURE() << "accepted";
+  } catch (const UnsupportedError& e) {
+    EXPECT_TRUE(contains(e.what(), "no CUDA backend")) << e.what();
+  }
+}
+
+}  // namespace
+
+}  // namespace spmvkit
