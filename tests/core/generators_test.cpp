@@ -383,7 +383,7 @@ TEST(Names, InvalidNamesThrowInputError) {
                            "reservoir_bs_66",
                            "reservoir_bs7",
                            "reservoir_bs0_4",
-                           "reservoir_bs7_4_1",
+                           "reservoir_bs7_4_1_2",
                            "powerlaw",
                            "powerlaw_",
                            "powerlaw_10",
