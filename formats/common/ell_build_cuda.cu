@@ -2,6 +2,7 @@
 // same arrays as the host's ell_pack and ell_column_deltas, made by simple kernels and a CUB
 // reduction instead of host loops.
 #include <cub/device/device_reduce.cuh>
+#include <cub/device/device_scan.cuh>
 #include <limits>
 #include <string>
 
@@ -90,6 +91,33 @@ __global__ void ell_pack_kernel(index_t rows, std::int64_t groups, std::int64_t 
   }
 }
 
+// Entries past `width` of each row, in COO (hyb_pack's tail): row r's go from offset[r]. A
+// thread a row; entries stay sorted by (row, column). Bytes: per tail entry column + value
+// read, row + column + value written.
+template <class V>
+__global__ void csr_tail_kernel(index_t rows, index_t width, const index_t* __restrict__ row_ptr,
+                                const index_t* __restrict__ col_idx, const V* __restrict__ values,
+                                const index_t* __restrict__ offset, index_t* coo_row,
+                                index_t* coo_col, V* coo_val) {
+  const std::int64_t r = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (r >= rows) return;
+  index_t out = offset[r];
+  for (std::int64_t k = std::int64_t{row_ptr[r]} + width; k < row_ptr[r + 1]; ++k, ++out) {
+    coo_row[out] = static_cast<index_t>(r);
+    coo_col[out] = col_idx[k];
+    coo_val[out] = values[k];
+  }
+}
+
+// Row r's tail length max(0, length - width), as the scan's input (index_t: nnz fits, checked
+// at the boundary).
+__global__ void csr_tail_length_kernel(index_t rows, index_t width,
+                                       const index_t* __restrict__ row_ptr, index_t* tail) {
+  const std::int64_t r = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (r > rows) return;
+  tail[r] = r < rows ? max(0, row_ptr[r + 1] - row_ptr[r] - width) : 0;
+}
+
 unsigned group_grid(std::int64_t groups) {
   constexpr int per_block = EllBuildPolicy::group_warps;
   return static_cast<unsigned>((groups + per_block - 1) / per_block);
@@ -171,12 +199,42 @@ EllDevice<V> ell_pack_device(const DeviceCsrView<V>& a, index_t width, std::int6
   return d;
 }
 
+template <class V>
+CooDeviceTail<V> csr_tail_coo_device(const DeviceCsrView<V>& a, index_t width,
+                                     std::int64_t tail_nnz) {
+  CooDeviceTail<V> t;
+  t.row = cuda::DeviceBuffer<index_t>(static_cast<std::size_t>(tail_nnz));
+  t.col = cuda::DeviceBuffer<index_t>(static_cast<std::size_t>(tail_nnz));
+  t.values = cuda::DeviceBuffer<V>(static_cast<std::size_t>(tail_nnz));
+  if (tail_nnz == 0 || a.rows == 0) return t;
+  cudaStream_t stream = cuda::Context::get().stream();
+  constexpr int block = EllBuildPolicy::block_threads;
+  const std::int64_t n = std::int64_t{a.rows} + 1;
+  // One array, scanned in place: 4 bytes a row beside the format (the peak-memory bound).
+  cuda::DeviceBuffer<index_t> offset(static_cast<std::size_t>(n));
+  csr_tail_length_kernel<<<static_cast<unsigned>((n + block - 1) / block), block, 0, stream>>>(
+      a.rows, width, a.row_ptr, offset.data());
+  SPMVKIT_CUDA_CHECK(cudaGetLastError());
+  cuda::cub_call(
+      [&](void* tmp, std::size_t& b, cudaStream_t s) {
+        return cub::DeviceScan::ExclusiveSum(tmp, b, offset.data(), offset.data(), n, s);
+      },
+      stream);
+  csr_tail_kernel<V><<<static_cast<unsigned>((a.rows + block - 1) / block), block, 0, stream>>>(
+      a.rows, width, a.row_ptr, a.col_idx, a.values, offset.data(), t.row.data(), t.col.data(),
+      t.values.data());
+  SPMVKIT_CUDA_CHECK(cudaGetLastError());
+  cuda::Context::get().synchronize();
+  return t;
+}
+
 #define SPMVKIT_INSTANTIATE(V)                                                                 \
   template std::vector<index_t> ell_row_lengths_device(const DeviceCsrView<V>&, std::int64_t,  \
                                                        index_t, index_t*);                     \
   template bool ell_deltas_fit_device(const DeviceCsrView<V>&, std::int64_t, index_t);         \
   template EllDevice<V> ell_pack_device(const DeviceCsrView<V>&, index_t, std::int64_t,        \
-                                        EllSkip, int, bool, const std::vector<index_t>&);
+                                        EllSkip, int, bool, const std::vector<index_t>&);  \
+  template CooDeviceTail<V> csr_tail_coo_device(const DeviceCsrView<V>&, index_t, std::int64_t);
 SPMVKIT_INSTANTIATE(float)
 SPMVKIT_INSTANTIATE(double)
 #undef SPMVKIT_INSTANTIATE

@@ -67,4 +67,16 @@ EllDevice<V> ell_pack_device(const DeviceCsrView<V>& a, index_t width, std::int6
                              EllSkip skip, int rows_per_thread, bool deltas,
                              const std::vector<index_t>& row_length);
 
+// The entries past `width` of each row of a device CSR, as COO sorted by (row, column) (HYB's
+// COO part, hyb_pack's tail on the host); tail_nnz: their count, known from the row lengths.
+template <class V>
+struct CooDeviceTail {
+  cuda::DeviceBuffer<index_t> row;
+  cuda::DeviceBuffer<index_t> col;
+  cuda::DeviceBuffer<V> values;
+};
+template <class V>
+CooDeviceTail<V> csr_tail_coo_device(const DeviceCsrView<V>& a, index_t width,
+                                     std::int64_t tail_nnz);
+
 }  // namespace spmvkit

@@ -1,6 +1,8 @@
 // HYB host construction: Bell & Garland's width rule, the ELL/COO split and the builder.
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <optional>
 #include <sstream>
 
 #include "formats/hyb/hyb.hpp"
@@ -48,56 +50,115 @@ HybData<V> hyb_pack(const Csr<V>& a, index_t width) {
 
 namespace {
 
+// The parameters, read once for the host and the device builds.
 template <class V>
-std::unique_ptr<Operator<V>> build_hyb(const Csr<V>& a, const Params& p, Backend b) {
-  const double relative_speed = p.get_double("relative_speed", 3.0);
-  if (!std::isfinite(relative_speed) || relative_speed <= 0)
-    throw InputError("hyb: relative_speed must be a finite number > 0, got " +
-                     p.get_string("relative_speed", ""));
-  const long long breakeven = p.get_int("breakeven_rows", 4096);
-  if (breakeven < 0)
-    throw InputError("hyb: breakeven_rows must be >= 0, got " + std::to_string(breakeven));
-  const int rows_per_thread = ell_rows_per_thread_param<V>(p, "hyb");
-  const std::optional<EllSkip> skip_param = ell_skip_param(p, "hyb");
-  const std::optional<int> bits_param = index_bits_param(p, "hyb");
+struct HybChoices {
+  double relative_speed;
+  long long breakeven;
+  int rows_per_thread;
+  std::optional<EllSkip> skip;
+  std::optional<int> index_bits;
+  explicit HybChoices(const Params& p)
+      : relative_speed(p.get_double("relative_speed", 3.0)),
+        breakeven(p.get_int("breakeven_rows", 4096)),
+        rows_per_thread(ell_rows_per_thread_param<V>(p, "hyb")),
+        skip(ell_skip_param(p, "hyb")),
+        index_bits(index_bits_param(p, "hyb")) {
+    if (!std::isfinite(relative_speed) || relative_speed <= 0)
+      throw InputError("hyb: relative_speed must be a finite number > 0, got " +
+                       p.get_string("relative_speed", ""));
+    if (breakeven < 0)
+      throw InputError("hyb: breakeven_rows must be >= 0, got " + std::to_string(breakeven));
+  }
+};
 
-  const std::vector<index_t> lengths = row_lengths(a);
+// The ELL part's width from the row lengths (`rows` entries): the rule, or ell_width.
+template <class V>
+index_t hyb_width(const std::vector<index_t>& lengths, index_t rows, const HybChoices<V>& c,
+                  const Params& p, bool* overridden) {
   const std::vector<std::int64_t> hist = length_histogram(lengths);
   const index_t longest = hist.empty() ? 0 : static_cast<index_t>(hist.size() - 1);
-  index_t width = hyb_ell_width(hist, a.rows, relative_speed, breakeven);
-  const bool overridden = p.has("ell_width");
-  if (overridden) {
+  index_t width = hyb_ell_width(hist, rows, c.relative_speed, c.breakeven);
+  *overridden = p.has("ell_width");
+  if (*overridden) {
     const long long w = p.get_int("ell_width", width);
     if (w < 0 || w > longest)
       throw InputError("hyb: ell_width must be in 0.." + std::to_string(longest) +
                        " (the longest row), got " + std::to_string(w));
     width = static_cast<index_t>(w);
   }
+  return width;
+}
 
-  HybData<V> h = hyb_pack(a, width);
-  const std::optional<ColumnDeltas> deltas = ell_choose_deltas(h.ell, bits_param, b, "hyb");
-  const int index_bits = deltas ? 16 : 32;
-  const EllSkip skip = skip_param ? *skip_param : ell_choose_skip(h.ell, deltas.has_value());
+// `ell` needs its shape and row_length only (the byte model).
+template <class V>
+OperatorInfo hyb_info(const EllData<V>& ell, std::int64_t nnz, std::int64_t coo_nnz,
+                      bool overridden, EllSkip skip, bool deltas, int rows_per_thread,
+                      Backend b) {
   std::ostringstream details;
-  details << "ell_width=" << width << (overridden ? "(param)" : "") << ",ell_nnz=" << h.ell.stored
-          << ",coo_nnz=" << h.coo_nnz() << ",skip=" << to_string(skip);
+  details << "ell_width=" << ell.width << (overridden ? "(param)" : "")
+          << ",ell_nnz=" << ell.stored << ",coo_nnz=" << coo_nnz << ",skip=" << to_string(skip);
   if (b == Backend::cuda)
-    details << ",rows_per_thread=" << rows_per_thread << ",index_bits=" << index_bits;
-  const std::size_t bytes =
-      ell_pass_bytes(h.ell, skip, deltas.has_value()) +
-      static_cast<std::size_t>(h.coo_nnz()) * (2 * sizeof(index_t) + sizeof(V));
-  OperatorInfo info{a.rows, a.cols, a.nnz(), bytes, b, "hyb", details.str()};
+    details << ",rows_per_thread=" << rows_per_thread << ",index_bits=" << (deltas ? 16 : 32);
+  const std::size_t bytes = ell_pass_bytes(ell, skip, deltas) +
+                            static_cast<std::size_t>(coo_nnz) * (2 * sizeof(index_t) + sizeof(V));
+  return OperatorInfo{ell.rows, ell.cols, nnz, bytes, b, "hyb", details.str()};
+}
+
+template <class V>
+std::unique_ptr<Operator<V>> build_hyb(const Csr<V>& a, const Params& p, Backend b) {
+  const HybChoices<V> c(p);
+  bool overridden = false;
+  const index_t width = hyb_width(row_lengths(a), a.rows, c, p, &overridden);
+  HybData<V> h = hyb_pack(a, width);
+  const std::optional<ColumnDeltas> deltas = ell_choose_deltas(h.ell, c.index_bits, b, "hyb");
+  const EllSkip skip = c.skip ? *c.skip : ell_choose_skip(h.ell, deltas.has_value());
+  OperatorInfo info = hyb_info(h.ell, a.nnz(), h.coo_nnz(), overridden, skip, deltas.has_value(),
+                               c.rows_per_thread, b);
 #if SPMVKIT_HAVE_CUDA
   if (b == Backend::cuda)
-    return make_hyb_cuda(h, skip, rows_per_thread, deltas ? &*deltas : nullptr, std::move(info));
+    return make_hyb_cuda(h, skip, c.rows_per_thread, deltas ? &*deltas : nullptr,
+                         std::move(info));
 #endif
   return make_hyb_cpu(std::move(h), std::move(info));
 }
 
+#if SPMVKIT_HAVE_CUDA
+// The same from a CSR on the device: row lengths there (copied to the host for the width rule,
+// the byte model and the skip rule), the ELL part and the COO tail made there.
+template <class V>
+std::unique_ptr<Operator<V>> build_hyb_device(const DeviceCsrView<V>& a, const Params& p) {
+  const HybChoices<V> c(p);
+  EllData<V> shape;
+  shape.rows = a.rows;
+  shape.cols = a.cols;
+  shape.pitch = ell_pitch(a.rows);
+  index_t longest = 0;
+  std::vector<index_t> lengths = ell_row_lengths_device(
+      a, shape.pitch, std::numeric_limits<index_t>::max(), &longest);
+  bool overridden = false;
+  shape.width = hyb_width(std::vector<index_t>(lengths.begin(), lengths.begin() + a.rows), a.rows,
+                          c, p, &overridden);
+  for (index_t& len : lengths) len = std::min(len, shape.width);
+  shape.row_length = std::move(lengths);
+  for (index_t len : shape.row_length) shape.stored += len;
+  bool deltas = false;
+  if (c.index_bits != 32 && shape.width > 0) {
+    deltas = ell_deltas_fit_device(a, shape.pitch, shape.width);
+    if (c.index_bits == 16 && !deltas) ell_deltas_do_not_fit("hyb");
+  }
+  const EllSkip skip = c.skip ? *c.skip : ell_choose_skip(shape, deltas);
+  const std::int64_t coo_nnz = a.nnz - shape.stored;
+  OperatorInfo info =
+      hyb_info(shape, a.nnz, coo_nnz, overridden, skip, deltas, c.rows_per_thread, Backend::cuda);
+  return make_hyb_cuda(a, shape, coo_nnz, skip, c.rows_per_thread, deltas, std::move(info));
+}
+#endif
+
 }  // namespace
 
 FormatEntry hyb_format() {
-  return make_format(
+  FormatEntry e = make_format(
       "hyb",
       "HYB: ELL part (Bell & Garland width rule) + COO part (warp segmented "
       "reduction)",
@@ -111,6 +172,10 @@ FormatEntry hyb_format() {
                      "rows a column of the ELL part must fill to pay (the width rule)")},
           ell_pass_params()),
       [](const auto& a, const Params& p, Backend b) { return build_hyb(a, p, b); });
+#if SPMVKIT_HAVE_CUDA
+  set_device_builder(e, [](const auto& a, const Params& p) { return build_hyb_device(a, p); });
+#endif
+  return e;
 }
 
 template HybData<float> hyb_pack(const Csr<float>&, index_t);

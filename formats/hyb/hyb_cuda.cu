@@ -23,6 +23,14 @@ class HybCudaOperator final : public Operator<V> {
         coo_col_(h.coo_col),
         coo_values_(h.coo_values) {}
 
+  HybCudaOperator(EllDevice<V>&& ell, CooDeviceTail<V>&& coo, OperatorInfo info)
+      : Operator<V>(std::move(info)),
+        ell_(std::move(ell)),
+        coo_nnz_(static_cast<index_t>(coo.values.size())),
+        coo_row_(std::move(coo.row)),
+        coo_col_(std::move(coo.col)),
+        coo_values_(std::move(coo.values)) {}
+
   void apply(const V* x, const V* y, V* z, V alpha, V beta) const override {
     if (this->rows() == 0) return;
     cudaStream_t stream = cuda::Context::get().stream();
@@ -47,6 +55,22 @@ std::unique_ptr<Operator<V>> make_hyb_cuda(const HybData<V>& h, EllSkip skip, in
   return std::make_unique<HybCudaOperator<V>>(h, skip, rows_per_thread, deltas, std::move(info));
 }
 
+template <class V>
+std::unique_ptr<Operator<V>> make_hyb_cuda(const DeviceCsrView<V>& a, const EllData<V>& shape,
+                                           std::int64_t coo_nnz, EllSkip skip,
+                                           int rows_per_thread, bool deltas, OperatorInfo info) {
+  EllDevice<V> ell = ell_pack_device(a, shape.width, shape.pitch, skip, rows_per_thread, deltas,
+                                     shape.row_length);
+  return std::make_unique<HybCudaOperator<V>>(
+      std::move(ell), csr_tail_coo_device(a, shape.width, coo_nnz), std::move(info));
+}
+
+template std::unique_ptr<Operator<float>> make_hyb_cuda(const DeviceCsrView<float>&,
+                                                        const EllData<float>&, std::int64_t,
+                                                        EllSkip, int, bool, OperatorInfo);
+template std::unique_ptr<Operator<double>> make_hyb_cuda(const DeviceCsrView<double>&,
+                                                         const EllData<double>&, std::int64_t,
+                                                         EllSkip, int, bool, OperatorInfo);
 template std::unique_ptr<Operator<float>> make_hyb_cuda(const HybData<float>&, EllSkip, int,
                                                         const ColumnDeltas*, OperatorInfo);
 template std::unique_ptr<Operator<double>> make_hyb_cuda(const HybData<double>&, EllSkip, int,

@@ -69,8 +69,8 @@ TEST_P(DeviceBuildTest, MatchesFloat64Reference) {
 
 INSTANTIATE_TEST_SUITE_P(Registry, DeviceBuildTest, ::testing::ValuesIn(cuda_cases()), case_name);
 
-// A device builder gives the operator the host builder gives: the same products, bit for bit
-// where the kernel is the same, on the zoo.
+// A device builder gives the operator the host builder gives: the same choices (details, byte
+// model) and the same products, on the zoo.
 TEST(DeviceBuild, DeviceBuildersMatchHostBuilders) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
 #if SPMVKIT_HAVE_CUDA
@@ -102,7 +102,8 @@ TEST(DeviceBuild, DeviceBuildersMatchHostBuilders) {
       const std::vector<double> got_h = zh.to_host(), got_d = zd.to_host();
       const std::vector<double> ref = reference_spmv(a, xh, {}, 1.0, 0.0);
       EXPECT_LE(relative_error(got_d, ref), testing::spmv_tolerance<double>(a));
-      EXPECT_EQ(got_h, got_d);
+      // Not bit for bit: HYB's COO part adds into z with atomics, in no fixed order.
+      EXPECT_LE(relative_error(got_d, got_h), testing::spmv_tolerance<double>(a));
       ++compared;
     }
   }
