@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Debian packages spmvkit needs, only those that are missing.
 set -euo pipefail
+# python3-numpy, python3-scipy: bench/fit_select.py (refits format=auto's cost model).
 packages=(cmake ninja-build g++ git zlib1g-dev libgtest-dev libcli11-dev nlohmann-json3-dev
-          libeigen3-dev)
+          libeigen3-dev python3-numpy python3-scipy)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
