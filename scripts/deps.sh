@@ -6,7 +6,7 @@ packages=(cmake ninja-build g++ git zlib1g-dev libgtest-dev libcli11-dev nlohman
           libeigen3-dev
           # the distributed layer (dist/): MPI and METIS
           libopenmpi-dev openmpi-bin libmetis-dev
-          # the Python module and its tests (python/)
+          # the Python module and its tests (python/); numpy and scipy also for bench/fit_select.py
           python3-dev python3-pybind11 pybind11-dev python3-numpy python3-scipy python3-pytest
           python3-pip python3-setuptools python3-wheel
           "$@")

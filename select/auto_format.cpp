@@ -124,11 +124,13 @@ Operator<V>* build_auto(const Csr<V>& a, const Params& p, Backend b) {
     }
   }
   // The best candidate that builds (a format may refuse a matrix: ELL on a too-wide row).
+  std::string refusals;
   for (const Prediction& pick : c.ranked) {
     std::unique_ptr<Operator<V>> op;
     try {
       op = build_operator<V>(pick.format, a, pick.params, b);
-    } catch (const UnsupportedError&) {
+    } catch (const UnsupportedError& e) {
+      refusals += (refusals.empty() ? "" : "; ") + std::string(e.what());
       continue;
     }
     std::string d = "chosen=" + pick.format + " [" + op->info().details + "] by " + how;
@@ -141,7 +143,7 @@ Operator<V>* build_auto(const Csr<V>& a, const Params& p, Backend b) {
     d += "; " + c.why + "; selection " + ms(select_ms) + " ms";
     return new AutoOperator<V>(std::move(op), d);
   }
-  throw UnsupportedError("auto: no candidate format could hold this matrix");
+  throw UnsupportedError("auto: no candidate format could hold this matrix (" + refusals + ")");
 }
 
 // `spmvkit tune auto MATRIX...`: the measured choice for each matrix, stored for later builds.
