@@ -79,16 +79,19 @@ std::vector<std::string> bad_values(const ParamSpec& s) {
 // field against bs, CSR-3's block x*y*z a multiple of 32: InputError, never the schema's
 // message) are answers, not failures.
 template <class V>
-bool sweep_value(const std::string& format, Backend b, const Params& p, const char* matrix) {
+bool sweep_value(const std::string& format, Backend b, const Params& p, const char* matrix,
+                 std::string& refusals) {
   const Csr<V> a = testing::zoo_matrix(matrix).cast<V>();
   std::unique_ptr<Operator<V>> op;
   try {
     op = build_operator<V>(format, a, p, b);
-  } catch (const UnsupportedError&) {
+  } catch (const UnsupportedError& e) {
+    refusals += std::string("\n  ") + matrix + " [" + p.to_string() + "]: " + e.what();
     return false;
   } catch (const InputError& e) {
     EXPECT_EQ(std::string(e.what()).find("is not allowed (allowed:"), std::string::npos)
         << e.what();
+    refusals += std::string("\n  ") + matrix + " [" + p.to_string() + "]: " + e.what();
     return false;
   }
   testing::expect_operator_matches(*op, a, b, testing::test_seed());
@@ -104,6 +107,7 @@ TEST_P(SchemaSweep, EveryAllowedValueBuildsAndMatches) {
   const ParamSpec& s = *f.param(param);
   testing::ScopedTuningFile store;  // auto's tune=true writes its choice: not to the user's store
   int built = 0;
+  std::string refusals;  // why each build was refused: the message when none built
   for (const std::string& value : s.sweep()) {
     ASSERT_EQ(s.check(value), "") << "the sweep value must be allowed";
     Params p = Params().set(param, value);
@@ -123,12 +127,12 @@ TEST_P(SchemaSweep, EveryAllowedValueBuildsAndMatches) {
       SCOPED_TRACE(param + "=" + value + " on " + m);
       // rows_per_thread: 2 is the f64 vector, 4 the f32 one (each refused for the other).
       if (param != "rows_per_thread" || value != "4")
-        built += sweep_value<double>(format, backend, p, m);
+        built += sweep_value<double>(format, backend, p, m, refusals);
       if (param != "rows_per_thread" || value != "2")
-        built += sweep_value<float>(format, backend, p, m);
+        built += sweep_value<float>(format, backend, p, m, refusals);
     }
   }
-  EXPECT_GT(built, 0) << "no value of " << param << " built on the sweep matrices";
+  EXPECT_GT(built, 0) << "no value of " << param << " built on the sweep matrices:" << refusals;
 }
 
 // A bad value of every parameter is refused by the schema, before the backend is looked at
