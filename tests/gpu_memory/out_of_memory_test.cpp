@@ -7,6 +7,7 @@
 // their allocations would upset its accounting.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
@@ -26,6 +27,13 @@ namespace spmvkit {
 namespace {
 
 #if SPMVKIT_HAVE_CUDA
+// CUDA loads a kernel's module at its first launch (lazy loading, the default since CUDA 12),
+// which takes device memory: on a filled device the first launch of a kernel then fails, and
+// what failed is the driver's module load, not an allocation of ours (cuSPARSE's kernels even
+// stay broken for the process). These tests are about our allocations: load every module when
+// the context is made, before the device fills.
+const bool kEagerModules = [] { return setenv("CUDA_MODULE_LOADING", "EAGER", 0) == 0; }();
+
 std::size_t free_device_bytes() {
   std::size_t free = 0, total = 0;
   SPMVKIT_CUDA_CHECK(cudaMemGetInfo(&free, &total));
