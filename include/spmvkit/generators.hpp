@@ -40,7 +40,7 @@ Csr<double> block_expand(const Csr<double>& a, int block_size, std::uint64_t see
 // to `max_row` entries), as the SURAA paper's circuit and web matrices. Random values.
 // Square; the longest row has exactly max_row entries, nnz is about rows * mean_row; every
 // row holds its diagonal, 3/4 of the rest lie near the diagonal, the others anywhere; long
-// rows are spread over the matrix by a seeded shuffle (details in core/generators.cpp).
+// rows are spread over the matrix by a seeded shuffle (details in core/generators_random.cpp).
 Csr<double> generate_powerlaw(index_t rows, double mean_row, index_t max_row,
                               std::uint64_t seed = 1);
 
