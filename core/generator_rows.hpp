@@ -72,7 +72,18 @@ inline void check_row_range(const std::string& what, index_t r0, index_t r1, ind
     fail(what, "row range [", r0, ", ", r1, ") outside the ", rows, " rows");
 }
 
+// A row range of a matrix made of whole bs x bs blocks must begin and end at block rows.
+inline void check_block_rows(const std::string& what, index_t r0, index_t r1, index_t bs) {
+  if (r0 % bs != 0 || r1 % bs != 0)
+    fail(what, "row range [", r0, ", ", r1, ") must begin and end at block rows (multiples of ", bs,
+         ")");
+}
+
 // --- the row-by-row builder -----------------------------------------------------------------
+
+// Fewer rows than this are made by one thread: starting a parallel region costs more (a
+// distributed run's small parts, the tests' many small ranges on a loaded machine).
+constexpr index_t kParallelRows = 4096;
 
 // Rows [r0, r1) of a matrix with `cols` columns (global row numbers r passed to length and
 // fill; the result's row i is row r0 + i). Pass 1 (parallel): row_ptr[i + 1] = length(r). Scan
@@ -89,7 +100,8 @@ Csr<double> build_by_rows(const std::string& what, index_t r0, index_t r1, index
   check_host_memory(what, (static_cast<double>(rows) + 1) * sizeof(index_t));
   a.row_ptr.assign(static_cast<std::size_t>(rows) + 1, 0);
   index_t* row_ptr = a.row_ptr.data();
-#pragma omp parallel for schedule(static)
+  const bool parallel = rows >= kParallelRows;
+#pragma omp parallel for schedule(static) if (parallel)
   for (index_t i = 0; i < rows; ++i) row_ptr[i + 1] = length(r0 + i);
   std::int64_t total = 0;
   for (index_t i = 0; i < rows; ++i) {
@@ -101,7 +113,7 @@ Csr<double> build_by_rows(const std::string& what, index_t r0, index_t r1, index
   check_host_memory(what, static_cast<double>(total) * (sizeof(index_t) + sizeof(double)) +
                               (static_cast<double>(rows) + 1) * sizeof(index_t));
   // Zeroing (and faulting in) the two arrays is a large share of the time: do them at once.
-#pragma omp parallel sections
+#pragma omp parallel sections if (parallel)
   {
 #pragma omp section
     a.col_idx.resize(static_cast<std::size_t>(total));
@@ -110,7 +122,7 @@ Csr<double> build_by_rows(const std::string& what, index_t r0, index_t r1, index
   }
   index_t* col = a.col_idx.data();
   double* val = a.values.data();
-#pragma omp parallel for schedule(dynamic, 1024)
+#pragma omp parallel for schedule(dynamic, 1024) if (parallel)
   for (index_t i = 0; i < rows; ++i)
     fill(r0 + i, row_ptr[i + 1] - row_ptr[i], col + row_ptr[i], val + row_ptr[i]);
   return a;
@@ -118,11 +130,24 @@ Csr<double> build_by_rows(const std::string& what, index_t r0, index_t r1, index
 
 // --- row ranges (generate_rows_by_name) -----------------------------------------------------
 
-// Rows [r0, r1) of each generator (all rows when r1 < 0), global columns: only the range
-// must hold fewer than 2^31 nonzeros. Validation and values as the public generators'.
+// Rows [r0, r1) of each generator (r1 < 0: the whole matrix, with the whole matrix's size
+// checks), global columns: only the range must hold fewer than 2^31 nonzeros. Validation and
+// values as the public generators'; the rows are those of the whole matrix, bit for bit.
 Csr<double> stencil_rows(const std::string& what, index_t n, int dims, int points, index_t r0 = 0,
                          index_t r1 = -1);
 Csr<double> convdiff_rows(const std::string& what, index_t n, int dims, double peclet,
                           index_t r0 = 0, index_t r1 = -1);
+Csr<double> reservoir_rows(index_t n, int block_size, std::uint64_t seed, double coupling,
+                           index_t r0, index_t r1);
+Csr<double> powerlaw_rows(index_t rows, double mean_row, index_t max_row, std::uint64_t seed,
+                          index_t r0, index_t r1);
+Csr<double> banded_rows(index_t rows, index_t half_band, index_t per_row, std::uint64_t seed,
+                        index_t r0, index_t r1);
+Csr<double> random_rows(index_t rows, index_t cols, double per_row, std::uint64_t seed, index_t r0,
+                        index_t r1);
+// Rows [r0, r1) of block_expand(A, block_size) for A of global_rows rows, `a` holding A's rows
+// [a_first, a_first + a.rows) (global columns), at least [r0 / block_size, r1 / block_size).
+Csr<double> expand_rows(const Csr<double>& a, index_t a_first, index_t global_rows, int block_size,
+                        std::uint64_t seed, index_t r0, index_t r1);
 
 }  // namespace spmvkit::detail

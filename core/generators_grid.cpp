@@ -146,7 +146,9 @@ index_t reservoir_grid_for(int block_size, double values) {
 // off-diagonals inside a cell's own block (the diagonal follows): above 1, a cell's
 // components are coupled more strongly than cells are to each other, as in real reservoir
 // systems, which is what block-Jacobi exploits and scalar Jacobi cannot.
-Csr<double> generate_reservoir(index_t n, int block_size, std::uint64_t seed, double coupling) {
+// Rows [r0, r1) hold whole cells: r0 and r1 are multiples of bs.
+Csr<double> detail::reservoir_rows(index_t n, int block_size, std::uint64_t seed, double coupling,
+                                   index_t r0, index_t r1) {
   const std::string what = "reservoir_bs" + std::to_string(block_size) + "_" + str(n);
   if (n < 1) fail(what, "grid size n must be >= 1 (got ", n, ")");
   if (!(coupling > 0) || !std::isfinite(coupling))
@@ -157,9 +159,14 @@ Csr<double> generate_reservoir(index_t n, int block_size, std::uint64_t seed, do
     fail(what, n, "^3 * ", block_size, " rows exceed 2^31 - 1");
   const std::int64_t nn = n, bs = block_size;
   const std::int64_t nnz = bs * bs * (7 * nn * nn * nn - 6 * nn * nn);
-  if (nnz > kMaxIndex) fail(what, nnz, " nonzeros exceed 2^31 - 1 (the 32-bit index limit)");
-  check_csr_memory(what, rows_d, static_cast<double>(nnz));
   const index_t rows = static_cast<index_t>(nn * nn * nn * bs);
+  if (r1 < 0) {
+    if (nnz > kMaxIndex) fail(what, nnz, " nonzeros exceed 2^31 - 1 (the 32-bit index limit)");
+    check_csr_memory(what, rows_d, static_cast<double>(nnz));
+    r1 = rows;
+  }
+  check_row_range(what, r0, r1, rows);
+  check_block_rows(what, r0, r1, block_size);
   const index_t plane = n * n;
   // The 7-point neighbours of cell c, in increasing order.
   auto neighbours = [n, plane](index_t c, index_t* out) {
@@ -199,7 +206,11 @@ Csr<double> generate_reservoir(index_t n, int block_size, std::uint64_t seed, do
       }
     *diagonal = 1.0 + off_sum;
   };
-  return build_by_rows(what, 0, rows, rows, length, fill);
+  return build_by_rows(what, r0, r1, rows, length, fill);
+}
+
+Csr<double> generate_reservoir(index_t n, int block_size, std::uint64_t seed, double coupling) {
+  return reservoir_rows(n, block_size, seed, coupling, 0, -1);
 }
 
 }  // namespace spmvkit

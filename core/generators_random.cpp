@@ -148,27 +148,43 @@ constexpr PowerlawLayout kPowerlawLayout{};
 
 // The BSR paper's experiment (section 6.1): each nonzero becomes a dense bs x bs block.
 // Values v * (1 + u / 10), u uniform in [-1, 1) per entry, so blocks are not rank-one copies.
-Csr<double> block_expand(const Csr<double>& a, int block_size, std::uint64_t seed) {
+// Rows [r0, r1) of the expansion are made from rows [r0 / bs, r1 / bs) of the matrix, which
+// `a` holds from its row a_first on (a_first = 0, a whole: block_expand).
+Csr<double> detail::expand_rows(const Csr<double>& a, index_t a_first, index_t global_rows,
+                                int block_size, std::uint64_t seed, index_t r0, index_t r1) {
   const std::string what = "block expansion (bs " + std::to_string(block_size) + ")";
   if (block_size < 1) fail(what, "block size must be >= 1 (got ", block_size, ")");
   const std::int64_t bs = block_size;
-  if (a.rows * bs > kMaxIndex || a.cols * bs > kMaxIndex)
-    fail(what, a.rows, " x ", a.cols, " times ", bs, " exceeds 2^31 - 1 rows or columns");
-  if (static_cast<std::int64_t>(a.nnz()) * bs * bs > kMaxIndex)
-    fail(what, a.nnz(), " nonzeros times ", bs * bs, " exceed 2^31 - 1 (the 32-bit index limit)");
-  check_csr_memory(what, static_cast<double>(a.rows) * bs, static_cast<double>(a.nnz()) * bs * bs);
+  if (global_rows * bs > kMaxIndex || a.cols * bs > kMaxIndex)
+    fail(what, global_rows, " x ", a.cols, " times ", bs, " exceeds 2^31 - 1 rows or columns");
   const index_t b = block_size;
-  auto length = [&](index_t r) { return a.row_length(r / b) * b; };
+  if (r1 < 0) {
+    if (static_cast<std::int64_t>(a.nnz()) * bs * bs > kMaxIndex)
+      fail(what, a.nnz(), " nonzeros times ", bs * bs, " exceed 2^31 - 1 (the 32-bit index limit)");
+    check_csr_memory(what, static_cast<double>(a.rows) * bs,
+                     static_cast<double>(a.nnz()) * bs * bs);
+    r1 = global_rows * b;
+  }
+  check_row_range(what, r0, r1, global_rows * b);
+  check_block_rows(what, r0, r1, b);
+  if (r0 / b < a_first || r1 / b > a_first + a.rows)
+    fail(what, "rows [", r0, ", ", r1, ") need rows the given part [", a_first, ", ",
+         a_first + a.rows, ") lacks");
+  auto length = [&](index_t r) { return a.row_length(r / b - a_first) * b; };
   auto fill = [&](index_t r, index_t, index_t* col, double* val) {
     RowRng rng(seed, Stream::entries, static_cast<std::uint64_t>(r));
-    const index_t i = r / b;
+    const index_t i = r / b - a_first;
     for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k)
       for (index_t q = 0; q < b; ++q) {
         *col++ = a.col_idx[k] * b + q;
         *val++ = a.values[k] * (1.0 + 0.1 * rng.symmetric());
       }
   };
-  return build_by_rows(what, 0, a.rows * b, a.cols * b, length, fill);
+  return build_by_rows(what, r0, r1, a.cols * b, length, fill);
+}
+
+Csr<double> block_expand(const Csr<double>& a, int block_size, std::uint64_t seed) {
+  return expand_rows(a, 0, a.rows, block_size, seed, 0, -1);
 }
 
 // SURAA's high-variance matrices (circuit simulation: Freescale1, FullChip, ASIC_680k; web and
@@ -188,7 +204,8 @@ Csr<double> block_expand(const Csr<double>& a, int block_size, std::uint64_t see
 // numbering and URL ordering give most entries locality, plus some far-reaching links). Rows
 // longer than cols / 4 (only at small sizes) take uniform columns by selection sampling.
 // Values uniform in [-1, 1).
-Csr<double> generate_powerlaw(index_t rows, double mean_row, index_t max_row, std::uint64_t seed) {
+Csr<double> detail::powerlaw_rows(index_t rows, double mean_row, index_t max_row,
+                                  std::uint64_t seed, index_t r0, index_t r1) {
   const std::string what = "powerlaw_" + str(rows) + "_" + str(max_row);
   if (rows < 1) fail(what, "rows must be >= 1 (got ", rows, ")");
   if (max_row < 1 || max_row > rows)
@@ -196,10 +213,14 @@ Csr<double> generate_powerlaw(index_t rows, double mean_row, index_t max_row, st
   if (!(mean_row >= 1.0) || mean_row > max_row)
     fail(what, "mean_row must be in [1, max_row = ", max_row, "] (got ", mean_row, ")");
   const double target = mean_row * rows;
-  if (target > static_cast<double>(kMaxIndex))
-    fail(what, "about ", target, " nonzeros exceed 2^31 - 1 (the 32-bit index limit)");
+  if (r1 < 0) {
+    if (target > static_cast<double>(kMaxIndex))
+      fail(what, "about ", target, " nonzeros exceed 2^31 - 1 (the 32-bit index limit)");
+    check_csr_memory(what, rows, target);
+    r1 = rows;
+  }
+  check_row_range(what, r0, r1, rows);
   const double longest = max_row;
-  check_csr_memory(what, rows, target);
   // Every row has at least one entry and the longest has max_row: the least total is
   // max_row + rows - 1 (alpha -> infinity), the most rows * max_row (alpha = 0).
   if (target < longest + rows - 1)
@@ -236,14 +257,19 @@ Csr<double> generate_powerlaw(index_t rows, double mean_row, index_t max_row, st
     distinct_columns(rng, 0, rows, r, len, col, draw);
     for (index_t k = 0; k < len; ++k) val[k] = rng.symmetric();
   };
-  return build_by_rows(what, 0, rows, rows, length, fill);
+  return build_by_rows(what, r0, r1, rows, length, fill);
+}
+
+Csr<double> generate_powerlaw(index_t rows, double mean_row, index_t max_row, std::uint64_t seed) {
+  return powerlaw_rows(rows, mean_row, max_row, seed, 0, -1);
 }
 
 // Square, rows x rows. Row i holds its diagonal plus distinct columns drawn uniformly from
 // [i - half_band, i + half_band] (clipped), min(per_row, window) entries in all. Off-diagonals
 // uniform in [-1, 1), the diagonal equal to the row length: strictly diagonally dominant, so
 // solver tests converge on it.
-Csr<double> generate_banded(index_t rows, index_t half_band, index_t per_row, std::uint64_t seed) {
+Csr<double> detail::banded_rows(index_t rows, index_t half_band, index_t per_row,
+                                std::uint64_t seed, index_t r0, index_t r1) {
   const std::string what = "banded_" + str(rows) + "_" + str(half_band) + "_" + str(per_row);
   if (rows < 0) fail(what, "rows must be >= 0 (got ", rows, ")");
   if (half_band < 0) fail(what, "half_band must be >= 0 (got ", half_band, ")");
@@ -257,23 +283,28 @@ Csr<double> generate_banded(index_t rows, index_t half_band, index_t per_row, st
     const auto [lo, hi] = window(r);
     return std::min(per_row, hi - lo);
   };
-  // Every row holds at least min(per_row, half_band + 1) entries: a size far past the index
-  // limit is refused before the edge rows are counted one by one.
-  if (static_cast<double>(rows) * std::min<double>(per_row, half_band + 1.0) >
-      static_cast<double>(kMaxIndex))
-    fail(what, "at least ", static_cast<double>(rows) * std::min<double>(per_row, half_band + 1.0),
-         " nonzeros exceed 2^31 - 1 (the 32-bit index limit)");
-  check_csr_memory(what, rows,
-                   static_cast<double>(rows) * std::min<double>(per_row, half_band + 1.0));
-  // nnz before anything is allocated: full-width interior rows, clipped rows at both ends.
-  const index_t edge = std::min(half_band, rows);
-  const index_t interior_end = std::max(edge, static_cast<index_t>(rows - edge));
-  std::int64_t nnz = std::int64_t{interior_end - edge} *
-                     std::min<std::int64_t>(per_row, 2 * std::int64_t{half_band} + 1);
-  for (index_t r = 0; r < edge; ++r) nnz += length(r);
-  for (index_t r = interior_end; r < rows; ++r) nnz += length(r);
-  if (nnz > kMaxIndex) fail(what, nnz, " nonzeros exceed 2^31 - 1 (the 32-bit index limit)");
-  check_csr_memory(what, rows, static_cast<double>(nnz));
+  if (r1 < 0) {
+    // Every row holds at least min(per_row, half_band + 1) entries: a size far past the index
+    // limit is refused before the edge rows are counted one by one.
+    if (static_cast<double>(rows) * std::min<double>(per_row, half_band + 1.0) >
+        static_cast<double>(kMaxIndex))
+      fail(what, "at least ",
+           static_cast<double>(rows) * std::min<double>(per_row, half_band + 1.0),
+           " nonzeros exceed 2^31 - 1 (the 32-bit index limit)");
+    check_csr_memory(what, rows,
+                     static_cast<double>(rows) * std::min<double>(per_row, half_band + 1.0));
+    // nnz before anything is allocated: full-width interior rows, clipped rows at both ends.
+    const index_t edge = std::min(half_band, rows);
+    const index_t interior_end = std::max(edge, static_cast<index_t>(rows - edge));
+    std::int64_t nnz = std::int64_t{interior_end - edge} *
+                       std::min<std::int64_t>(per_row, 2 * std::int64_t{half_band} + 1);
+    for (index_t r = 0; r < edge; ++r) nnz += length(r);
+    for (index_t r = interior_end; r < rows; ++r) nnz += length(r);
+    if (nnz > kMaxIndex) fail(what, nnz, " nonzeros exceed 2^31 - 1 (the 32-bit index limit)");
+    check_csr_memory(what, rows, static_cast<double>(nnz));
+    r1 = rows;
+  }
+  check_row_range(what, r0, r1, rows);
   auto fill = [&](index_t r, index_t len, index_t* col, double* val) {
     RowRng rng(seed, Stream::entries, static_cast<std::uint64_t>(r));
     const auto [lo, hi] = window(r);
@@ -282,21 +313,30 @@ Csr<double> generate_banded(index_t rows, index_t half_band, index_t per_row, st
     for (index_t k = 0; k < len; ++k)
       val[k] = col[k] == r ? static_cast<double>(len) : rng.symmetric();
   };
-  return build_by_rows(what, 0, rows, rows, length, fill);
+  return build_by_rows(what, r0, r1, rows, length, fill);
+}
+
+Csr<double> generate_banded(index_t rows, index_t half_band, index_t per_row, std::uint64_t seed) {
+  return banded_rows(rows, half_band, per_row, seed, 0, -1);
 }
 
 // Erdos-Renyi-like: row lengths Poisson(per_row) (clamped to cols), distinct columns uniform
 // over [0, cols), values uniform in [-1, 1).
-Csr<double> generate_random(index_t rows, index_t cols, double per_row, std::uint64_t seed) {
+Csr<double> detail::random_rows(index_t rows, index_t cols, double per_row, std::uint64_t seed,
+                                index_t r0, index_t r1) {
   std::ostringstream name;
   name << "random_" << rows << "_" << cols << "_" << per_row;
   const std::string what = name.str();
   if (rows < 0 || cols < 0) fail(what, "negative size ", rows, " x ", cols);
   if (!(per_row >= 0.0) || per_row > cols)
     fail(what, "per_row must be in [0, cols = ", cols, "] (got ", per_row, ")");
-  if (per_row * rows > static_cast<double>(kMaxIndex))
-    fail(what, "about ", per_row * rows, " nonzeros exceed 2^31 - 1 (the 32-bit index limit)");
-  check_csr_memory(what, rows, per_row * rows);
+  if (r1 < 0) {
+    if (per_row * rows > static_cast<double>(kMaxIndex))
+      fail(what, "about ", per_row * rows, " nonzeros exceed 2^31 - 1 (the 32-bit index limit)");
+    check_csr_memory(what, rows, per_row * rows);
+    r1 = rows;
+  }
+  check_row_range(what, r0, r1, rows);
   auto length = [&](index_t r) -> index_t {
     RowRng rng(seed, Stream::length, static_cast<std::uint64_t>(r));
     std::int64_t len = 0;
@@ -315,7 +355,11 @@ Csr<double> generate_random(index_t rows, index_t cols, double per_row, std::uin
     distinct_columns(rng, 0, cols, -1, len, col, [cols](RowRng& g, int) { return g.below(cols); });
     for (index_t k = 0; k < len; ++k) val[k] = rng.symmetric();
   };
-  return build_by_rows(what, 0, rows, cols, length, fill);
+  return build_by_rows(what, r0, r1, cols, length, fill);
+}
+
+Csr<double> generate_random(index_t rows, index_t cols, double per_row, std::uint64_t seed) {
+  return random_rows(rows, cols, per_row, seed, 0, -1);
 }
 
 }  // namespace spmvkit
