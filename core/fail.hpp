@@ -1,5 +1,5 @@
 // InputError with a message built from pieces: "WHAT: piece piece ...". Shared by the core
-// files that validate user input (csr.cpp, generators.cpp).
+// files that validate user input (csr.cpp, the generators).
 #pragma once
 
 #include <sstream>

@@ -1,5 +1,5 @@
 // Loading a distributed matrix: rank 0 reads and scatters (each rank receives only its rows),
-// or each rank generates its own rows (stencils), so no rank holds a generated matrix whole.
+// or each rank generates its own rows of a generated matrix, so no rank holds one whole.
 #include <string>
 
 #include "dist/dist.hpp"
@@ -17,8 +17,8 @@ LocalRows<V> scatter_rows(MPI_Comm comm, const Csr<V>* whole, const Partition& r
     if (row_part.ranks() != ranks || col_part.ranks() != ranks)
       throw InputError("scatter_rows: the partitions must have one part per rank (" +
                        std::to_string(ranks) + ")");
-    if (me == 0 && (whole == nullptr || whole->rows != row_part.size() ||
-                    whole->cols != col_part.size()))
+    if (me == 0 &&
+        (whole == nullptr || whole->rows != row_part.size() || whole->cols != col_part.size()))
       throw InputError("scatter_rows: rank 0 must hold the " + std::to_string(row_part.size()) +
                        " x " + std::to_string(col_part.size()) + " matrix the partitions cover");
   });
@@ -64,19 +64,23 @@ Loaded load_distributed(MPI_Comm comm, const std::string& name, PartitionMethod 
   const int ranks = comm_size(comm);
   Loaded out;
   // Generated row by row where the generator can (every rank parses the name: a bad one fails
-  // on every rank alike).
+  // on every rank alike), block rows (row_unit rows each) split evenly over the ranks.
   Csr<double> none;
-  index_t global_rows = 0;
+  index_t global_rows = 0, row_unit = 1;
   bool by_rows = false;
   collective(comm, [&] {
-    by_rows = method == PartitionMethod::nnz && generate_rows_by_name(name, 0, -1, none, global_rows);
+    by_rows = method == PartitionMethod::nnz &&
+              generate_rows_by_name(name, 0, -1, none, global_rows, &row_unit);
   });
   if (by_rows) {
-    const Partition p = partition_even(global_rows, ranks);
+    Partition p = partition_even(global_rows / row_unit, ranks);
+    for (index_t& b : p.begin) b *= row_unit;
     collective(comm, [&] {
       generate_rows_by_name(name, p.begin[me], p.begin[me + 1], out.local.rows, global_rows);
     });
-    out.local.row_part = out.local.col_part = p;
+    const index_t cols = out.local.rows.cols;
+    out.local.row_part = p;
+    out.local.col_part = cols == global_rows ? p : partition_even(cols, ranks);
     std::int64_t nnz = out.local.rows.nnz();
     check_mpi(MPI_Allreduce(&nnz, &out.global_nnz, 1, MPI_INT64_T, MPI_SUM, comm), "MPI_Allreduce");
     return out;
@@ -103,8 +107,10 @@ Loaded load_distributed(MPI_Comm comm, const std::string& name, PartitionMethod 
   check_mpi(MPI_Bcast(dims, 2, mpi_type<index_t>(), 0, comm), "MPI_Bcast");
   rows_part.begin.resize(static_cast<std::size_t>(ranks) + 1);
   cols_part.begin.resize(rows_part.begin.size());
-  check_mpi(MPI_Bcast(rows_part.begin.data(), ranks + 1, mpi_type<index_t>(), 0, comm), "MPI_Bcast");
-  check_mpi(MPI_Bcast(cols_part.begin.data(), ranks + 1, mpi_type<index_t>(), 0, comm), "MPI_Bcast");
+  check_mpi(MPI_Bcast(rows_part.begin.data(), ranks + 1, mpi_type<index_t>(), 0, comm),
+            "MPI_Bcast");
+  check_mpi(MPI_Bcast(cols_part.begin.data(), ranks + 1, mpi_type<index_t>(), 0, comm),
+            "MPI_Bcast");
   if (method == PartitionMethod::metis) {
     out.perm.resize(static_cast<std::size_t>(dims[0]));
     check_mpi(MPI_Bcast(out.perm.data(), dims[0], mpi_type<index_t>(), 0, comm), "MPI_Bcast");

@@ -40,7 +40,7 @@ Csr<double> block_expand(const Csr<double>& a, int block_size, std::uint64_t see
 // to `max_row` entries), as the SURAA paper's circuit and web matrices. Random values.
 // Square; the longest row has exactly max_row entries, nnz is about rows * mean_row; every
 // row holds its diagonal, 3/4 of the rest lie near the diagonal, the others anywhere; long
-// rows are spread over the matrix by a seeded shuffle (details in core/generators.cpp).
+// rows are spread over the matrix by a seeded shuffle (details in core/generators_random.cpp).
 Csr<double> generate_powerlaw(index_t rows, double mean_row, index_t max_row,
                               std::uint64_t seed = 1);
 
@@ -68,13 +68,17 @@ Csr<double> generate_random(index_t rows, index_t cols, double per_row, std::uin
 bool is_generator_name(const std::string& name);
 Csr<double> generate_by_name(const std::string& name);
 
-// Rows [row_begin, row_end) of a generated matrix (global column count and indices), where
-// the generator makes rows independently: the stencils (stencil5/7/9/27_N). A distributed run
-// generates each rank's rows alone, so no rank holds the whole matrix; the row range must
-// hold fewer than 2^31 nonzeros, the whole matrix need not. Sets global_rows; row_end < 0
-// asks for global_rows only. False (nothing touched) for any other name.
+// Rows [row_begin, row_end) of a generated matrix (global column count and indices), made
+// alone: every generator name, except an expand_bsB_ of a file. The rows are those of
+// generate_by_name(name) bit for bit (every row's numbers are keyed by (seed, row)). A
+// distributed run generates each rank's rows alone, so no rank holds the whole matrix; the
+// range must hold fewer than 2^31 nonzeros, the whole matrix need not. Sets global_rows and
+// *row_unit (when given): the rows of one block row, 1 but for reservoir_bsB_ (B: whole
+// cells) and expand_bsB_ (B times the inner name's unit); row_begin and row_end must be
+// multiples of it (InputError otherwise). row_end < 0 asks for global_rows and the unit only.
+// False (nothing touched) for any other name.
 bool generate_rows_by_name(const std::string& name, index_t row_begin, index_t row_end,
-                           Csr<double>& out, index_t& global_rows);
+                           Csr<double>& out, index_t& global_rows, index_t* row_unit = nullptr);
 
 // Where a bare matrix name ("bcsstk13") is read from: NAME.mtx or NAME.mtx.gz in
 // $SPMVKIT_MATRICES (when set; else in ../shared/matrices beside the source tree), then among

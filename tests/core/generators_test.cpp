@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <random>
 #include <string>
 
 #include "spmvkit/error.hpp"
@@ -368,6 +369,118 @@ TEST(Names, NamesBuildTheSameMatricesAsTheFunctions) {
                    block_expand(generate_stencil_2d(6, 5), 3));
   expect_identical(generate_by_name("expand_bs2_expand_bs3_stencil5_4"),
                    block_expand(block_expand(generate_stencil_2d(4, 5), 3), 2));
+}
+
+// Parts appended row after row (each holds global columns).
+Csr<double> concatenate(const std::vector<Csr<double>>& parts, index_t cols) {
+  Csr<double> a;
+  a.cols = cols;
+  for (const Csr<double>& p : parts) {
+    EXPECT_EQ(p.cols, cols);
+    for (index_t i = 0; i < p.rows; ++i) a.row_ptr.push_back(a.row_ptr.back() + p.row_length(i));
+    a.rows += p.rows;
+    a.col_idx.insert(a.col_idx.end(), p.col_idx.begin(), p.col_idx.end());
+    a.values.insert(a.values.end(), p.values.begin(), p.values.end());
+  }
+  return a;
+}
+
+TEST(RowRanges, RandomSplitsConcatenateToTheWholeMatrix) {
+  // Every family, with its block row (the unit a range is cut at).
+  const std::pair<const char*, index_t> cases[] = {{"stencil5_13", 1},
+                                                   {"stencil9_11", 1},
+                                                   {"stencil7_6", 1},
+                                                   {"stencil27_5", 1},
+                                                   {"convdiff2d_12", 1},
+                                                   {"convdiff3d_6_2.5", 1},
+                                                   {"reservoir_bs3_5", 3},
+                                                   {"reservoir_bs7_4_3", 7},
+                                                   {"reservoir_bs1_3", 1},
+                                                   {"powerlaw_20000_2000", 1},
+                                                   {"powerlaw_300", 1},
+                                                   {"banded_3000_40_9", 1},
+                                                   {"banded_50_100", 1},
+                                                   {"random_2000_700_6.5", 1},
+                                                   {"random_500_300_200", 1},
+                                                   {"expand_bs3_stencil5_6", 3},
+                                                   {"expand_bs2_reservoir_bs3_3", 6},
+                                                   {"expand_bs2_expand_bs3_powerlaw_1000_100", 6}};
+  std::mt19937 rng(2718);
+  for (const auto& [name, unit] : cases) {
+    SCOPED_TRACE(name);
+    const Csr<double> whole = generate_by_name(name);
+    Csr<double> untouched;
+    index_t rows = -1, got_unit = -1;
+    ASSERT_TRUE(generate_rows_by_name(name, 0, -1, untouched, rows, &got_unit));
+    EXPECT_EQ(untouched.rows, 0);
+    EXPECT_EQ(untouched.row_ptr.size(), 1u);
+    ASSERT_EQ(rows, whole.rows);
+    ASSERT_EQ(got_unit, unit);
+    const index_t units = rows / unit;
+    for (int split = 0; split < 6; ++split) {
+      // Cuts at both ends, a few anywhere, one twice (an empty range); split 0 is the whole.
+      std::vector<index_t> cuts = {0, units};
+      if (split > 0) {
+        std::uniform_int_distribution<index_t> any(0, units);
+        for (int k = 0; k < split; ++k) cuts.push_back(any(rng));
+        cuts.push_back(cuts[2 + rng() % split]);
+        cuts.push_back(split % 2 ? 0 : units);  // an empty range at an end
+      }
+      std::sort(cuts.begin(), cuts.end());
+      std::vector<Csr<double>> parts;
+      for (std::size_t k = 0; k + 1 < cuts.size(); ++k) {
+        Csr<double> part;
+        index_t g = 0;
+        ASSERT_TRUE(generate_rows_by_name(name, cuts[k] * unit, cuts[k + 1] * unit, part, g));
+        EXPECT_EQ(g, rows);
+        EXPECT_EQ(part.rows, (cuts[k + 1] - cuts[k]) * unit);
+        parts.push_back(std::move(part));
+      }
+      expect_identical(concatenate(parts, whole.cols), whole);
+    }
+  }
+}
+
+TEST(RowRanges, OnlyTheRangeMustFitTheIndexLimit) {
+  // Whole, these exceed 2^31 - 1 nonzeros; a few rows of them do not.
+  for (const char* name : {"stencil27_1000", "reservoir_bs64_100", "powerlaw_300000000"}) {
+    SCOPED_TRACE(name);
+    EXPECT_THROW(generate_by_name(name), InputError);
+    Csr<double> part;
+    index_t rows = 0, unit = 0;
+    ASSERT_TRUE(generate_rows_by_name(name, 0, -1, part, rows, &unit));
+    ASSERT_TRUE(generate_rows_by_name(name, rows - 2 * unit, rows, part, rows));
+    part.validate();
+    EXPECT_EQ(part.rows, 2 * unit);
+    EXPECT_GT(part.nnz(), 0);
+  }
+}
+
+TEST(RowRanges, BadRangesAndNames) {
+  Csr<double> part;
+  index_t rows = 0;
+  const index_t n = 4 * 4 * 4 * 3;  // reservoir_bs3_4
+  // Not at block rows (multiples of 3), reversed, outside.
+  for (auto [b, e] : {std::pair<index_t, index_t>{1, 6}, {3, 7}, {6, 3}, {-3, 3}, {0, n + 3}})
+    EXPECT_THROW(generate_rows_by_name("reservoir_bs3_4", b, e, part, rows), InputError) << b;
+  EXPECT_THROW(generate_rows_by_name("expand_bs2_stencil5_4", 1, 4, part, rows), InputError);
+  EXPECT_THROW(generate_rows_by_name("powerlaw_1000", 10, 1001, part, rows), InputError);
+  EXPECT_THROW(generate_rows_by_name("stencil5_x", 0, -1, part, rows), InputError);
+  EXPECT_THROW(generate_rows_by_name("reservoir_bs7", 0, -1, part, rows), InputError);
+  try {
+    generate_rows_by_name("reservoir_bs3_4", 3, 7, part, rows);
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("multiples of 3"), std::string::npos) << e.what();
+  }
+  // Not made alone (nothing touched): files, and expansions of files.
+  rows = -7;
+  for (const char* name : {"bcsstk13", "/data/m.mtx", "expand_bs2_/nonexistent/m.mtx",
+                           "expand_bs2_expand_bs3_cage5"}) {
+    EXPECT_FALSE(generate_rows_by_name(name, 0, -1, part, rows)) << name;
+    EXPECT_FALSE(generate_rows_by_name(name, 0, 1, part, rows)) << name;
+  }
+  EXPECT_EQ(rows, -7);
+  EXPECT_EQ(part.rows, 0);
 }
 
 TEST(Names, InvalidNamesThrowInputError) {

@@ -208,6 +208,32 @@ TEST(DistLoad, StencilRowsAreTheWholeMatrixRows) {
   EXPECT_EQ(loaded.local.rows.values, want.rows.values);
 }
 
+TEST(DistLoad, EveryGeneratorsRowsAreTheWholeMatrixRows) {
+  // Reservoir and expansions in whole block rows; random_ is rectangular (columns split evenly).
+  const std::pair<const char*, index_t> cases[] = {{"convdiff3d_7_2", 1},
+                                                   {"reservoir_bs3_5", 3},
+                                                   {"powerlaw_3000_300", 1},
+                                                   {"banded_500_20_7", 1},
+                                                   {"random_300_200_4.5", 1},
+                                                   {"expand_bs2_banded_200_5", 2},
+                                                   {"expand_bs2_reservoir_bs3_3", 6}};
+  for (const auto& [name, unit] : cases) {
+    SCOPED_TRACE(name);
+    const auto loaded = dist::load_distributed(MPI_COMM_WORLD, name, dist::PartitionMethod::nnz);
+    const Csr<double> whole = generate_by_name(name);
+    EXPECT_EQ(loaded.global_nnz, whole.nnz());
+    EXPECT_EQ(loaded.local.row_part.size(), whole.rows);
+    EXPECT_EQ(loaded.local.col_part.size(), whole.cols);
+    for (index_t b : loaded.local.row_part.begin) EXPECT_EQ(b % unit, 0) << b;
+    const auto want = slice<double>(whole, loaded.local.row_part, loaded.local.col_part);
+    EXPECT_EQ(loaded.local.rows.rows, want.rows.rows);
+    EXPECT_EQ(loaded.local.rows.cols, want.rows.cols);
+    EXPECT_EQ(loaded.local.rows.row_ptr, want.rows.row_ptr);
+    EXPECT_EQ(loaded.local.rows.col_idx, want.rows.col_idx);
+    EXPECT_EQ(loaded.local.rows.values, want.rows.values);
+  }
+}
+
 TEST(DistLoad, MetisPartitionGivesTheSameProduct) {
   if (!dist::metis_compiled() && ranks() > 1) GTEST_SKIP() << "built without METIS";
   const std::string path = data_matrix("bcsstk13.mtx.gz");
