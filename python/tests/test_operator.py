@@ -90,7 +90,10 @@ def test_default_format_is_auto_when_registered():
     blocks = spmvkit.Operator(scipy.sparse.kron(a, np.ones((2, 2))).tobsr(blocksize=(2, 2)),
                               backend="cpu")
     if "auto" in spmvkit.formats():
-        assert op.info["format"] != "auto"  # resolved by the selector
+        # The selector's operator keeps the name auto; its details name the format it chose.
+        for o in (op, blocks):
+            assert o.info["format"] == "auto" and o.info["details"].startswith("chosen=")
+        assert rel_err(op @ np.ones(20), a @ np.ones(20)) < 1e-12
     else:
         assert op.info["format"] == "csr_balanced"
         assert blocks.info["format"] == "bsr" and "block_size=2" in blocks.info["details"]
