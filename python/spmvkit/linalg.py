@@ -4,7 +4,9 @@ The iteration is spmvkit's (solvers/, docs/solvers.md): stop when ||b - A x_k|| 
 ||b||, atol), the true residual checked at the end. Two differences from SciPy:
 - callback(k, residual_norm) gets the iteration number and the residual norm (the iterate
   stays on the device between checks), not x_k;
-- M and precond: spmvkit has no preconditioners yet; anything but None is refused.
+- preconditioners come by name, precond="jacobi" or "block_jacobi[:BS]" (spmvkit's own,
+  applied inside the merged solvers; A must then be a scipy.sparse matrix); M, a Python
+  preconditioner, is refused.
 """
 import dataclasses
 import numbers
@@ -13,7 +15,7 @@ import numpy as np
 import scipy.sparse
 
 from . import _arrays, _spmvkit
-from ._operator import Operator
+from ._operator import Operator, canonical_csr
 
 __all__ = ["cg", "bicgstab", "SolveResult"]
 
@@ -60,10 +62,11 @@ def _info(result):
 def _solve(method, A, b, x0, rtol, atol, maxiter, M, callback, impl, precond, full_result,
            format, backend, check_every, cuda_graph):
     if M is not None:
-        raise NotImplementedError("M: spmvkit has no preconditioners yet (pass M=None)")
-    if precond is not None:
-        raise NotImplementedError("precond: spmvkit has no preconditioners yet "
-                                  "(pass precond=None)")
+        raise NotImplementedError("M: a Python preconditioner is not supported; use "
+                                  "precond='jacobi' or precond='block_jacobi[:BS]'")
+    if precond is not None and not isinstance(precond, str):
+        raise ValueError(f"precond: expected None, 'jacobi' or 'block_jacobi[:BS]', "
+                         f"got {precond!r}")
     if callback is not None and not callable(callback):
         raise ValueError(f"callback: {callback!r} is not callable")
     if isinstance(A, Operator):
@@ -78,6 +81,12 @@ def _solve(method, A, b, x0, rtol, atol, maxiter, M, callback, impl, precond, fu
     rows, cols = op.shape
     if rows != cols:
         raise ValueError(f"A: not square ({rows}x{cols})")
+    if precond is not None:
+        if isinstance(A, Operator):
+            raise ValueError("precond: give A as a scipy.sparse matrix (an Operator keeps only "
+                             "its format's arrays, not the matrix the preconditioner needs)")
+        _, _, row_ptr, col_idx, values = canonical_csr(A, op.dtype)
+        op._core.set_preconditioner(precond, rows, cols, row_ptr, col_idx, values)
     device = _arrays.is_device_array(b)
     b = _arrays.as_input(b, "b", op.dtype, rows, device)
     if x0 is None:

@@ -8,6 +8,7 @@
 
 #include "python/src/device_sync.hpp"
 #include "spmvkit/error.hpp"
+#include "spmvkit/preconditioners.hpp"
 #include "spmvkit/registry.hpp"
 
 namespace spmvkit::python {
@@ -196,15 +197,15 @@ void apply_device_impl(const Operator<V>& a, std::uintptr_t x, std::uintptr_t y,
 }
 
 template <class V>
-SolveResult solve_host_impl(const Operator<V>& a, const py::array& b, py::array& x,
-                            const SolveRequest& request) {
+SolveResult solve_host_impl(const Operator<V>& a, const Operator<V>* precond, const py::array& b,
+                            py::array& x, const SolveRequest& request) {
   V* bp = host_pointer<V>(b, a.rows(), "b", false);
   V* xp = host_pointer<V>(x, a.cols(), "x", true);
   const std::size_t n = static_cast<std::size_t>(a.cols());
   return run_solve(request, [&](const SolverOptions& o) {
     const auto bv = Vector<V>::from_host(std::vector<V>(bp, bp + a.rows()), a.backend());
     auto xv = Vector<V>::from_host(std::vector<V>(xp, xp + n), a.backend());
-    SolveResult r = solve(a, bv, xv, o);
+    SolveResult r = solve(a, bv, xv, o, precond);
     const std::vector<V> out = xv.to_host();
     if (n > 0) std::memcpy(xp, out.data(), n * sizeof(V));
     return r;
@@ -212,8 +213,9 @@ SolveResult solve_host_impl(const Operator<V>& a, const py::array& b, py::array&
 }
 
 template <class V>
-SolveResult solve_device_impl(const Operator<V>& a, std::uintptr_t b, std::uintptr_t x,
-                              std::uintptr_t stream, const SolveRequest& request) {
+SolveResult solve_device_impl(const Operator<V>& a, const Operator<V>* precond, std::uintptr_t b,
+                              std::uintptr_t x, std::uintptr_t stream,
+                              const SolveRequest& request) {
   if (a.backend() != Backend::cuda)
     throw InputError("b: a CuPy (device) array, but the operator is on the cpu backend");
   check_device_pointer(b, "b");
@@ -224,7 +226,7 @@ SolveResult solve_device_impl(const Operator<V>& a, std::uintptr_t b, std::uintp
     wait_for_user_stream(stream);
     copy_device(reinterpret_cast<std::uintptr_t>(bv.data()), b, m * sizeof(V));
     copy_device(reinterpret_cast<std::uintptr_t>(xv.data()), x, n * sizeof(V));
-    SolveResult r = solve(a, bv, xv, o);
+    SolveResult r = solve(a, bv, xv, o, precond);
     copy_device(x, reinterpret_cast<std::uintptr_t>(xv.data()), n * sizeof(V));
     signal_user_stream(stream);
     // bv and xv are freed when this returns: wait for the copy out of xv first.
@@ -253,14 +255,38 @@ void CoreOperator::apply_device(std::uintptr_t x, std::uintptr_t y, std::uintptr
 
 py::dict CoreOperator::solve_host(const py::array& b, py::array& x,
                                   const SolveRequest& request) const {
-  return result_dict(f32_ ? solve_host_impl(*f32_, b, x, request)
-                          : solve_host_impl(*f64_, b, x, request));
+  return result_dict(f32_ ? solve_host_impl(*f32_, m32_.get(), b, x, request)
+                          : solve_host_impl(*f64_, m64_.get(), b, x, request));
 }
 
 py::dict CoreOperator::solve_device(std::uintptr_t b, std::uintptr_t x, std::uintptr_t stream,
                                     const SolveRequest& request) const {
-  return result_dict(f32_ ? solve_device_impl(*f32_, b, x, stream, request)
-                          : solve_device_impl(*f64_, b, x, stream, request));
+  return result_dict(f32_ ? solve_device_impl(*f32_, m32_.get(), b, x, stream, request)
+                          : solve_device_impl(*f64_, m64_.get(), b, x, stream, request));
+}
+
+void CoreOperator::set_preconditioner(const std::string& spec, index_t rows, index_t cols,
+                                      const py::array& row_ptr, const py::array& col_idx,
+                                      const py::array& values) {
+  const PrecondSpec p = parse_precond(spec);
+  const OperatorInfo& i = op_info();
+  if (rows != i.rows || cols != i.cols)
+    throw InputError("precond: the matrix is " + std::to_string(rows) + " x " +
+                     std::to_string(cols) + ", the operator " + std::to_string(i.rows) + " x " +
+                     std::to_string(i.cols));
+  auto rp = to_vector<index_t>(row_ptr, "row_ptr");
+  auto ci = to_vector<index_t>(col_idx, "col_idx");
+  if (f32_) {
+    auto csr = make_csr<float>(rows, cols, std::move(rp), std::move(ci),
+                               to_vector<float>(values, "values"));
+    py::gil_scoped_release nogil;
+    m32_ = make_preconditioner<float>(p, csr, i.backend);
+  } else {
+    auto csr = make_csr<double>(rows, cols, std::move(rp), std::move(ci),
+                                to_vector<double>(values, "values"));
+    py::gil_scoped_release nogil;
+    m64_ = make_preconditioner<double>(p, csr, i.backend);
+  }
 }
 
 py::dict CoreOperator::info() const {
@@ -298,6 +324,9 @@ void bind_operator(py::module_& m) {
       .def("apply_host", &CoreOperator::apply_host)
       .def("apply_device", &CoreOperator::apply_device)
       .def("solve_host", &CoreOperator::solve_host)
+      .def("set_preconditioner", &CoreOperator::set_preconditioner, py::arg("spec"),
+           py::arg("rows"), py::arg("cols"), py::arg("row_ptr"), py::arg("col_idx"),
+           py::arg("values"))
       .def("solve_device", &CoreOperator::solve_device)
       .def_property_readonly("info", &CoreOperator::info)
       .def_property_readonly("single", &CoreOperator::single);

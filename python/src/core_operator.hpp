@@ -49,6 +49,13 @@ class CoreOperator {
   py::dict solve_device(std::uintptr_t b, std::uintptr_t x, std::uintptr_t user_stream,
                         const SolveRequest& request) const;
 
+  // The preconditioner of the solves that follow: "none", "jacobi" or "block_jacobi[:BS]"
+  // (spmvkit/preconditioners.hpp), built from the operator's matrix given again as CSR arrays
+  // (the operator keeps only its format's arrays).
+  void set_preconditioner(const std::string& spec, index_t rows, index_t cols,
+                          const py::array& row_ptr, const py::array& col_idx,
+                          const py::array& values);
+
   py::dict info() const;
   bool single() const { return static_cast<bool>(f32_); }
 
@@ -58,6 +65,8 @@ class CoreOperator {
   const OperatorInfo& op_info() const { return f32_ ? f32_->info() : f64_->info(); }
   std::unique_ptr<Operator<float>> f32_;
   std::unique_ptr<Operator<double>> f64_;
+  std::unique_ptr<Operator<float>> m32_;  // the preconditioner (none: empty)
+  std::unique_ptr<Operator<double>> m64_;
 };
 
 void bind_operator(py::module_& m);

@@ -99,10 +99,18 @@ def test_maxiter_and_info_codes():
 def test_solver_bad_arguments():
     a = spd_matrix(20, seed=10)
     b = np.ones(20)
-    with pytest.raises(NotImplementedError, match="M: spmvkit has no preconditioners"):
+    with pytest.raises(NotImplementedError, match="M: a Python preconditioner"):
         linalg.cg(a, b, M=scipy.sparse.identity(20), backend="cpu")
-    with pytest.raises(NotImplementedError, match="precond"):
-        linalg.bicgstab(a, b, precond="jacobi", backend="cpu")
+    with pytest.raises(ValueError, match="precond: expected None"):
+        linalg.bicgstab(a, b, precond=3, backend="cpu")
+    with pytest.raises(ValueError, match="precond"):  # the library's parser names the choices
+        linalg.bicgstab(a, b, precond="ilu", backend="cpu")
+    with pytest.raises(ValueError, match="precond: give A as a scipy.sparse matrix"):
+        linalg.cg(spmvkit.Operator(a, backend="cpu"), b, precond="jacobi")
+    singular = a.tolil()
+    singular[5, 5] = 0.0
+    with pytest.raises(ValueError, match="row 5"):  # a zero diagonal is named, never inverted
+        linalg.cg(singular.tocsr(), b, precond="jacobi", backend="cpu")
     cases = [
         (dict(A=np.eye(20)), "A: expected a scipy.sparse matrix"),
         (dict(A=scipy.sparse.random(20, 10, density=0.5)), r"A: not square \(20x10\)"),
@@ -126,3 +134,20 @@ def test_solver_bad_arguments():
     op = spmvkit.Operator(a, backend="cpu")
     with pytest.raises(ValueError, match="backend"):
         linalg.cg(op, b, backend="cuda")
+
+
+@pytest.mark.parametrize("precond", [None, "jacobi", "block_jacobi", "block_jacobi:4"])
+@pytest.mark.parametrize("method", ["cg", "bicgstab"])
+def test_preconditioned_solves_reach_the_true_residual(method, precond):
+    # Block structure (kron with 4x4 blocks) so block_jacobi finds its block size; made SPD.
+    base = spd_matrix(60, seed=12)
+    a = scipy.sparse.kron(base, np.eye(4) + 0.1 * np.ones((4, 4))).tocsr()
+    a = (a + a.T) * 0.5
+    b = np.random.default_rng(5).uniform(-1, 1, a.shape[0])
+    solve = linalg.cg if method == "cg" else linalg.bicgstab
+    x, info = solve(a, b, rtol=1e-10, maxiter=2000, precond=precond, backend="cpu")
+    assert info == 0
+    assert rel_err(a @ x, b) < 1e-9  # the true residual, recomputed here in float64
+    r = solve(a, b, rtol=1e-10, maxiter=2000, precond=precond, backend="cpu", full_result=True)
+    plain = solve(a, b, rtol=1e-10, maxiter=2000, backend="cpu", full_result=True)
+    assert r.iterations <= 1.5 * plain.iterations + 2  # BiCGSTAB's counts wander a little
