@@ -189,6 +189,18 @@ __global__ void __launch_bounds__(KrylovLaunch::threads)
 }
 
 // --- CG --------------------------------------------------------------------------------------
+// The new (r, z) (finite): beta = (r, z) / (r, z)_old, or a breakdown when it is 0.
+template <class V>
+__device__ inline void cg_take_rz(KrylovState<V>* st, V rz) {
+  if (rz == V(0)) {
+    st->status = kBreakdown;
+    st->breakdown = kRZ;
+  } else {
+    st->beta = rz / st->rho;
+    st->rho = rz;
+  }
+}
+
 // alpha = (r, r) / (p, q), q = A p. Reads p, q: 2n words.
 template <class V>
 __global__ void __launch_bounds__(KrylovLaunch::threads)
@@ -242,14 +254,8 @@ __global__ void __launch_bounds__(KrylovLaunch::threads)
     st->status = kNonFinite;
   } else if (res <= st->tol) {
     st->status = kConverged;
-  } else if (defer_beta) {
-    return;
-  } else if (rz == V(0)) {
-    st->status = kBreakdown;
-    st->breakdown = kRZ;
-  } else {
-    st->beta = rz / st->rho;
-    st->rho = rz;
+  } else if (!defer_beta) {
+    cg_take_rz(st, rz);
   }
 }
 
@@ -264,15 +270,10 @@ __global__ void __launch_bounds__(KrylovLaunch::threads)
   SPMVKIT_KRYLOV_LOOP(i, n) d[0] += r[i] * z[i];
   if (!reduce_last_block(d, partials, counter, out) || threadIdx.x != 0) return;
   const V rz = out[0];
-  if (!finite(rz)) {
+  if (!finite(rz))
     st->status = kNonFinite;
-  } else if (rz == V(0)) {
-    st->status = kBreakdown;
-    st->breakdown = kRZ;
-  } else {
-    st->beta = rz / st->rho;
-    st->rho = rz;
-  }
+  else
+    cg_take_rz(st, rz);
 }
 
 // p = z + beta p (z = r without a preconditioner). Reads z, p; writes p: 2n + n words.
