@@ -61,6 +61,20 @@ TEST(SelectFeatures, SampledBlockSizeOnLargeMatrices) {
   const select::Features fs = select::measure_features(generate_stencil_2d(400, 5), kH100L2);
   EXPECT_EQ(fs.block_size, 1);
   EXPECT_NEAR(fs.row_mean, 5.0, 0.01);
+
+  // A block missing one entry inside the first sampled window (rows 0..), and a block row
+  // whose rows hold different blocks (unsorted columns, block order differing between rows):
+  // the first reads 1, the second still 3 (every block it holds is full).
+  Csr<double> holed = blocked;
+  holed.col_idx.erase(holed.col_idx.begin());
+  holed.values.erase(holed.values.begin());
+  for (std::size_t r = 1; r < holed.row_ptr.size(); ++r) --holed.row_ptr[r];
+  EXPECT_EQ(select::measure_features(holed, kH100L2).block_size, 1);
+  Csr<double> shuffled = blocked;
+  for (index_t r = 0; r < 3; ++r)
+    std::reverse(shuffled.col_idx.begin() + shuffled.row_ptr[r],
+                 shuffled.col_idx.begin() + shuffled.row_ptr[r + 1] - (r == 0 ? 0 : 1));
+  EXPECT_EQ(select::measure_features(shuffled, kH100L2).block_size, 3);
 }
 
 TEST(SelectFeatures, CostIsBoundedBySampling) {
