@@ -2,6 +2,8 @@
 # compute-sanitizer over the GPU tests, on the GPU machine (needs the carried .deps/):
 #   TOOLS='memcheck racecheck initcheck synccheck' SHARDS=4 FILTER='gtest filter' \
 #     TESTS='formats solvers' scripts/gpu-sanitize.sh
+# FILTER_<program> and SHARDS_<program> (e.g. FILTER_solvers, SHARDS_formats) override FILTER
+# and SHARDS for one test program.
 # Builds the tests without dynamic parallelism (SPMVKIT_CUDA_DYNAMIC_PARALLELISM=OFF) in
 # build-nodp/: racecheck checks nothing in a program that holds a device-side launch (suraa's
 # G1 then runs its static kernel). Each tool first runs on its deliberate defect
@@ -46,10 +48,12 @@ for tool in "${tools[@]}"; do
   for t in "${tests[@]}"; do
     exe=build-nodp/tests/spmvkit_${t}_tests
     [ -x "$exe" ] || continue
-    for ((s = 0; s < shards; ++s)); do
-      OMP_NUM_THREADS=1 GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$s \
+    f_var=FILTER_$t s_var=SHARDS_$t
+    n=${!s_var:-$shards}
+    for ((s = 0; s < n; ++s)); do
+      OMP_NUM_THREADS=1 GTEST_TOTAL_SHARDS=$n GTEST_SHARD_INDEX=$s \
         timeout "${TOOL_TIMEOUT:-480}" "$CS" --tool "$tool" --print-limit 20 "$exe" \
-        --gtest_filter="$filter" > "$logs/${tool}_${t}_$s.txt" 2>&1 &
+        --gtest_filter="${!f_var:-$filter}" > "$logs/${tool}_${t}_$s.txt" 2>&1 &
       pids+=($!)
     done
   done
@@ -65,11 +69,11 @@ for tool in "${tools[@]}"; do
     failed=$(cat "${files[@]}" | grep -cE '^\[  FAILED  \] .*\([0-9]+ ms\)$')
     errors=$(cat "${files[@]}" | grep -oE '(ERROR|RACECHECK) SUMMARY: [0-9]+' | awk '{s += $3} END {print s + 0}')
     complete=$(cat "${files[@]}" | grep -cE '^\[==========\] .* ran')
-    printf '%-10s %-8s %8s %8s %8s %s/%s\n' "$tool" "$t" "$passed" "$failed" "$errors" "$complete" "$shards"
+    printf '%-10s %-8s %8s %8s %8s %s/%s\n' "$tool" "$t" "$passed" "$failed" "$errors" "$complete" "${#files[@]}"
   done
 done
 for tool in "${tools[@]}"; do
   for f in "$logs/${tool}_"*.txt; do
     [ -e "$f" ] && { echo "==== $(basename "$f")"; cat "$f"; }
-  done > "$OUT/$tool.txt"
+  done | gzip > "$OUT/$tool.txt.gz"
 done
