@@ -58,6 +58,9 @@ SolveResult solve_mixed(const Operator<double>& a, const Operator<float>& a32,
   inner.record_history = false;
   inner.time_spmv = false;
   inner.callback = nullptr;
+  // A residual gap in float (the recursive residual below what float's true residual can
+  // reach) ends the inner solve: the outer step is the restart, from the double residual.
+  inner.max_restarts = 0;
   int inner_total = 0, outer = 0;
   double prev = std::numeric_limits<double>::infinity();
   synchronize(be);
