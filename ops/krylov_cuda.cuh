@@ -226,8 +226,8 @@ template <class V>
 __global__ void __launch_bounds__(KrylovLaunch::threads)
     bicg_xr_update(std::size_t n, KrylovState<V>* st, const V* __restrict__ r0,
                    const V* __restrict__ ph, const V* sh, const V* s, const V* __restrict__ t,
-                   V* __restrict__ x, V* __restrict__ r, V* partials, unsigned* counter,
-                   V* history, int history_len) {
+                   V* __restrict__ x, V* __restrict__ r, V* partials, unsigned* counter, V* history,
+                   int history_len) {
   if (st->status != kRunning) return;
   const V alpha = st->alpha, omega = st->omega;
   V d[2] = {0, 0}, out[2];

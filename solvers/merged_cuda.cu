@@ -155,7 +155,7 @@ class MergedSolve {
     init.iteration_limit = o_.maxiter;
     state_.upload(&init, 1);
 
-    const bool graphs = o_.cuda_graph && o_.maxiter >= k_ && capture_graphs();
+    const bool graphs = o_.cuda_graph && capture_graphs();
     out.cuda_graph = graphs;
 
     SPMVKIT_CUDA_CHECK(cudaStreamSynchronize(stream_));
@@ -282,12 +282,14 @@ class MergedSolve {
     enqueue_copies(slot);
   }
 
+  // The WHILE graphs where conditional nodes work (any maxiter: they stop there), else the
+  // unrolled ones (full groups only).
   bool capture_graphs() {
     if (capture_while_graphs()) {
       while_graphs_ = true;
       return true;
     }
-    return capture_unrolled_graphs();
+    return o_.maxiter >= k_ && capture_unrolled_graphs();
   }
 
   // Per slot: group_begin -> WHILE { one iteration; group_continue } -> the copies. False
@@ -312,8 +314,7 @@ class MergedSolve {
       if (cudaStreamEndCapture(stream_, &captured) != cudaSuccess) return failed();
       cudaGraphNode_t begin = nullptr;
       std::size_t count = 1;
-      if (cudaGraphGetNodes(g.graph, &begin, &count) != cudaSuccess || count != 1)
-        return failed();
+      if (cudaGraphGetNodes(g.graph, &begin, &count) != cudaSuccess || count != 1) return failed();
       // The WHILE node after it; its body: one iteration and group_continue.
       cudaGraphNodeParams cp{};
       cp.type = cudaGraphNodeTypeConditional;
@@ -327,8 +328,8 @@ class MergedSolve {
       const cudaError_t added = cudaGraphAddNode(&loop, g.graph, &begin, 1, &cp);
 #endif
       if (added != cudaSuccess) return failed();
-      if (cudaStreamBeginCaptureToGraph(stream_, cp.conditional.phGraph_out[0], nullptr, nullptr,
-                                        0, mode) != cudaSuccess)
+      if (cudaStreamBeginCaptureToGraph(stream_, cp.conditional.phGraph_out[0], nullptr, nullptr, 0,
+                                        mode) != cudaSuccess)
         return failed();
       bool ok = true;
       try {
@@ -394,8 +395,8 @@ class MergedSolve {
   }
 
   const Operator<V>& a_;
-  const Operator<V>* m_;         // the preconditioner, or nullptr
-  ops::krylov::PrecondView<V> fused_;     // Jacobi or block-Jacobi, fused into the updates
+  const Operator<V>* m_;                   // the preconditioner, or nullptr
+  ops::krylov::PrecondView<V> fused_;      // Jacobi or block-Jacobi, fused into the updates
   const Operator<V>* separate_ = nullptr;  // any other preconditioner (its own apply)
   bool while_graphs_ = false;              // the graphs end their groups on the GPU
   const SolverOptions& o_;
@@ -422,10 +423,10 @@ LoopResult merged_cuda_loop(const Operator<V>& a, const Operator<V>* m, const V*
 }
 
 template LoopResult merged_cuda_loop<float>(const Operator<float>&, const Operator<float>*,
-                                            const float*, float*, double,
-                                            const SolverOptions&, std::vector<double>*);
+                                            const float*, float*, double, const SolverOptions&,
+                                            std::vector<double>*);
 template LoopResult merged_cuda_loop<double>(const Operator<double>&, const Operator<double>*,
-                                             const double*, double*,
-                                             double, const SolverOptions&, std::vector<double>*);
+                                             const double*, double*, double, const SolverOptions&,
+                                             std::vector<double>*);
 
 }  // namespace spmvkit::solvers_detail

@@ -112,8 +112,8 @@ JacobiPreconditioner<V>::JacobiPreconditioner(const Csr<V>& a, Backend be)
       if (a.col_idx[k] == bad) diag = a.values[k];
     }
     throw InputError("jacobi: the diagonal entry of row " + std::to_string(bad) + " is " +
-                     num(diag) + " (zero or tiny against its row's largest |entry| " +
-                     num(scale) + "): cannot invert it");
+                     num(diag) + " (zero or tiny against its row's largest |entry| " + num(scale) +
+                     "): cannot invert it");
   }
   d_->dinv = Vector<V>::from_host(dinv, be);
 }
@@ -224,7 +224,8 @@ BlockJacobiPreconditioner<V>::BlockJacobiPreconditioner(const Csr<V>& a, int bs,
         // Interleaved: row i = k bs + q of the inverse goes to inv[j * stride + i].
         for (std::size_t q = 0; q < b; ++q)
           for (std::size_t j = 0; j < b; ++j)
-            inv[j * d_->stride + static_cast<std::size_t>(k) * b + q] = static_cast<V>(out[q * b + j]);
+            inv[j * d_->stride + static_cast<std::size_t>(k) * b + q] =
+                static_cast<V>(out[q * b + j]);
       }
     }
     if (bad >= 0) report_singular(blocks, bs, n, static_cast<long long>(count) - bad, eps);
@@ -316,7 +317,8 @@ void block_apply_cpu(std::size_t n, int bs, const V* inv, const V* x, const V* y
     const std::size_t first = static_cast<std::size_t>(i) / b * b;
     const std::size_t m = std::min(b, n - first);
     V s = 0;
-    for (std::size_t j = 0; j < m; ++j) s += inv[j * stride + static_cast<std::size_t>(i)] * x[first + j];
+    for (std::size_t j = 0; j < m; ++j)
+      s += inv[j * stride + static_cast<std::size_t>(i)] * x[first + j];
     z[i] = beta == V(0) ? alpha * s : alpha * s + beta * y[i];
   }
 }

@@ -51,7 +51,8 @@ __device__ inline void store_interleaved(const double* out, int bs, std::size_t 
                                          std::size_t stride, V* inv) {
   const std::size_t b = static_cast<std::size_t>(bs);
   for (std::size_t q = 0; q < b; ++q)
-    for (std::size_t j = 0; j < b; ++j) inv[j * stride + k * b + q] = static_cast<V>(out[q * b + j]);
+    for (std::size_t j = 0; j < b; ++j)
+      inv[j * stride + k * b + q] = static_cast<V>(out[q * b + j]);
 }
 
 template <class V>

@@ -79,9 +79,9 @@ struct SolveResult {
 
 // Solves A x = b, x holding the initial guess on entry. When the recursive residual reaches
 // the tolerance but the true residual ||b - A x|| exceeds 10x the tolerance, the method
-// restarts from x (at most options.max_restarts times, within maxiter); if the gap stays, the status is
-// breakdown ("residual gap"), never converged. A must be square, b and x of its size
-// and on its backend (InputError otherwise); rtol, atol >= 0, maxiter >= 0. A zero b gives
+// restarts from x (at most options.max_restarts times, within maxiter); if the gap stays,
+// the status is breakdown ("residual gap"), never converged. A must be square, b and x of its
+// size and on its backend (InputError otherwise); rtol, atol >= 0, maxiter >= 0. A zero b gives
 // x = 0, converged at iteration 0.
 // `preconditioner` M ~ A^-1 (any Operator<V> of A's size and backend: JacobiPreconditioner,
 // BlockJacobiPreconditioner of spmvkit/preconditioners.hpp, or the user's own; nullptr for

@@ -447,9 +447,10 @@ TEST(SolverMergedCuda, GraphAndCheckIntervalDoNotChangeTheResult) {
   for (int it : iters) EXPECT_EQ(it, iters.front());
 }
 
-// The graph's groups end on the GPU (a WHILE node): maxiter that check_every does not divide,
-// and a solve that stops inside its first group, give the same iterations, history and x as
-// launching each iteration directly (check_every 1, no graph).
+// The graph's groups end on the GPU (a WHILE node): maxiter that check_every does not divide
+// (23 in groups of 5, or below one group of 64), and a solve that stops inside a group (tens
+// of iterations at rtol 1e-2: inside the first group of 64), give the same iterations,
+// history and x as launching each iteration directly (check_every 1, no graph).
 TEST(SolverMergedCuda, DeviceLoopStopsExactly) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
   for (const SolverMethod method : {SolverMethod::bicgstab, SolverMethod::cg}) {
@@ -457,27 +458,29 @@ TEST(SolverMergedCuda, DeviceLoopStopsExactly) {
     System<double> s = make_system<double>(
         generate_by_name(method == SolverMethod::cg ? "stencil5_32" : "convdiff2d_32"),
         Backend::cuda, 7);
-    for (const auto& [rtol, maxiter] : {std::pair{1e-12, 23}, std::pair{1e-2, 1000}}) {
-      SolverOptions o = options(method, SolverImpl::merged, rtol);
-      o.maxiter = maxiter;
-      o.check_every = 1;
-      o.cuda_graph = false;
-      Vector<double> x1(s.b.size(), Backend::cuda);
-      x1.fill(0);
-      const SolveResult direct = solve(*s.a, s.b, x1, o);
-      o.check_every = 16;
-      o.cuda_graph = true;
-      Vector<double> x2(s.b.size(), Backend::cuda);
-      x2.fill(0);
-      const SolveResult graph = solve(*s.a, s.b, x2, o);
-      EXPECT_TRUE(graph.cuda_graph);
-      EXPECT_EQ(graph.status, direct.status);
-      EXPECT_EQ(graph.iterations, direct.iterations);
-      if (maxiter == 23) EXPECT_EQ(graph.iterations, 23);
-      if (maxiter == 1000) EXPECT_LT(graph.iterations, 16);  // stopped inside the first group
-      EXPECT_EQ(graph.history, direct.history);
-      EXPECT_EQ(x2.to_host(), x1.to_host());
-    }
+    for (const auto& [rtol, maxiter] : {std::pair{1e-12, 23}, std::pair{1e-2, 1000}})
+      for (const int every : {5, 64}) {
+        SolverOptions o = options(method, SolverImpl::merged, rtol);
+        o.maxiter = maxiter;
+        o.check_every = 1;
+        o.cuda_graph = false;
+        Vector<double> x1(s.b.size(), Backend::cuda);
+        x1.fill(0);
+        const SolveResult direct = solve(*s.a, s.b, x1, o);
+        o.check_every = every;
+        o.cuda_graph = true;
+        Vector<double> x2(s.b.size(), Backend::cuda);
+        x2.fill(0);
+        const SolveResult graph = solve(*s.a, s.b, x2, o);
+        EXPECT_TRUE(graph.cuda_graph);
+        EXPECT_EQ(graph.status, direct.status);
+        EXPECT_EQ(graph.iterations, direct.iterations);
+        if (maxiter == 23) {
+          EXPECT_EQ(graph.iterations, 23);
+        }
+        EXPECT_EQ(graph.history, direct.history);
+        EXPECT_EQ(x2.to_host(), x1.to_host());
+      }
   }
 }
 
