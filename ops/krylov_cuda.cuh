@@ -29,6 +29,10 @@ namespace spmvkit::ops::krylov {
 struct KrylovLaunch {
   static constexpr int threads = 256;
   static constexpr int blocks_per_sm = 8;
+  // The block-Jacobi variants of the update kernels (Blocks = true) hold the tile loop's
+  // extra state: capped so that this many CUDA blocks fit on an SM (registers); the variants
+  // without it are separate instantiations and keep their own, lower register counts.
+  static constexpr int min_blocks_fused = 4;
 };
 
 // The preconditioner fused into the update kernels (none when both pointers are null).
@@ -117,14 +121,15 @@ __device__ bool reduce_last_block(V (&vals)[K], V* partials, unsigned* counter, 
 // --- BiCGSTAB (paper figure 2) ---------------------------------------------------------------
 // p_update: p = r + beta (p - omega v); with M fused, ph = M p. Reads r, p, v; writes p:
 // 3n + n words (+ n for ph, + n (Jacobi) or bs n (block-Jacobi) for M).
-template <class V>
-__global__ void __launch_bounds__(KrylovLaunch::threads)
+template <class V, bool Blocks>
+__global__ void __launch_bounds__(KrylovLaunch::threads,
+                                  Blocks ? KrylovLaunch::min_blocks_fused : 1)
     bicg_p_update(std::size_t n, const KrylovState<V>* __restrict__ st, const V* __restrict__ r,
                   const V* __restrict__ v, V* __restrict__ p, PrecondView<V> m,
                   V* __restrict__ ph) {
   if (st->status != kRunning) return;
   const V beta = st->beta, omega = st->omega;
-  if (m.binv) {
+  if constexpr (Blocks) {
     block_tiles(
         n, m,
         [&](std::size_t i) {
@@ -168,14 +173,15 @@ __global__ void __launch_bounds__(KrylovLaunch::threads)
 
 // s_update: s = r - alpha v; with M fused, sh = M s. Reads r, v; writes s: 2n + n words
 // (+ n for sh, + n (Jacobi) or bs n (block-Jacobi) for M).
-template <class V>
-__global__ void __launch_bounds__(KrylovLaunch::threads)
+template <class V, bool Blocks>
+__global__ void __launch_bounds__(KrylovLaunch::threads,
+                                  Blocks ? KrylovLaunch::min_blocks_fused : 1)
     bicg_s_update(std::size_t n, const KrylovState<V>* __restrict__ st, const V* __restrict__ r,
                   const V* __restrict__ v, V* __restrict__ s, PrecondView<V> m,
                   V* __restrict__ sh) {
   if (st->status != kRunning) return;
   const V alpha = st->alpha;
-  if (m.binv) {
+  if constexpr (Blocks) {
     block_tiles(
         n, m,
         [&](std::size_t i) {
@@ -297,8 +303,9 @@ __global__ void __launch_bounds__(KrylovLaunch::threads)
 // checks, unless `defer_beta` (a preconditioner the driver applies next: cg_rz sets beta).
 // Reads x, p, r, q; writes x, r: 4n + 2n words (+ n for z, + n (Jacobi) or bs n
 // (block-Jacobi) for M).
-template <class V>
-__global__ void __launch_bounds__(KrylovLaunch::threads)
+template <class V, bool Blocks>
+__global__ void __launch_bounds__(KrylovLaunch::threads,
+                                  Blocks ? KrylovLaunch::min_blocks_fused : 1)
     cg_xr_update(std::size_t n, KrylovState<V>* st, const V* __restrict__ p,
                  const V* __restrict__ q, V* __restrict__ x, V* __restrict__ r, PrecondView<V> m,
                  V* __restrict__ z, bool defer_beta, V* partials, unsigned* counter, V* history,
@@ -306,7 +313,7 @@ __global__ void __launch_bounds__(KrylovLaunch::threads)
   if (st->status != kRunning) return;
   const V alpha = st->alpha;
   V d[2] = {0, 0}, out[2];
-  if (m.binv) {
+  if constexpr (Blocks) {
     block_tiles(
         n, m,
         [&](std::size_t i) {
@@ -335,7 +342,7 @@ __global__ void __launch_bounds__(KrylovLaunch::threads)
   }
   if (!reduce_last_block(d, partials, counter, out) || threadIdx.x != 0) return;
   const V rr = out[0];
-  const V rz = m.dinv || m.binv ? out[1] : rr;
+  const V rz = Blocks || m.dinv ? out[1] : rr;
   const V res = sqrt(rr);
   st->res = res;
   history[st->iterations % history_len] = res;

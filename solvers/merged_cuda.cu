@@ -233,13 +233,15 @@ class MergedSolve {
     V* sm = m_ ? sh_.data() : s_.data();
     V* z = m_ ? ph_.data() : r_.data();
     if (o_.method == SolverMethod::bicgstab) {
-      bicg_p_update<<<g, t, 0, stream_>>>(n_, st, r_.data(), v_.data(), p_.data(), fused_, pm);
+      (fused_.binv ? bicg_p_update<V, true> : bicg_p_update<V, false>)<<<g, t, 0, stream_>>>(
+          n_, st, r_.data(), v_.data(), p_.data(), fused_, pm);
       SPMVKIT_LAUNCH_CHECK();
       if (separate_) separate_->apply(p_.data(), nullptr, pm, V(1), V(0));
       a_.apply(pm, nullptr, v_.data(), V(1), V(0));
       bicg_alpha<<<g, t, 0, stream_>>>(n_, st, r0_.data(), v_.data(), part, cnt);
       SPMVKIT_LAUNCH_CHECK();
-      bicg_s_update<<<g, t, 0, stream_>>>(n_, st, r_.data(), v_.data(), s_.data(), fused_, sm);
+      (fused_.binv ? bicg_s_update<V, true> : bicg_s_update<V, false>)<<<g, t, 0, stream_>>>(
+          n_, st, r_.data(), v_.data(), s_.data(), fused_, sm);
       SPMVKIT_LAUNCH_CHECK();
       if (separate_) separate_->apply(s_.data(), nullptr, sm, V(1), V(0));
       a_.apply(sm, nullptr, t_.data(), V(1), V(0));
@@ -252,8 +254,9 @@ class MergedSolve {
       a_.apply(p_.data(), nullptr, v_.data(), V(1), V(0));
       cg_alpha<<<g, t, 0, stream_>>>(n_, st, p_.data(), v_.data(), part, cnt);
       SPMVKIT_LAUNCH_CHECK();
-      cg_xr_update<<<g, t, 0, stream_>>>(n_, st, p_.data(), v_.data(), x_, r_.data(), fused_, z,
-                                         separate_ != nullptr, part, cnt, hist, hlen);
+      (fused_.binv ? cg_xr_update<V, true> : cg_xr_update<V, false>)<<<g, t, 0, stream_>>>(
+          n_, st, p_.data(), v_.data(), x_, r_.data(), fused_, z, separate_ != nullptr, part, cnt,
+          hist, hlen);
       SPMVKIT_LAUNCH_CHECK();
       if (separate_) {
         // Applied even after the solve stopped (the kernels around it return at once).
