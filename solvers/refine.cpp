@@ -96,6 +96,7 @@ SolveResult solve_mixed(const Operator<double>& a, const Operator<float>& a32,
     inner.rtol = std::min(0.5, std::max(mo.inner_rtol, 0.5 * res.tolerance / rn));
     const SolveResult in = solve(a32, r32, d32, inner, m32);
     inner_total += in.iterations;
+    res.inner_loop_ms += in.solve_ms;
     res.restarts += in.restarts;
     res.cuda_graph = res.cuda_graph || in.cuda_graph;
     ++outer;

@@ -73,8 +73,10 @@ struct SolveResult {
   double other_ms_per_iter = 0;   // iter_ms - spmv_ms_per_iter
   bool cuda_graph = false;        // the merged CUDA loop ran as a CUDA graph
   // Mixed-precision refinement (solve_mixed): its outer (double) steps; `iterations` is then
-  // the sum of the inner (float) solves' iterations.
+  // the sum of the inner (float) solves' iterations, `solve_ms` the whole refinement and
+  // `inner_loop_ms` the inner solves' loops alone (their iterations, as solve_ms of each).
   int outer_iterations = 0;
+  double inner_loop_ms = 0;
 };
 
 // Solves A x = b, x holding the initial guess on entry. When the recursive residual reaches
