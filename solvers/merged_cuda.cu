@@ -54,6 +54,46 @@ struct GraphExec {
   }
 };
 
+// The pinned slots the host reads the residuals from, kept per thread from one solve to the
+// next: page-locking memory (cudaHostAlloc, cudaFreeHost) costs far more than these few bytes
+// and would otherwise be paid by every solve (the inner solves of solve_mixed included). A
+// solve started while another holds them on the same thread (from its callback) leases fresh
+// ones.
+template <class V>
+struct PinnedSlots {
+  cuda::PinnedBuffer<V> hist;
+  cuda::PinnedBuffer<KrylovState<V>> state;
+  bool in_use = false;
+};
+
+template <class V>
+class SlotLease {
+ public:
+  explicit SlotLease(std::size_t hist_size) {
+    thread_local PinnedSlots<V> cached;
+    if (!cached.in_use) {
+      slots_ = &cached;
+      cached.in_use = true;
+    } else {
+      own_ = std::make_unique<PinnedSlots<V>>();
+      slots_ = own_.get();
+    }
+    if (slots_->hist.size() < hist_size) slots_->hist = cuda::PinnedBuffer<V>(hist_size);
+    if (slots_->state.size() < 2) slots_->state = cuda::PinnedBuffer<KrylovState<V>>(2);
+  }
+  SlotLease(const SlotLease&) = delete;
+  SlotLease& operator=(const SlotLease&) = delete;
+  ~SlotLease() {
+    if (!own_) slots_->in_use = false;
+  }
+  V* hist() { return slots_->hist.data(); }
+  KrylovState<V>* state() { return slots_->state.data(); }
+
+ private:
+  PinnedSlots<V>* slots_ = nullptr;
+  std::unique_ptr<PinnedSlots<V>> own_;
+};
+
 template <class V>
 class MergedSolve {
  public:
@@ -64,7 +104,8 @@ class MergedSolve {
         n_(static_cast<std::size_t>(a.rows())),
         x_(x),
         k_(o.check_every),
-        stream_(cuda::Context::get().stream()) {
+        stream_(cuda::Context::get().stream()),
+        pinned_(2 * static_cast<std::size_t>(o.check_every)) {
     const bool bicg = o.method == SolverMethod::bicgstab;
     r_ = cuda::DeviceBuffer<V>(n_);
     p_ = cuda::DeviceBuffer<V>(n_);
@@ -100,8 +141,6 @@ class MergedSolve {
     // group's copy to the host takes all of them (the host reads only up to `iterations`):
     // zeroed once, so that copy never reads never-written memory (initcheck).
     cuda::fill_bytes(dhist_.data(), 0, dhist_.bytes());
-    hhist_ = cuda::PinnedBuffer<V>(2 * static_cast<std::size_t>(k_));
-    hstate_ = cuda::PinnedBuffer<KrylovState<V>>(2);
   }
 
   LoopResult run(const V* b, double tol, std::vector<double>* history) {
@@ -166,11 +205,11 @@ class MergedSolve {
     bool stopped = false;
     auto consume = [&](int slot) {
       SPMVKIT_CUDA_CHECK(cudaEventSynchronize(done[slot].get()));
-      const KrylovState<V>& st = hstate_[slot];
+      const KrylovState<V>& st = pinned_.state()[slot];
       for (int j = 0; j < group_size[slot]; ++j) {
         const int it = group_first[slot] + j + 1;
         if (it > st.iterations) break;
-        record(it, hhist_[static_cast<std::size_t>(slot) * k_ + j]);
+        record(it, pinned_.hist()[static_cast<std::size_t>(slot) * k_ + j]);
       }
       stopped = st.status != ops::kRunning;
     };
@@ -272,10 +311,10 @@ class MergedSolve {
   // The asynchronous copies of the state and the group's residuals to pinned `slot`.
   void enqueue_copies(int slot) {
     const std::size_t off = static_cast<std::size_t>(slot) * k_;
-    SPMVKIT_CUDA_CHECK(cudaMemcpyAsync(hhist_.data() + off, dhist_.data() + off, k_ * sizeof(V),
+    SPMVKIT_CUDA_CHECK(cudaMemcpyAsync(pinned_.hist() + off, dhist_.data() + off, k_ * sizeof(V),
                                        cudaMemcpyDeviceToHost, stream_));
-    SPMVKIT_CUDA_CHECK(cudaMemcpyAsync(hstate_.data() + slot, state_.data(), sizeof(KrylovState<V>),
-                                       cudaMemcpyDeviceToHost, stream_));
+    SPMVKIT_CUDA_CHECK(cudaMemcpyAsync(pinned_.state() + slot, state_.data(),
+                                       sizeof(KrylovState<V>), cudaMemcpyDeviceToHost, stream_));
   }
 
   // m iterations launched directly (their kernels return at once after the solve stopped),
@@ -411,8 +450,7 @@ class MergedSolve {
   cuda::DeviceBuffer<V> r_, r0_, p_, v_, s_, t_, ph_, sh_, partials_, dhist_;
   cuda::DeviceBuffer<unsigned> counter_;
   cuda::DeviceBuffer<KrylovState<V>> state_;
-  cuda::PinnedBuffer<V> hhist_;
-  cuda::PinnedBuffer<KrylovState<V>> hstate_;
+  SlotLease<V> pinned_;  // the host's pinned copies of the residuals and the state
   GraphExec graph_[2];
 };
 
