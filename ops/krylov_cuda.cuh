@@ -9,6 +9,13 @@
 // Thread mapping: a 1D grid-stride loop, one element per thread per step; grid = the
 // KrylovLaunch policy (enough blocks to fill the GPU, few enough that the last block sums
 // the partials in one pass). Bytes per element: in each kernel's comment (V-sized words).
+//
+// A preconditioner the kernels apply on the fly (PrecondView): Jacobi (h_i = dinv_i u_i,
+// element-wise) or block-Jacobi (h = B_k^-1 u on each diagonal block k). The paper's fusion
+// allows both: M acts inside a diagonal block, so the kernel that produces u (p, s or r) can
+// also produce M u while u is still on chip, and the pass of a separate apply (reading u
+// again) disappears. Block-Jacobi needs the whole block of u: those kernels walk the vectors
+// in tiles of whole blocks (block_tiles below).
 #pragma once
 
 #include <cub/block/block_reduce.cuh>
@@ -22,7 +29,55 @@ namespace spmvkit::ops::krylov {
 struct KrylovLaunch {
   static constexpr int threads = 256;
   static constexpr int blocks_per_sm = 8;
+  // The block-Jacobi variants of the update kernels (Blocks = true) hold the tile loop's
+  // extra state: capped so that this many CUDA blocks fit on an SM (registers); the variants
+  // without it are separate instantiations and keep their own, lower register counts.
+  static constexpr int min_blocks_fused = 4;
 };
+
+// The preconditioner fused into the update kernels (none when both pointers are null).
+// binv holds block-Jacobi's inverses interleaved (BlockJacobiPreconditioner::inverse_blocks):
+// binv[j * stride + i] = (B_k^-1)(i - k bs, j) for row i of block k, so the threads of
+// consecutive rows read consecutive addresses for each j.
+template <class V>
+struct PrecondView {
+  const V* dinv = nullptr;
+  const V* binv = nullptr;
+  int bs = 1;
+  std::size_t stride = 0;  // ceil(n / bs) * bs
+};
+
+// Block-Jacobi fused into an update: the CUDA block walks tiles of whole diagonal blocks
+// (rows_per_tile = floor(threads / bs) * bs rows; bs <= threads), thread t of a tile owning
+// row i = tile * rows_per_tile + t. `update(i)` does the element's vector update and returns
+// u_i (coalesced); u goes to shared memory; then `store(i, u_i, h_i)` gets h_i = (B_k^-1 u)_i,
+// the bs inverse entries of row i read coalesced (interleaved layout) and u from shared
+// memory. Bytes per row: the update's own, plus bs words of inverse and one word of h. The
+// loop bound is uniform over the CUDA block (the __syncthreads inside it).
+template <class V, class Update, class Store>
+__device__ inline void block_tiles(std::size_t n, const PrecondView<V>& m, Update update,
+                                   Store store) {
+  __shared__ V tile[KrylovLaunch::threads];
+  const unsigned bs = static_cast<unsigned>(m.bs);
+  const unsigned per_tile = (blockDim.x / bs) * bs;
+  const std::size_t tiles = (n + per_tile - 1) / per_tile;
+  const unsigned local = threadIdx.x % bs, base = threadIdx.x - local;
+  for (std::size_t tile_id = blockIdx.x; tile_id < tiles; tile_id += gridDim.x) {
+    const std::size_t i = tile_id * per_tile + threadIdx.x;
+    const bool active = threadIdx.x < per_tile && i < n;
+    V u = 0;
+    if (active) u = update(i);
+    tile[threadIdx.x] = u;  // rows past n (the last, padded block) count as 0
+    __syncthreads();
+    if (active) {
+      const V* row = m.binv + i;
+      V h = 0;
+      for (unsigned j = 0; j < bs; ++j) h += __ldg(row + j * m.stride) * tile[base + j];
+      store(i, u, h);
+    }
+    __syncthreads();
+  }
+}
 
 template <class V>
 __device__ inline bool finite(V v) {
@@ -64,20 +119,32 @@ __device__ bool reduce_last_block(V (&vals)[K], V* partials, unsigned* counter, 
        i += std::size_t{gridDim.x} * blockDim.x)
 
 // --- BiCGSTAB (paper figure 2) ---------------------------------------------------------------
-// p_update: p = r + beta (p - omega v); with dinv, ph = dinv p. Reads r, p, v; writes p:
-// 3n + n words (+ n + n with dinv).
-template <class V>
-__global__ void __launch_bounds__(KrylovLaunch::threads)
+// p_update: p = r + beta (p - omega v); with M fused, ph = M p. Reads r, p, v; writes p:
+// 3n + n words (+ n for ph, + n (Jacobi) or bs n (block-Jacobi) for M).
+template <class V, bool Blocks>
+__global__ void __launch_bounds__(KrylovLaunch::threads,
+                                  Blocks ? KrylovLaunch::min_blocks_fused : 1)
     bicg_p_update(std::size_t n, const KrylovState<V>* __restrict__ st, const V* __restrict__ r,
-                  const V* __restrict__ v, V* __restrict__ p, const V* __restrict__ dinv,
+                  const V* __restrict__ v, V* __restrict__ p, PrecondView<V> m,
                   V* __restrict__ ph) {
   if (st->status != kRunning) return;
   const V beta = st->beta, omega = st->omega;
-  if (dinv) {
+  if constexpr (Blocks) {
+    block_tiles(
+        n, m,
+        [&](std::size_t i) {
+          const V pi = r[i] + beta * (p[i] - omega * v[i]);
+          p[i] = pi;
+          return pi;
+        },
+        [&](std::size_t i, V, V h) { ph[i] = h; });
+    return;
+  }
+  if (m.dinv) {
     SPMVKIT_KRYLOV_LOOP(i, n) {
       const V pi = r[i] + beta * (p[i] - omega * v[i]);
       p[i] = pi;
-      ph[i] = dinv[i] * pi;
+      ph[i] = m.dinv[i] * pi;
     }
     return;
   }
@@ -104,20 +171,32 @@ __global__ void __launch_bounds__(KrylovLaunch::threads)
   }
 }
 
-// s_update: s = r - alpha v; with dinv, sh = dinv s. Reads r, v; writes s: 2n + n words
-// (+ n + n with dinv).
-template <class V>
-__global__ void __launch_bounds__(KrylovLaunch::threads)
+// s_update: s = r - alpha v; with M fused, sh = M s. Reads r, v; writes s: 2n + n words
+// (+ n for sh, + n (Jacobi) or bs n (block-Jacobi) for M).
+template <class V, bool Blocks>
+__global__ void __launch_bounds__(KrylovLaunch::threads,
+                                  Blocks ? KrylovLaunch::min_blocks_fused : 1)
     bicg_s_update(std::size_t n, const KrylovState<V>* __restrict__ st, const V* __restrict__ r,
-                  const V* __restrict__ v, V* __restrict__ s, const V* __restrict__ dinv,
+                  const V* __restrict__ v, V* __restrict__ s, PrecondView<V> m,
                   V* __restrict__ sh) {
   if (st->status != kRunning) return;
   const V alpha = st->alpha;
-  if (dinv) {
+  if constexpr (Blocks) {
+    block_tiles(
+        n, m,
+        [&](std::size_t i) {
+          const V si = r[i] - alpha * v[i];
+          s[i] = si;
+          return si;
+        },
+        [&](std::size_t i, V, V h) { sh[i] = h; });
+    return;
+  }
+  if (m.dinv) {
     SPMVKIT_KRYLOV_LOOP(i, n) {
       const V si = r[i] - alpha * v[i];
       s[i] = si;
-      sh[i] = dinv[i] * si;
+      sh[i] = m.dinv[i] * si;
     }
     return;
   }
@@ -153,8 +232,8 @@ template <class V>
 __global__ void __launch_bounds__(KrylovLaunch::threads)
     bicg_xr_update(std::size_t n, KrylovState<V>* st, const V* __restrict__ r0,
                    const V* __restrict__ ph, const V* sh, const V* s, const V* __restrict__ t,
-                   V* __restrict__ x, V* __restrict__ r, V* partials, unsigned* counter,
-                   V* history) {
+                   V* __restrict__ x, V* __restrict__ r, V* partials, unsigned* counter, V* history,
+                   int history_len) {
   if (st->status != kRunning) return;
   const V alpha = st->alpha, omega = st->omega;
   V d[2] = {0, 0}, out[2];
@@ -169,8 +248,8 @@ __global__ void __launch_bounds__(KrylovLaunch::threads)
   const V res = sqrt(out[0]);
   const V rho = out[1];
   st->res = res;
+  history[st->iterations % history_len] = res;
   st->iterations += 1;
-  *history = res;
   if (!finite(res) || !finite(rho)) {
     st->status = kNonFinite;
   } else if (res <= st->tol) {
@@ -220,36 +299,54 @@ __global__ void __launch_bounds__(KrylovLaunch::threads)
   }
 }
 
-// x += alpha p; r -= alpha q; (r, r); with dinv, z = dinv r and (r, z); beta and the
+// x += alpha p; r -= alpha q; (r, r); with M fused, z = M r and (r, z); beta and the
 // checks, unless `defer_beta` (a preconditioner the driver applies next: cg_rz sets beta).
-// Reads x, p, r, q; writes x, r: 4n + 2n words (+ n + n with dinv).
-template <class V>
-__global__ void __launch_bounds__(KrylovLaunch::threads)
+// Reads x, p, r, q; writes x, r: 4n + 2n words (+ n for z, + n (Jacobi) or bs n
+// (block-Jacobi) for M).
+template <class V, bool Blocks>
+__global__ void __launch_bounds__(KrylovLaunch::threads,
+                                  Blocks ? KrylovLaunch::min_blocks_fused : 1)
     cg_xr_update(std::size_t n, KrylovState<V>* st, const V* __restrict__ p,
-                 const V* __restrict__ q, V* __restrict__ x, V* __restrict__ r,
-                 const V* __restrict__ dinv, V* __restrict__ z, bool defer_beta, V* partials,
-                 unsigned* counter, V* history) {
+                 const V* __restrict__ q, V* __restrict__ x, V* __restrict__ r, PrecondView<V> m,
+                 V* __restrict__ z, bool defer_beta, V* partials, unsigned* counter, V* history,
+                 int history_len) {
   if (st->status != kRunning) return;
   const V alpha = st->alpha;
   V d[2] = {0, 0}, out[2];
-  SPMVKIT_KRYLOV_LOOP(i, n) {
-    x[i] += alpha * p[i];
-    const V ri = r[i] - alpha * q[i];
-    r[i] = ri;
-    d[0] += ri * ri;
-    if (dinv) {
-      const V zi = dinv[i] * ri;
-      z[i] = zi;
-      d[1] += ri * zi;
+  if constexpr (Blocks) {
+    block_tiles(
+        n, m,
+        [&](std::size_t i) {
+          x[i] += alpha * p[i];
+          const V ri = r[i] - alpha * q[i];
+          r[i] = ri;
+          return ri;
+        },
+        [&](std::size_t i, V ri, V zi) {
+          z[i] = zi;
+          d[0] += ri * ri;
+          d[1] += ri * zi;
+        });
+  } else {
+    SPMVKIT_KRYLOV_LOOP(i, n) {
+      x[i] += alpha * p[i];
+      const V ri = r[i] - alpha * q[i];
+      r[i] = ri;
+      d[0] += ri * ri;
+      if (m.dinv) {
+        const V zi = m.dinv[i] * ri;
+        z[i] = zi;
+        d[1] += ri * zi;
+      }
     }
   }
   if (!reduce_last_block(d, partials, counter, out) || threadIdx.x != 0) return;
   const V rr = out[0];
-  const V rz = dinv ? out[1] : rr;
+  const V rz = Blocks || m.dinv ? out[1] : rr;
   const V res = sqrt(rr);
   st->res = res;
+  history[st->iterations % history_len] = res;
   st->iterations += 1;
-  *history = res;
   if (!finite(res) || !finite(rz)) {
     st->status = kNonFinite;
   } else if (res <= st->tol) {
@@ -287,5 +384,26 @@ __global__ void __launch_bounds__(KrylovLaunch::threads)
 }
 
 #undef SPMVKIT_KRYLOV_LOOP
+
+// --- the device-side loop (merged_cuda.cu) ---------------------------------------------------
+// A group of iterations runs as a CUDA graph WHILE node: group_begin decides whether the
+// group runs at all, group_continue (the body's last node) whether another iteration follows.
+// So an iteration after convergence (or past maxiter) launches nothing, SpMVs included: no
+// queued work is wasted however early the solve stops. A group ends after `group` iterations
+// (iterations % group == 0), where the host reads the residuals.
+#if CUDART_VERSION >= 12040
+template <class V>
+__global__ void group_begin(const KrylovState<V>* st, cudaGraphConditionalHandle handle) {
+  cudaGraphSetConditional(handle, st->status == kRunning && st->iterations < st->iteration_limit);
+}
+
+template <class V>
+__global__ void group_continue(const KrylovState<V>* st, int group,
+                               cudaGraphConditionalHandle handle) {
+  const int it = st->iterations;
+  cudaGraphSetConditional(handle,
+                          st->status == kRunning && it % group != 0 && it < st->iteration_limit);
+}
+#endif
 
 }  // namespace spmvkit::ops::krylov

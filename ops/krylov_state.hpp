@@ -41,6 +41,7 @@ struct KrylovState {
   int status;     // KrylovStatus
   int breakdown;  // KrylovBreakdown
   int iterations;
+  int iteration_limit;  // maxiter: the device-side loop (merged_cuda.cu) stops there
 };
 
 }  // namespace spmvkit::ops

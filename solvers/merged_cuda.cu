@@ -4,12 +4,17 @@
 // - the host learns the residual every `check_every` iterations: after each group the state
 //   and that group's residuals are copied asynchronously to pinned memory and an event is
 //   recorded; the host waits on the group before last, so the GPU always has work queued;
-// - each group of check_every iterations is captured once as a CUDA graph and relaunched
-//   (two graphs, one per pinned slot), which removes most launch cost on small systems.
-// A group queued after convergence runs kernels that return at once, so x is the iterate
-// that converged and the iteration count is exact.
-// A preconditioner: Jacobi is fused into the update kernels (ops/krylov_cuda.cuh); any other
-// is its own apply between them, on the same stream (captured in the graph like the SpMV).
+// - a group of check_every iterations is one CUDA graph (two, one per pinned slot), built once
+//   and relaunched: a WHILE conditional node over one captured iteration, which the GPU
+//   itself ends when the solve stops (ops/krylov_cuda.cuh group_begin/group_continue). So the
+//   groups queued ahead of the host do no work after convergence, SpMVs included: a solve of
+//   4 iterations costs 4 iterations, not the 2 x check_every a queued group of fixed length
+//   would. Without conditional nodes (an older driver) a group is check_every captured
+//   iterations, whose kernels return at once after convergence (the SpMVs still run).
+// Either way x is the iterate that converged and the iteration count is exact.
+// A preconditioner: Jacobi and block-Jacobi are fused into the update kernels
+// (ops/krylov_cuda.cuh PrecondView); any other is its own apply between them, on the same
+// stream (captured in the graph like the SpMV).
 #include <chrono>
 #include <cmath>
 #include <memory>
@@ -27,6 +32,17 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using ops::KrylovState;
 using ops::krylov::KrylovLaunch;
+using ops::krylov::PrecondView;
+
+struct Graph {
+  cudaGraph_t graph = nullptr;
+  Graph() = default;
+  Graph(const Graph&) = delete;
+  Graph& operator=(const Graph&) = delete;
+  ~Graph() {
+    if (graph) cudaGraphDestroy(graph);
+  }
+};
 
 struct GraphExec {
   cudaGraphExec_t exec = nullptr;
@@ -36,6 +52,46 @@ struct GraphExec {
   ~GraphExec() {
     if (exec) cudaGraphExecDestroy(exec);
   }
+};
+
+// The pinned slots the host reads the residuals from, kept per thread from one solve to the
+// next: page-locking memory (cudaHostAlloc, cudaFreeHost) costs far more than these few bytes
+// and would otherwise be paid by every solve (the inner solves of solve_mixed included). A
+// solve started while another holds them on the same thread (from its callback) leases fresh
+// ones.
+template <class V>
+struct PinnedSlots {
+  cuda::PinnedBuffer<V> hist;
+  cuda::PinnedBuffer<KrylovState<V>> state;
+  bool in_use = false;
+};
+
+template <class V>
+class SlotLease {
+ public:
+  explicit SlotLease(std::size_t hist_size) {
+    thread_local PinnedSlots<V> cached;
+    if (!cached.in_use) {
+      slots_ = &cached;
+      cached.in_use = true;
+    } else {
+      own_ = std::make_unique<PinnedSlots<V>>();
+      slots_ = own_.get();
+    }
+    if (slots_->hist.size() < hist_size) slots_->hist = cuda::PinnedBuffer<V>(hist_size);
+    if (slots_->state.size() < 2) slots_->state = cuda::PinnedBuffer<KrylovState<V>>(2);
+  }
+  SlotLease(const SlotLease&) = delete;
+  SlotLease& operator=(const SlotLease&) = delete;
+  ~SlotLease() {
+    if (!own_) slots_->in_use = false;
+  }
+  V* hist() { return slots_->hist.data(); }
+  KrylovState<V>* state() { return slots_->state.data(); }
+
+ private:
+  PinnedSlots<V>* slots_ = nullptr;
+  std::unique_ptr<PinnedSlots<V>> own_;
 };
 
 template <class V>
@@ -48,7 +104,8 @@ class MergedSolve {
         n_(static_cast<std::size_t>(a.rows())),
         x_(x),
         k_(o.check_every),
-        stream_(cuda::Context::get().stream()) {
+        stream_(cuda::Context::get().stream()),
+        pinned_(2 * static_cast<std::size_t>(o.check_every)) {
     const bool bicg = o.method == SolverMethod::bicgstab;
     r_ = cuda::DeviceBuffer<V>(n_);
     p_ = cuda::DeviceBuffer<V>(n_);
@@ -58,8 +115,13 @@ class MergedSolve {
       s_ = cuda::DeviceBuffer<V>(n_);
       t_ = cuda::DeviceBuffer<V>(n_);
     }
+    const auto* bj = dynamic_cast<const BlockJacobiPreconditioner<V>*>(m);
     if (const auto* j = dynamic_cast<const JacobiPreconditioner<V>*>(m)) {
-      dinv_ = j->inverse_diagonal();
+      fused_.dinv = j->inverse_diagonal();
+    } else if (bj && bj->block_size() <= KrylovLaunch::threads) {
+      fused_.binv = bj->inverse_blocks();
+      fused_.bs = bj->block_size();
+      fused_.stride = bj->inverse_stride();
     } else {
       separate_ = m;
     }
@@ -79,8 +141,6 @@ class MergedSolve {
     // group's copy to the host takes all of them (the host reads only up to `iterations`):
     // zeroed once, so that copy never reads never-written memory (initcheck).
     cuda::fill_bytes(dhist_.data(), 0, dhist_.bytes());
-    hhist_ = cuda::PinnedBuffer<V>(2 * static_cast<std::size_t>(k_));
-    hstate_ = cuda::PinnedBuffer<KrylovState<V>>(2);
   }
 
   LoopResult run(const V* b, double tol, std::vector<double>* history) {
@@ -131,9 +191,10 @@ class MergedSolve {
     init.res = res0;
     init.tol = static_cast<V>(tol);
     init.status = ops::kRunning;
+    init.iteration_limit = o_.maxiter;
     state_.upload(&init, 1);
 
-    const bool graphs = o_.cuda_graph && o_.maxiter >= k_ && capture_graphs();
+    const bool graphs = o_.cuda_graph && capture_graphs();
     out.cuda_graph = graphs;
 
     SPMVKIT_CUDA_CHECK(cudaStreamSynchronize(stream_));
@@ -144,11 +205,11 @@ class MergedSolve {
     bool stopped = false;
     auto consume = [&](int slot) {
       SPMVKIT_CUDA_CHECK(cudaEventSynchronize(done[slot].get()));
-      const KrylovState<V>& st = hstate_[slot];
+      const KrylovState<V>& st = pinned_.state()[slot];
       for (int j = 0; j < group_size[slot]; ++j) {
         const int it = group_first[slot] + j + 1;
         if (it > st.iterations) break;
-        record(it, hhist_[static_cast<std::size_t>(slot) * k_ + j]);
+        record(it, pinned_.hist()[static_cast<std::size_t>(slot) * k_ + j]);
       }
       stopped = st.status != ops::kRunning;
     };
@@ -161,7 +222,7 @@ class MergedSolve {
       const int m = std::min(k_, o_.maxiter - queued);
       group_first[slot] = queued;
       group_size[slot] = m;
-      if (graphs && m == k_) {
+      if (graphs && (m == k_ || while_graphs_)) {
         SPMVKIT_CUDA_CHECK(cudaGraphLaunch(graph_[slot].exec, stream_));
       } else {
         enqueue_group(slot, m);
@@ -196,39 +257,45 @@ class MergedSolve {
   }
 
  private:
-  // One iteration; its residual goes to `hist`.
-  void enqueue_iteration(V* hist) {
+  // One iteration; its residual goes to dhist[iteration % (2 check_every)], the slot of its
+  // group.
+  void enqueue_iteration() {
     using namespace ops::krylov;
     const unsigned g = blocks_, t = KrylovLaunch::threads;
     KrylovState<V>* st = state_.data();
     V* part = partials_.data();
     unsigned* cnt = counter_.data();
+    V* hist = dhist_.data();
+    const int hlen = 2 * k_;
     // M p and M s (BiCGSTAB) or z = M r (CG), or the vectors themselves without M.
     V* pm = m_ ? ph_.data() : p_.data();
     V* sm = m_ ? sh_.data() : s_.data();
     V* z = m_ ? ph_.data() : r_.data();
     if (o_.method == SolverMethod::bicgstab) {
-      bicg_p_update<<<g, t, 0, stream_>>>(n_, st, r_.data(), v_.data(), p_.data(), dinv_, pm);
+      (fused_.binv ? bicg_p_update<V, true> : bicg_p_update<V, false>)<<<g, t, 0, stream_>>>(
+          n_, st, r_.data(), v_.data(), p_.data(), fused_, pm);
       SPMVKIT_LAUNCH_CHECK();
       if (separate_) separate_->apply(p_.data(), nullptr, pm, V(1), V(0));
       a_.apply(pm, nullptr, v_.data(), V(1), V(0));
       bicg_alpha<<<g, t, 0, stream_>>>(n_, st, r0_.data(), v_.data(), part, cnt);
       SPMVKIT_LAUNCH_CHECK();
-      bicg_s_update<<<g, t, 0, stream_>>>(n_, st, r_.data(), v_.data(), s_.data(), dinv_, sm);
+      (fused_.binv ? bicg_s_update<V, true> : bicg_s_update<V, false>)<<<g, t, 0, stream_>>>(
+          n_, st, r_.data(), v_.data(), s_.data(), fused_, sm);
       SPMVKIT_LAUNCH_CHECK();
       if (separate_) separate_->apply(s_.data(), nullptr, sm, V(1), V(0));
       a_.apply(sm, nullptr, t_.data(), V(1), V(0));
       bicg_omega<<<g, t, 0, stream_>>>(n_, st, t_.data(), s_.data(), part, cnt);
       SPMVKIT_LAUNCH_CHECK();
       bicg_xr_update<<<g, t, 0, stream_>>>(n_, st, r0_.data(), pm, sm, s_.data(), t_.data(), x_,
-                                           r_.data(), part, cnt, hist);
+                                           r_.data(), part, cnt, hist, hlen);
       SPMVKIT_LAUNCH_CHECK();
     } else {
       a_.apply(p_.data(), nullptr, v_.data(), V(1), V(0));
       cg_alpha<<<g, t, 0, stream_>>>(n_, st, p_.data(), v_.data(), part, cnt);
       SPMVKIT_LAUNCH_CHECK();
-      cg_xr_update<<<g, t, 0, stream_>>>(n_, st, p_.data(), v_.data(), x_, r_.data(), dinv_, z,
-                                         separate_ != nullptr, part, cnt, hist);
+      (fused_.binv ? cg_xr_update<V, true> : cg_xr_update<V, false>)<<<g, t, 0, stream_>>>(
+          n_, st, p_.data(), v_.data(), x_, r_.data(), fused_, z, separate_ != nullptr, part, cnt,
+          hist, hlen);
       SPMVKIT_LAUNCH_CHECK();
       if (separate_) {
         // Applied even after the solve stopped (the kernels around it return at once).
@@ -241,19 +308,109 @@ class MergedSolve {
     }
   }
 
-  // m iterations, then the asynchronous copies of the state and residuals to pinned slot.
-  void enqueue_group(int slot, int m) {
-    V* dh = dhist_.data() + static_cast<std::size_t>(slot) * k_;
-    for (int j = 0; j < m; ++j) enqueue_iteration(dh + j);
-    SPMVKIT_CUDA_CHECK(cudaMemcpyAsync(hhist_.data() + static_cast<std::size_t>(slot) * k_, dh,
-                                       m * sizeof(V), cudaMemcpyDeviceToHost, stream_));
-    SPMVKIT_CUDA_CHECK(cudaMemcpyAsync(hstate_.data() + slot, state_.data(), sizeof(KrylovState<V>),
+  // The asynchronous copies of the state and the group's residuals to pinned `slot`.
+  void enqueue_copies(int slot) {
+    const std::size_t off = static_cast<std::size_t>(slot) * k_;
+    SPMVKIT_CUDA_CHECK(cudaMemcpyAsync(pinned_.hist() + off, dhist_.data() + off, k_ * sizeof(V),
                                        cudaMemcpyDeviceToHost, stream_));
+    SPMVKIT_CUDA_CHECK(cudaMemcpyAsync(pinned_.state() + slot, state_.data(),
+                                       sizeof(KrylovState<V>), cudaMemcpyDeviceToHost, stream_));
   }
 
-  // Captures one full group per slot. False (and no graph) when the operator's apply cannot
-  // be captured (it synchronises or allocates): the loop then launches directly.
+  // m iterations launched directly (their kernels return at once after the solve stopped),
+  // then the copies to pinned `slot`.
+  void enqueue_group(int slot, int m) {
+    for (int j = 0; j < m; ++j) enqueue_iteration();
+    enqueue_copies(slot);
+  }
+
+  // The WHILE graphs where conditional nodes work (any maxiter: they stop there), else the
+  // unrolled ones (full groups only).
   bool capture_graphs() {
+    if (capture_while_graphs()) {
+      while_graphs_ = true;
+      return true;
+    }
+    return o_.maxiter >= k_ && capture_unrolled_graphs();
+  }
+
+  // Per slot: group_begin -> WHILE { one iteration; group_continue } -> the copies. False
+  // (and no graph) where conditional nodes are missing (CUDA < 12.4, an older driver) or the
+  // operator's apply cannot be captured into a conditional body.
+  bool capture_while_graphs() {
+#if CUDART_VERSION >= 12040
+    using namespace ops::krylov;
+    constexpr cudaStreamCaptureMode mode = cudaStreamCaptureModeThreadLocal;
+    for (int slot = 0; slot < 2; ++slot) {
+      Graph g;
+      if (cudaGraphCreate(&g.graph, 0) != cudaSuccess) return failed();
+      cudaGraphConditionalHandle handle{};
+      if (cudaGraphConditionalHandleCreate(&handle, g.graph, 0, cudaGraphCondAssignDefault) !=
+          cudaSuccess)
+        return failed();
+      // group_begin, the graph's first node.
+      if (cudaStreamBeginCaptureToGraph(stream_, g.graph, nullptr, nullptr, 0, mode) != cudaSuccess)
+        return failed();
+      group_begin<<<1, 1, 0, stream_>>>(state_.data(), handle);
+      cudaGraph_t captured = nullptr;
+      if (cudaStreamEndCapture(stream_, &captured) != cudaSuccess) return failed();
+      cudaGraphNode_t begin = nullptr;
+      std::size_t count = 1;
+      if (cudaGraphGetNodes(g.graph, &begin, &count) != cudaSuccess || count != 1) return failed();
+      // The WHILE node after it; its body: one iteration and group_continue.
+      cudaGraphNodeParams cp{};
+      cp.type = cudaGraphNodeTypeConditional;
+      cp.conditional.handle = handle;
+      cp.conditional.type = cudaGraphCondTypeWhile;
+      cp.conditional.size = 1;
+      cudaGraphNode_t loop = nullptr;
+#if CUDART_VERSION >= 13000
+      const cudaError_t added = cudaGraphAddNode(&loop, g.graph, &begin, nullptr, 1, &cp);
+#else
+      const cudaError_t added = cudaGraphAddNode(&loop, g.graph, &begin, 1, &cp);
+#endif
+      if (added != cudaSuccess) return failed();
+      if (cudaStreamBeginCaptureToGraph(stream_, cp.conditional.phGraph_out[0], nullptr, nullptr, 0,
+                                        mode) != cudaSuccess)
+        return failed();
+      bool ok = true;
+      try {
+        enqueue_iteration();
+        group_continue<<<1, 1, 0, stream_>>>(state_.data(), k_, handle);
+      } catch (const std::exception&) {
+        ok = false;
+      }
+      if (cudaStreamEndCapture(stream_, &captured) != cudaSuccess || !ok) return failed();
+      // The copies after the loop.
+      if (cudaStreamBeginCaptureToGraph(stream_, g.graph, &loop, nullptr, 1, mode) != cudaSuccess)
+        return failed();
+      try {
+        enqueue_copies(slot);
+      } catch (const std::exception&) {
+        ok = false;
+      }
+      if (cudaStreamEndCapture(stream_, &captured) != cudaSuccess || !ok) return failed();
+      if (cudaGraphInstantiate(&graph_[slot].exec, g.graph, 0) != cudaSuccess) return failed();
+    }
+    return true;
+#else
+    return false;
+#endif
+  }
+
+  // Clears a failed capture's error and any half-built executable graph.
+  bool failed() {
+    cudaGetLastError();
+    for (GraphExec& e : graph_) {
+      if (e.exec) cudaGraphExecDestroy(e.exec);
+      e.exec = nullptr;
+    }
+    return false;
+  }
+
+  // Captures check_every iterations per slot. False (and no graph) when the operator's apply
+  // cannot be captured (it synchronises or allocates): the loop then launches directly.
+  bool capture_unrolled_graphs() {
     for (int slot = 0; slot < 2; ++slot) {
       cudaGraph_t graph = nullptr;
       SPMVKIT_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
@@ -280,9 +437,10 @@ class MergedSolve {
   }
 
   const Operator<V>& a_;
-  const Operator<V>* m_;         // the preconditioner, or nullptr
-  const V* dinv_ = nullptr;      // a Jacobi preconditioner's inverse diagonal (fused)
+  const Operator<V>* m_;                   // the preconditioner, or nullptr
+  ops::krylov::PrecondView<V> fused_;      // Jacobi or block-Jacobi, fused into the updates
   const Operator<V>* separate_ = nullptr;  // any other preconditioner (its own apply)
+  bool while_graphs_ = false;              // the graphs end their groups on the GPU
   const SolverOptions& o_;
   std::size_t n_;
   V* x_;
@@ -292,8 +450,7 @@ class MergedSolve {
   cuda::DeviceBuffer<V> r_, r0_, p_, v_, s_, t_, ph_, sh_, partials_, dhist_;
   cuda::DeviceBuffer<unsigned> counter_;
   cuda::DeviceBuffer<KrylovState<V>> state_;
-  cuda::PinnedBuffer<V> hhist_;
-  cuda::PinnedBuffer<KrylovState<V>> hstate_;
+  SlotLease<V> pinned_;  // the host's pinned copies of the residuals and the state
   GraphExec graph_[2];
 };
 
@@ -307,10 +464,10 @@ LoopResult merged_cuda_loop(const Operator<V>& a, const Operator<V>* m, const V*
 }
 
 template LoopResult merged_cuda_loop<float>(const Operator<float>&, const Operator<float>*,
-                                            const float*, float*, double,
-                                            const SolverOptions&, std::vector<double>*);
+                                            const float*, float*, double, const SolverOptions&,
+                                            std::vector<double>*);
 template LoopResult merged_cuda_loop<double>(const Operator<double>&, const Operator<double>*,
-                                             const double*, double*,
-                                             double, const SolverOptions&, std::vector<double>*);
+                                             const double*, double*, double, const SolverOptions&,
+                                             std::vector<double>*);
 
 }  // namespace spmvkit::solvers_detail

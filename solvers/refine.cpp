@@ -58,6 +58,9 @@ SolveResult solve_mixed(const Operator<double>& a, const Operator<float>& a32,
   inner.record_history = false;
   inner.time_spmv = false;
   inner.callback = nullptr;
+  // A residual gap in float (the recursive residual below what float's true residual can
+  // reach) ends the inner solve: the outer step is the restart, from the double residual.
+  inner.max_restarts = 0;
   int inner_total = 0, outer = 0;
   double prev = std::numeric_limits<double>::infinity();
   synchronize(be);
@@ -93,6 +96,7 @@ SolveResult solve_mixed(const Operator<double>& a, const Operator<float>& a32,
     inner.rtol = std::min(0.5, std::max(mo.inner_rtol, 0.5 * res.tolerance / rn));
     const SolveResult in = solve(a32, r32, d32, inner, m32);
     inner_total += in.iterations;
+    res.inner_loop_ms += in.solve_ms;
     res.restarts += in.restarts;
     res.cuda_graph = res.cuda_graph || in.cuda_graph;
     ++outer;

@@ -65,6 +65,8 @@ void check_inputs(const OperatorInfo& a, std::size_t b_size, Backend b_backend, 
     throw InputError("atol must be a finite number >= 0 (got " + std::to_string(o.atol) + ")");
   if (o.maxiter < 0)
     throw InputError("maxiter must be >= 0 (got " + std::to_string(o.maxiter) + ")");
+  if (o.max_restarts < 0)
+    throw InputError("max_restarts must be >= 0 (got " + std::to_string(o.max_restarts) + ")");
   if (o.check_every < 1)
     throw InputError("check_every must be >= 1 (got " + std::to_string(o.check_every) + ")");
 }
@@ -102,7 +104,6 @@ SolveResult solve(const Operator<V>& a, const Vector<V>& b, Vector<V>& x, const 
   // The loop, restarted from x (r = b - A x, r0^ = r) when its recursive residual claims
   // convergence that the true residual denies: after large intermediate residuals the two
   // drift apart by rounding (a "residual gap"), and such an x must not come back as converged.
-  constexpr int kMaxRestarts = 3;
   const double accept = 10.0 * res.tolerance;
   Vector<V> r(n, be);
   int done = 0;
@@ -144,7 +145,7 @@ SolveResult solve(const Operator<V>& a, const Vector<V>& b, Vector<V>& x, const 
     a.apply(x.data(), b.data(), r.data(), V(-1), V(1));
     res.true_residual_norm = solvers_detail::global_nrm2(a, ops::nrm2(be, n, r.data()));
     if (loop.status != SolveStatus::converged || res.true_residual_norm <= accept) break;
-    if (restart == kMaxRestarts || done >= o.maxiter) {
+    if (restart >= o.max_restarts || done >= o.maxiter) {
       res.status = SolveStatus::breakdown;
       res.breakdown =
           "residual gap: the recursive residual reached the tolerance, the true residual "

@@ -1,6 +1,7 @@
 // Preconditioners for the Krylov solvers: Jacobi (the inverse of the diagonal) and
 // block-Jacobi (the inverses of the dense bs x bs diagonal blocks, by LU with partial
-// pivoting at setup: batched on the GPU, one thread per block). Each is an Operator<V>, as a
+// pivoting at setup: batched on the GPU, one thread per block). The merged solvers fuse both
+// into their vector updates. Each is an Operator<V>, as a
 // user's own preconditioner is: apply(x, y, z, alpha, beta) gives z = alpha M x + beta y with
 // M ~ A^-1. Built from the CSR matrix (never from a format's insides). docs/solvers.md.
 #pragma once
@@ -53,6 +54,12 @@ class BlockJacobiPreconditioner : public Operator<V> {
   ~BlockJacobiPreconditioner() override;
   void apply(const V* x, const V* y, V* z, V alpha, V beta) const override;
   int block_size() const;
+  // The inverses, on the backend, interleaved for coalesced reads: entry (i - k bs, j) of
+  // B_k^-1, for row i of block k, is inverse_blocks()[j * inverse_stride() + i]
+  // (inverse_stride() = ceil(n / bs) * bs; the padding rows of a short last block are
+  // those of the inverse of diag(B_last, s I)). The merged solvers fuse it by this layout.
+  const V* inverse_blocks() const;
+  std::size_t inverse_stride() const;
 
  private:
   struct Data;

@@ -37,6 +37,9 @@ struct SolverOptions {
   double rtol = 1e-8;  // stop when ||b - A x_k|| <= max(rtol * ||b||, atol) (recursive residual)
   double atol = 0.0;
   int maxiter = 1000;  // >= 0; 0 returns at once (converged only if x already solves A x = b)
+  // Restarts after a residual gap (see solve()); >= 0. solve_mixed's inner solves use 0: its
+  // outer loop recomputes the residual in double, a better restart than one in float.
+  int max_restarts = 3;
   bool record_history = true;  // SolveResult::history: the residual norm of every iteration
   // Merged solver on CUDA: the host learns the residual every `check_every` iterations (an
   // asynchronous copy to pinned memory and an event; the GPU never waits for the host), and
@@ -70,15 +73,17 @@ struct SolveResult {
   double other_ms_per_iter = 0;   // iter_ms - spmv_ms_per_iter
   bool cuda_graph = false;        // the merged CUDA loop ran as a CUDA graph
   // Mixed-precision refinement (solve_mixed): its outer (double) steps; `iterations` is then
-  // the sum of the inner (float) solves' iterations.
+  // the sum of the inner (float) solves' iterations, `solve_ms` the whole refinement and
+  // `inner_loop_ms` the inner solves' loops alone (their iterations, as solve_ms of each).
   int outer_iterations = 0;
+  double inner_loop_ms = 0;
 };
 
 // Solves A x = b, x holding the initial guess on entry. When the recursive residual reaches
 // the tolerance but the true residual ||b - A x|| exceeds 10x the tolerance, the method
-// restarts from x (at most 3 times, within maxiter); if the gap stays, the status is
-// breakdown ("residual gap"), never converged. A must be square, b and x of its size
-// and on its backend (InputError otherwise); rtol, atol >= 0, maxiter >= 0. A zero b gives
+// restarts from x (at most options.max_restarts times, within maxiter); if the gap stays,
+// the status is breakdown ("residual gap"), never converged. A must be square, b and x of its
+// size and on its backend (InputError otherwise); rtol, atol >= 0, maxiter >= 0. A zero b gives
 // x = 0, converged at iteration 0.
 // `preconditioner` M ~ A^-1 (any Operator<V> of A's size and backend: JacobiPreconditioner,
 // BlockJacobiPreconditioner of spmvkit/preconditioners.hpp, or the user's own; nullptr for

@@ -309,6 +309,15 @@ TEST_P(SolverBadInput, MaxiterZeroStopsAtOnce) {
   for (double v : x.to_host()) EXPECT_TRUE(std::isfinite(v));
 }
 
+TEST_P(SolverBadInput, NegativeMaxRestartsIsRefused) {
+  System<double> s = make_system<double>(generate_by_name("stencil5_8"), be(), 1);
+  Vector<double> x(s.b.size(), be());
+  x.fill(0);
+  SolverOptions o = opts();
+  o.max_restarts = -1;
+  EXPECT_THROW(solve(*s.a, s.b, x, o), InputError);
+}
+
 TEST_P(SolverBadInput, NanInRightHandSideIsNonFinite) {
   System<double> s = make_system<double>(generate_by_name("stencil5_8"), be(), 1);
   std::vector<double> b = s.b.to_host();
@@ -436,6 +445,43 @@ TEST(SolverMergedCuda, GraphAndCheckIntervalDoNotChangeTheResult) {
       iters.push_back(r.iterations);
     }
   for (int it : iters) EXPECT_EQ(it, iters.front());
+}
+
+// The graph's groups end on the GPU (a WHILE node): maxiter that check_every does not divide
+// (23 in groups of 5, or below one group of 64), and a solve that stops inside a group (tens
+// of iterations at rtol 1e-2: inside the first group of 64), give the same iterations,
+// history and x as launching each iteration directly (check_every 1, no graph).
+TEST(SolverMergedCuda, DeviceLoopStopsExactly) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
+  for (const SolverMethod method : {SolverMethod::bicgstab, SolverMethod::cg}) {
+    SCOPED_TRACE(std::string(to_string(method)));
+    System<double> s = make_system<double>(
+        generate_by_name(method == SolverMethod::cg ? "stencil5_32" : "convdiff2d_32"),
+        Backend::cuda, 7);
+    for (const auto& [rtol, maxiter] : {std::pair{1e-12, 23}, std::pair{1e-2, 1000}})
+      for (const int every : {5, 64}) {
+        SolverOptions o = options(method, SolverImpl::merged, rtol);
+        o.maxiter = maxiter;
+        o.check_every = 1;
+        o.cuda_graph = false;
+        Vector<double> x1(s.b.size(), Backend::cuda);
+        x1.fill(0);
+        const SolveResult direct = solve(*s.a, s.b, x1, o);
+        o.check_every = every;
+        o.cuda_graph = true;
+        Vector<double> x2(s.b.size(), Backend::cuda);
+        x2.fill(0);
+        const SolveResult graph = solve(*s.a, s.b, x2, o);
+        EXPECT_TRUE(graph.cuda_graph);
+        EXPECT_EQ(graph.status, direct.status);
+        EXPECT_EQ(graph.iterations, direct.iterations);
+        if (maxiter == 23) {
+          EXPECT_EQ(graph.iterations, 23);
+        }
+        EXPECT_EQ(graph.history, direct.history);
+        EXPECT_EQ(x2.to_host(), x1.to_host());
+      }
+  }
 }
 
 // --- traffic and savings model ------------------------------------------------------------------
