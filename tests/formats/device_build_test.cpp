@@ -122,7 +122,9 @@ TEST(DeviceBuild, DeviceBuildersMatchHostBuilders) {
 
 // The same with the parameters that take the device builders down their other paths (sorting
 // windows, slices wider than a warp, several threads a row, 32-bit indices, the row_length
-// skip, the balanced CSR part, a forced width), on matrices that reach them.
+// skip, the balanced CSR part, a forced width; BSR's given block sizes, rotated tma values and
+// segments; SURAA past its low-variance fallback, with a near/far split), on matrices that
+// reach them.
 TEST(DeviceBuild, DeviceBuildersMatchHostBuildersWithParams) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
 #if SPMVKIT_HAVE_CUDA
@@ -138,11 +140,19 @@ TEST(DeviceBuild, DeviceBuildersMatchHostBuildersWithParams) {
       {"hec", "csr_kernel=scalar,ell_width=1"},
       {"hec", "ell_width=0,index_bits=32"},
       {"hec", "skip=row_length,rows_per_thread=1"},
+      {"bsr", "block_size=3"},
+      {"bsr", "block_size=2,kernel=tma,whole=1"},
+      {"bsr", "block_size=4,kernel=k2"},
+      {"bsr_balanced", "lambda=2"},
+      {"suraa_static", "far_panels=2,near_band=50,low_variance_cv=0"},
+      {"suraa_static", "launch=table,low_variance_cv=0"},
+      {"suraa", "order=paper,low_variance_cv=0"},
   };
   const std::vector<std::string> matrices = {"random_2000",  "empty_rows",   "one_huge_row",
                                              "rect_wide",    "rect_tall",    "one_by_one",
                                              "no_entries_50x70", "empty_0x0", "stencil27_12",
-                                             "powerlaw_20000", "long_rows_mixed"};
+                                             "powerlaw_20000", "long_rows_mixed",
+                                             "blocks_bs3",     "blocks_bs7_rect", "dense_96"};
   int compared = 0;
   for (const auto& [format, params] : cases) {
     const FormatEntry& f = find_format(format);
