@@ -51,6 +51,9 @@ struct DeviceCsr {
     }
   }
   std::int64_t nnz() const { return static_cast<std::int64_t>(col_idx.size()); }
+  DeviceCsrView<V> view() const {
+    return {rows, cols, nnz(), row_ptr.data(), col_idx.data(), values.data()};
+  }
 };
 
 // csr_split_near_far's result on the device. The near part's row pointer is on the host too
@@ -68,6 +71,14 @@ struct DeviceNearFar {
 
 // The split of csr.hpp's csr_split_near_far, on the device.
 template <class V>
-DeviceNearFar<V> csr_split_near_far(const DeviceCsr<V>& a, index_t band, int panels);
+DeviceNearFar<V> csr_split_near_far(const DeviceCsrView<V>& a, index_t band, int panels);
+template <class V>
+DeviceNearFar<V> csr_split_near_far(const DeviceCsr<V>& a, index_t band, int panels) {
+  return csr_split_near_far(a.view(), band, panels);
+}
+
+// csr_count_far on the device: the entries outside the band (a thread an entry).
+template <class V>
+std::int64_t csr_count_far(const DeviceCsrView<V>& a, index_t band);
 
 }  // namespace spmvkit
