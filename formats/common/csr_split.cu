@@ -106,7 +106,44 @@ __global__ void count_far_kernel(std::int64_t nnz, index_t rows, index_t cols,
     atomicAdd(far, static_cast<unsigned long long>(block_far));
 }
 
+// Entry k of the permuted matrix (new row i, its new_row_ptr[i] + j) from entry
+// row_ptr[perm[i]] + j of the original.
+template <class V>
+__global__ void permute_rows_kernel(std::int64_t nnz, index_t rows,
+                                    const index_t* __restrict__ new_row_ptr,
+                                    const index_t* __restrict__ perm,
+                                    const index_t* __restrict__ row_ptr,
+                                    const index_t* __restrict__ col_idx,
+                                    const V* __restrict__ values, index_t* out_col, V* out_val) {
+  const std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (k >= nnz) return;
+  const index_t i = row_of(new_row_ptr, rows, k);
+  const std::int64_t src = std::int64_t{row_ptr[perm[i]]} + (k - new_row_ptr[i]);
+  out_col[k] = col_idx[src];
+  out_val[k] = values[src];
+}
+
 }  // namespace
+
+template <class V>
+DeviceCsr<V> csr_permute_rows(const DeviceCsrView<V>& a, const std::vector<index_t>& perm,
+                              const std::vector<index_t>& new_row_ptr) {
+  DeviceCsr<V> out;
+  out.rows = a.rows;
+  out.cols = a.cols;
+  out.row_ptr = cuda::DeviceBuffer<index_t>(new_row_ptr);
+  out.col_idx = cuda::DeviceBuffer<index_t>(static_cast<std::size_t>(a.nnz));
+  out.values = cuda::DeviceBuffer<V>(static_cast<std::size_t>(a.nnz));
+  if (a.nnz == 0) return out;
+  const cuda::DeviceBuffer<index_t> perm_d(perm);
+  permute_rows_kernel<V><<<cuda::grid_for(static_cast<std::size_t>(a.nnz), kSplitBlock),
+                           kSplitBlock, 0, cuda::Context::get().stream()>>>(
+      a.nnz, a.rows, out.row_ptr.data(), perm_d.data(), a.row_ptr, a.col_idx, a.values,
+      out.col_idx.data(), out.values.data());
+  SPMVKIT_LAUNCH_CHECK();
+  cuda::Context::get().synchronize();  // perm_d is freed here
+  return out;
+}
 
 template <class V>
 std::int64_t csr_count_far(const DeviceCsrView<V>& a, index_t band) {
@@ -224,6 +261,8 @@ NearFarSplit<V> csr_split_near_far(const Csr<V>& a, index_t band, int panels) {
 #define SPMVKIT_INSTANTIATE(V)                                                     \
   template DeviceNearFar<V> csr_split_near_far(const DeviceCsrView<V>&, index_t, int); \
   template std::int64_t csr_count_far(const DeviceCsrView<V>&, index_t);               \
+  template DeviceCsr<V> csr_permute_rows(const DeviceCsrView<V>&, const std::vector<index_t>&, \
+                                         const std::vector<index_t>&);                     \
   template NearFarSplit<V> csr_split_near_far(const Csr<V>&, index_t, int);
 SPMVKIT_INSTANTIATE(float)
 SPMVKIT_INSTANTIATE(double)
