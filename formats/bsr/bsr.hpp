@@ -203,6 +203,10 @@ std::vector<BsrPolicy> bsr_tuning_candidates(BsrKernel kernel, int block_size, i
 // pointer (the partial sums are scratch, not counted).
 template <class V>
 std::size_t bsr_matrix_bytes(const Bsr<V>& m, const BsrSegments* segments);
+// The same from the shape (nnzb blocks of bs x bs, block_rows block rows).
+template <class V>
+std::size_t bsr_matrix_bytes(std::int64_t nnzb, int block_size, index_t block_rows,
+                             const BsrSegments* segments);
 
 // --- CPU (OpenMP) ------------------------------------------------------------------------------
 // z = alpha*A*x + beta*y over block rows, or over segments plus the reduction when `segments`
@@ -271,6 +275,13 @@ BsrPolicy fit_bsr_policy(BsrPolicy policy, int block_size);
 // `policy` as returned by fit_bsr_policy.
 template <class V>
 std::unique_ptr<Operator<V>> make_bsr_cuda(const Bsr<V>& m, const BsrSegments* segments,
+                                           const BsrPolicy& policy, OperatorInfo info);
+// From a BSR made on the device (formats/common/bsr_blocks_cuda.hpp, csr_to_bsr_device with
+// bsr::kSlackBytes of slack), its arrays moved into the operator.
+template <class V>
+struct DeviceBsrBlocks;
+template <class V>
+std::unique_ptr<Operator<V>> make_bsr_cuda(DeviceBsrBlocks<V>&& m, const BsrSegments* segments,
                                            const BsrPolicy& policy, OperatorInfo info);
 
 // Brute-force autotuning (paper 5.7) on the current GPU: for each block size and precision, a

@@ -4,10 +4,15 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <limits>
+#include <optional>
 
 #include "formats/bsr/bsr.hpp"
 #include "formats/bsr/bsr_mapping.hpp"
+#if SPMVKIT_HAVE_CUDA
+#include "formats/bsr/bsr_cuda.hpp"
+#endif
 #include "spmvkit/error.hpp"
 #include "spmvkit/stats.hpp"
 
@@ -70,15 +75,23 @@ bool bsr_balance_pays(const BsrRowStats& stats, index_t lambda) {
 }
 
 template <class V>
-std::size_t bsr_matrix_bytes(const Bsr<V>& m, const BsrSegments* segments) {
-  std::size_t bytes = m.values.size() * sizeof(V) + m.block_col_idx.size() * sizeof(index_t);
+std::size_t bsr_matrix_bytes(std::int64_t nnzb, int block_size, index_t block_rows,
+                             const BsrSegments* segments) {
+  std::size_t bytes = static_cast<std::size_t>(nnzb) *
+                      (static_cast<std::size_t>(block_size) * block_size * sizeof(V) +
+                       sizeof(index_t));
   if (segments)
     bytes += (segments->segment_block_ptr.size() + segments->segment_out.size() +
               segments->split_rows.size() + segments->segment_ptr.size()) *
              sizeof(index_t);
   else
-    bytes += m.block_row_ptr.size() * sizeof(index_t);
+    bytes += (static_cast<std::size_t>(block_rows) + 1) * sizeof(index_t);
   return bytes;
+}
+
+template <class V>
+std::size_t bsr_matrix_bytes(const Bsr<V>& m, const BsrSegments* segments) {
+  return bsr_matrix_bytes<V>(m.nnzb(), m.block_size, m.block_rows, segments);
 }
 
 namespace {
@@ -89,77 +102,135 @@ std::string fixed3(double v) {
   return buf;
 }
 
-// balanced: 1 always, 0 never, -1 by the `balanced` parameter, else the rule.
+// The parameters and the kernel policy, read once for the host and the device builds (the
+// block size is known: given, or detected on the host or on the device).
+struct BsrChoices {
+  const char* format;
+  int bs = 1;
+  int balanced = -1;  // 1 always, 0 never, -1 by the rule
+  bool lambda_given = false;
+  index_t lambda_param = 0;
+  BsrPolicy policy;
+
+  // balanced: 1 always, 0 never, -1 by the `balanced` parameter, else the rule.
+  template <class V>
+  static BsrChoices read(const Params& p, Backend b, const char* format, int balanced,
+                         const std::function<int()>& detect) {
+    BsrChoices c;
+    c.format = format;
+    const long long bs_param = p.get_int("block_size", 0);
+    if (p.has("block_size") && (bs_param < 1 || bs_param > kBsrMaxBlockSize))
+      throw InputError(std::string(format) + ": block_size must be in 1.." +
+                       std::to_string(kBsrMaxBlockSize) + ", got " + std::to_string(bs_param));
+    // No block_size: the detected one (1 when the matrix has no dense block structure; BSR
+    // with 1x1 blocks is then CSR run by K1 as a warp per row).
+    c.bs = p.has("block_size") ? static_cast<int>(bs_param) : detect();
+    if (balanced < 0 && p.get_string("balanced", "auto") != "auto")
+      balanced = p.get_bool("balanced", false) ? 1 : 0;
+    c.balanced = balanced;
+    const long long lambda_param = p.get_int("lambda", 0);
+    if (p.has("lambda") && (lambda_param < 1 || lambda_param > (1 << 30)))
+      throw InputError(std::string(format) + ": lambda must be >= 1, got " +
+                       std::to_string(lambda_param));
+    c.lambda_given = p.has("lambda");
+    c.lambda_param = static_cast<index_t>(lambda_param);
+
+    // Kernel parameters are checked on every backend, so that a bad value fails the same way
+    // whether or not this run has a GPU.
+    const int value_bytes = static_cast<int>(sizeof(V));
+    c.policy = choose_bsr_policy(
+        b == Backend::cuda ? device_name(Backend::cuda) : std::string(), c.bs, value_bytes, p);
+#if SPMVKIT_HAVE_CUDA
+    if (b == Backend::cuda) c.policy = fit_bsr_policy<V>(c.policy, c.bs);
+#endif
+    return c;
+  }
+
+  // The segments (when balanced) from the block row pointer; the info from the shape.
+  template <class V>
+  std::optional<BsrSegments> segments(const std::vector<index_t>& block_row_ptr, Backend b,
+                                      index_t* lambda_out) {
+    const BsrRowStats stats = bsr_row_stats(block_row_ptr);
+    index_t lambda = lambda_given ? lambda_param : bsr_choose_lambda(bs, stats);
+    if (balanced < 0) balanced = bsr_balance_pays(stats, lambda) ? 1 : 0;
+    if (b == Backend::cuda && policy.kernel == BsrKernel::tma) {
+      // Every kernel row must fit in one tma tile: longer block rows become segments.
+      const index_t cap = bsr_tma_tile_blocks(bs, static_cast<int>(sizeof(V)), policy.tile_kb);
+      if (stats.max_len > cap) balanced = 1;
+      lambda = std::min(lambda, cap);
+    }
+    *lambda_out = lambda;
+    std::optional<BsrSegments> s;
+    if (balanced) s = make_bsr_segments(block_row_ptr, lambda);
+    return s;
+  }
+
+  template <class V>
+  OperatorInfo info(index_t rows, index_t cols, std::int64_t nnz, std::int64_t nnzb,
+                    index_t block_rows, double fill_ratio, const BsrSegments* segments,
+                    index_t lambda, Backend b) const {
+    OperatorInfo info;
+    info.rows = rows;
+    info.cols = cols;
+    info.nnz = nnz;
+    info.matrix_bytes = bsr_matrix_bytes<V>(nnzb, bs, block_rows, segments);
+    info.backend = b;
+    info.format = format;
+    info.details = "bs=" + std::to_string(bs);
+    if (b == Backend::cuda) {
+      info.details +=
+          ",kernel=" + std::string(bsr_kernel_name(policy.kernel)) + "," + policy.to_params();
+      if (policy.kernel == BsrKernel::k2)  // paper eq. (2a), (2b)
+        info.details += ",ept_max=" + std::to_string(bsr::k2_ept_max(bs, policy.n_tg)) +
+                        ",threshold=" + std::to_string(bsr::k2_threshold(bs, policy.n_tg));
+      info.details += ",tuning=" + policy.source;
+    } else {
+      info.details += ",layout=col";
+    }
+    info.details += ",fill=" + fixed3(fill_ratio) + ",balanced=" + (balanced ? "1" : "0");
+    if (segments)
+      info.details += ",lambda=" + std::to_string(lambda) +
+                      ",segments=" + std::to_string(segments->segments()) +
+                      ",split_rows=" + std::to_string(segments->split_rows.size());
+    return info;
+  }
+};
+
 template <class V>
 std::unique_ptr<Operator<V>> build_bsr(const Csr<V>& a, const Params& p, Backend b,
                                        const char* format, int balanced) {
-  const long long bs_param = p.get_int("block_size", 0);
-  if (p.has("block_size") && (bs_param < 1 || bs_param > kBsrMaxBlockSize))
-    throw InputError(std::string(format) + ": block_size must be in 1.." +
-                     std::to_string(kBsrMaxBlockSize) + ", got " + std::to_string(bs_param));
-  // No block_size: the detected one (1 when the matrix has no dense block structure; BSR with
-  // 1x1 blocks is then CSR run by K1 as a warp per row).
-  const int bs = p.has("block_size") ? static_cast<int>(bs_param) : detect_block_size(a);
-  if (balanced < 0 && p.get_string("balanced", "auto") != "auto")
-    balanced = p.get_bool("balanced", false) ? 1 : 0;
-  const long long lambda_param = p.get_int("lambda", 0);
-  if (p.has("lambda") && (lambda_param < 1 || lambda_param > (1 << 30)))
-    throw InputError(std::string(format) + ": lambda must be >= 1, got " +
-                     std::to_string(lambda_param));
-
-  // Kernel parameters are checked on every backend, so that a bad value fails the same way
-  // whether or not this run has a GPU.
-  const int value_bytes = static_cast<int>(sizeof(V));
-  BsrPolicy policy = choose_bsr_policy(
-      b == Backend::cuda ? device_name(Backend::cuda) : std::string(), bs, value_bytes, p);
-#if SPMVKIT_HAVE_CUDA
-  if (b == Backend::cuda) policy = fit_bsr_policy<V>(policy, bs);
-#endif
-
-  Bsr<V> m = csr_to_bsr(a, bs, BlockLayout::column_major);
-  const BsrRowStats stats = bsr_row_stats(m.block_row_ptr);
-  index_t lambda =
-      p.has("lambda") ? static_cast<index_t>(lambda_param) : bsr_choose_lambda(bs, stats);
-  if (balanced < 0) balanced = bsr_balance_pays(stats, lambda) ? 1 : 0;
-  if (b == Backend::cuda && policy.kernel == BsrKernel::tma) {
-    // Every kernel row must fit in one tma tile: longer block rows become segments.
-    const index_t cap = bsr_tma_tile_blocks(bs, value_bytes, policy.tile_kb);
-    if (stats.max_len > cap) balanced = 1;
-    lambda = std::min(lambda, cap);
-  }
-  std::optional<BsrSegments> segments;
-  if (balanced) segments = make_bsr_segments(m.block_row_ptr, lambda);
-
-  OperatorInfo info;
-  info.rows = a.rows;
-  info.cols = a.cols;
-  info.nnz = a.nnz();
-  info.matrix_bytes = bsr_matrix_bytes(m, segments ? &*segments : nullptr);
-  info.backend = b;
-  info.format = format;
-  info.details = "bs=" + std::to_string(bs);
-  if (b == Backend::cuda) {
-    info.details +=
-        ",kernel=" + std::string(bsr_kernel_name(policy.kernel)) + "," + policy.to_params();
-    if (policy.kernel == BsrKernel::k2)  // paper eq. (2a), (2b)
-      info.details += ",ept_max=" + std::to_string(bsr::k2_ept_max(bs, policy.n_tg)) +
-                      ",threshold=" + std::to_string(bsr::k2_threshold(bs, policy.n_tg));
-    info.details += ",tuning=" + policy.source;
-  } else {
-    info.details += ",layout=col";
-  }
-  info.details += ",fill=" + fixed3(m.fill_ratio()) + ",balanced=" + (balanced ? "1" : "0");
-  if (segments)
-    info.details += ",lambda=" + std::to_string(lambda) +
-                    ",segments=" + std::to_string(segments->segments()) +
-                    ",split_rows=" + std::to_string(segments->split_rows.size());
-
+  BsrChoices c =
+      BsrChoices::read<V>(p, b, format, balanced, [&a] { return detect_block_size(a); });
+  Bsr<V> m = csr_to_bsr(a, c.bs, BlockLayout::column_major);
+  index_t lambda = 0;
+  std::optional<BsrSegments> segments = c.segments<V>(m.block_row_ptr, b, &lambda);
+  OperatorInfo info = c.info<V>(a.rows, a.cols, a.nnz(), m.nnzb(), m.block_rows, m.fill_ratio(),
+                                segments ? &*segments : nullptr, lambda, b);
 #if SPMVKIT_HAVE_CUDA
   if (b == Backend::cuda)
-    return make_bsr_cuda(m, segments ? &*segments : nullptr, policy, std::move(info));
+    return make_bsr_cuda(m, segments ? &*segments : nullptr, c.policy, std::move(info));
 #endif
   return make_bsr_cpu(std::move(m), std::move(segments), std::move(info));
 }
+
+#if SPMVKIT_HAVE_CUDA
+// The same operator from a CSR on the device: block detection and the BSR arrays made there
+// (bsr_blocks_cuda.hpp); the block row pointer copied to the host (4 bytes a block row) for
+// the balancing rule, the segments and the tma tiles, which are made there as above.
+template <class V>
+std::unique_ptr<Operator<V>> build_bsr_device(const DeviceCsrView<V>& a, const Params& p,
+                                              const char* format, int balanced) {
+  BsrChoices c = BsrChoices::read<V>(p, Backend::cuda, format, balanced,
+                                     [&a] { return detect_block_size_device(a); });
+  DeviceBsrBlocks<V> m = csr_to_bsr_device(a, c.bs, bsr::kSlackBytes);
+  index_t lambda = 0;
+  std::optional<BsrSegments> segments = c.segments<V>(m.block_row_ptr, Backend::cuda, &lambda);
+  OperatorInfo info =
+      c.info<V>(a.rows, a.cols, a.nnz, m.nnzb(), m.block_rows, m.fill_ratio(),
+                segments ? &*segments : nullptr, lambda, Backend::cuda);
+  return make_bsr_cuda(std::move(m), segments ? &*segments : nullptr, c.policy, std::move(info));
+}
+#endif
 
 }  // namespace
 
@@ -261,6 +332,11 @@ FormatEntry bsr_format() {
                      bsr_params(true), [](const auto& a, const Params& p, Backend b) {
                        return build_bsr(a, p, b, "bsr", -1);
                      });
+#if SPMVKIT_HAVE_CUDA
+  set_device_builder(e, [](const auto& a, const Params& p) {
+    return build_bsr_device(a, p, "bsr", -1);
+  });
+#endif
   e.tune = tune_bsr;
   e.tune_summary =
       "brute-force search of the BSR kernels' parameters per block size (paper 5.7); prints a "
@@ -270,17 +346,24 @@ FormatEntry bsr_format() {
 }
 
 FormatEntry bsr_balanced_format() {
-  return make_format(
+  FormatEntry e = make_format(
       "bsr_balanced",
       "balanced BSR: block rows longer than lambda split into segments, plus a reduction kernel",
       bsr_params(false), [](const auto& a, const Params& p, Backend b) {
         return build_bsr(a, p, b, "bsr_balanced", 1);
       });
+#if SPMVKIT_HAVE_CUDA
+  set_device_builder(e, [](const auto& a, const Params& p) {
+    return build_bsr_device(a, p, "bsr_balanced", 1);
+  });
+#endif
+  return e;
 }
 
 #define SPMVKIT_INSTANTIATE(V)                                   \
   template std::vector<V> bsr_tma_rotated_values(const Bsr<V>&); \
-  template std::size_t bsr_matrix_bytes(const Bsr<V>&, const BsrSegments*);
+  template std::size_t bsr_matrix_bytes(const Bsr<V>&, const BsrSegments*);   \
+  template std::size_t bsr_matrix_bytes<V>(std::int64_t, int, index_t, const BsrSegments*);
 SPMVKIT_INSTANTIATE(float)
 SPMVKIT_INSTANTIATE(double)
 #undef SPMVKIT_INSTANTIATE

@@ -472,6 +472,25 @@ std::unique_ptr<Operator<V>> make_bsr_cuda(const Bsr<V>& m, const BsrSegments* s
       policy);
 }
 
+template <class V>
+std::unique_ptr<Operator<V>> make_bsr_cuda(DeviceBsrBlocks<V>&& m, const BsrSegments* segments,
+                                           const BsrPolicy& policy, OperatorInfo info) {
+  const index_t tma_tile_blocks =
+      policy.kernel == BsrKernel::tma
+          ? bsr_tma_tile_blocks(m.block_size, static_cast<int>(sizeof(V)), policy.tile_kb)
+          : 0;
+  return std::make_unique<bsr::BsrCudaOperator<V>>(
+      std::move(info),
+      bsr::device_bsr(std::move(m), segments, tma_tile_blocks, policy.reads_rotated_values()),
+      policy);
+}
+
+template std::unique_ptr<Operator<float>> make_bsr_cuda(DeviceBsrBlocks<float>&&,
+                                                        const BsrSegments*, const BsrPolicy&,
+                                                        OperatorInfo);
+template std::unique_ptr<Operator<double>> make_bsr_cuda(DeviceBsrBlocks<double>&&,
+                                                         const BsrSegments*, const BsrPolicy&,
+                                                         OperatorInfo);
 template std::unique_ptr<Operator<float>> make_bsr_cuda(const Bsr<float>&, const BsrSegments*,
                                                         const BsrPolicy&, OperatorInfo);
 template std::unique_ptr<Operator<double>> make_bsr_cuda(const Bsr<double>&, const BsrSegments*,

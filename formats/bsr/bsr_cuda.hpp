@@ -5,6 +5,7 @@
 
 #include "backend/cuda/cuda.hpp"
 #include "formats/bsr/bsr.hpp"
+#include "formats/common/bsr_blocks_cuda.hpp"
 
 namespace spmvkit::bsr {
 
@@ -67,6 +68,12 @@ struct DeviceBsr {
 template <class V>
 DeviceBsr<V> upload_bsr(const Bsr<V>& m, const BsrSegments* segments, index_t tma_tile_blocks = 0,
                         bool tma_rotated = false);
+// The same from a BSR made on the device (csr_to_bsr_device with kSlackBytes of slack): its
+// arrays moved in, the segments and tiles uploaded, the values rotated in place.
+inline constexpr std::size_t kSlackBytes = 16;
+template <class V>
+DeviceBsr<V> device_bsr(DeviceBsrBlocks<V>&& m, const BsrSegments* segments,
+                        index_t tma_tile_blocks = 0, bool tma_rotated = false);
 // Uploads m's values again, in tma whole=1's rotated chunk order (bsr_tma_rotation_chunks) or
 // plain; nothing when d already has that order or the block size has no rotation.
 template <class V>

@@ -92,7 +92,81 @@ DeviceBsr<V> upload_bsr(const Bsr<V>& m, const BsrSegments* segments, index_t tm
   return d;
 }
 
+namespace {
+
+// Each block's chunks rotated in place as bsr_tma_rotated_values does on the host: chunk j of
+// block k to chunk (j + r) mod n, r = bsr_tma_rotation(k, n). A thread a block (a block is at
+// most 8 chunks of 16 bytes here).
+template <class V, int CHUNKS>
+__global__ void rotate_blocks_kernel(std::int64_t blocks, int block_values, V* values) {
+  const std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (k >= blocks) return;
+  constexpr int max_values = 8 * 16 / sizeof(V);
+  V v[max_values];
+  V* b = values + k * block_values;
+  for (int i = 0; i < block_values; ++i) v[i] = b[i];
+  const int r = bsr_tma_rotation(k, CHUNKS);
+  const int chunk = block_values / CHUNKS;
+  for (int j = 0; j < CHUNKS; ++j)
+    for (int i = 0; i < chunk; ++i) b[((j + r) % CHUNKS) * chunk + i] = v[j * chunk + i];
+}
+
+template <class V>
+void rotate_blocks(DeviceBsr<V>& d, std::int64_t blocks) {
+  const int chunks = bsr_tma_rotation_chunks(d.bs, static_cast<int>(sizeof(V)));
+  if (chunks == 1) return;
+  d.tma_rotated = true;
+  if (blocks == 0) return;
+  constexpr int block = 256;
+  const unsigned grid = cuda::grid_for(static_cast<std::size_t>(blocks), block);
+  cudaStream_t stream = cuda::Context::get().stream();
+  const int block_values = d.bs * d.bs;
+  if (chunks == 2)
+    rotate_blocks_kernel<V, 2><<<grid, block, 0, stream>>>(blocks, block_values, d.values.data());
+  else if (chunks == 4)
+    rotate_blocks_kernel<V, 4><<<grid, block, 0, stream>>>(blocks, block_values, d.values.data());
+  else
+    rotate_blocks_kernel<V, 8><<<grid, block, 0, stream>>>(blocks, block_values, d.values.data());
+  SPMVKIT_LAUNCH_CHECK();
+}
+
+}  // namespace
+
+template <class V>
+DeviceBsr<V> device_bsr(DeviceBsrBlocks<V>&& m, const BsrSegments* segments,
+                        index_t tma_tile_blocks, bool tma_rotated) {
+  DeviceBsr<V> d;
+  d.rows = m.rows;
+  d.cols = m.cols;
+  d.bs = m.block_size;
+  d.col_idx = std::move(m.col_idx);
+  d.values = std::move(m.values);
+  if (tma_rotated) rotate_blocks(d, m.nnzb());
+  if (segments) {
+    d.nrows = segments->segments();
+    d.row_ptr = cuda::DeviceBuffer<index_t>(segments->segment_block_ptr.size() +
+                                            kSlackBytes / sizeof(index_t));
+    cuda::fill_bytes(d.row_ptr.data() + segments->segment_block_ptr.size(), 0, kSlackBytes);
+    d.row_ptr.upload(segments->segment_block_ptr.data(), segments->segment_block_ptr.size());
+    d.row_out = cuda::DeviceBuffer<index_t>(segments->segment_out);
+    d.split_rows = cuda::DeviceBuffer<index_t>(segments->split_rows);
+    d.segment_ptr = cuda::DeviceBuffer<index_t>(segments->segment_ptr);
+    d.partials = cuda::DeviceBuffer<V>(static_cast<std::size_t>(segments->partial_slots()) *
+                                       static_cast<std::size_t>(m.block_size));
+    d.n_split = static_cast<index_t>(segments->split_rows.size());
+    d.max_split = segments->max_split;
+  } else {
+    d.nrows = m.block_rows;
+    d.row_ptr = std::move(m.row_ptr);
+  }
+  if (tma_tile_blocks > 0)
+    set_tma_tiles(d, segments ? segments->segment_block_ptr : m.block_row_ptr, tma_tile_blocks);
+  cuda::Context::get().synchronize();
+  return d;
+}
+
 #define SPMVKIT_INSTANTIATE(V)                                                        \
+  template DeviceBsr<V> device_bsr(DeviceBsrBlocks<V>&&, const BsrSegments*, index_t, bool); \
   template DeviceBsr<V> upload_bsr(const Bsr<V>&, const BsrSegments*, index_t, bool); \
   template void set_tma_rotated(DeviceBsr<V>&, const Bsr<V>&, bool);                  \
   template void set_tma_tiles(DeviceBsr<V>&, const std::vector<index_t>&, index_t);

@@ -31,19 +31,35 @@ void gather_block_cols(const Csr<V>& a, index_t br, int bs, std::vector<index_t>
 
 }  // namespace
 
-template <class V>
-Bsr<V> csr_to_bsr(const Csr<V>& a, int block_size, BlockLayout layout) {
+void bsr_check_shape(index_t rows, index_t cols, int block_size) {
   if (block_size < 1 || block_size > kBsrMaxBlockSize)
     throw InputError("bsr: block_size must be in 1.." + std::to_string(kBsrMaxBlockSize) +
                      ", got " + std::to_string(block_size));
   const int bs = block_size;
-  const std::int64_t block_rows = (static_cast<std::int64_t>(a.rows) + bs - 1) / bs;
-  const std::int64_t block_cols = (static_cast<std::int64_t>(a.cols) + bs - 1) / bs;
+  const std::int64_t block_rows = (static_cast<std::int64_t>(rows) + bs - 1) / bs;
+  const std::int64_t block_cols = (static_cast<std::int64_t>(cols) + bs - 1) / bs;
   constexpr std::int64_t index_max = std::numeric_limits<index_t>::max();
   if (block_rows * bs > index_max || block_cols * bs > index_max)
-    throw UnsupportedError("bsr: padding " + std::to_string(a.rows) + "x" + std::to_string(a.cols) +
+    throw UnsupportedError("bsr: padding " + std::to_string(rows) + "x" + std::to_string(cols) +
                            " to a multiple of bs=" + std::to_string(bs) +
                            " overflows 32-bit indices");
+}
+
+void bsr_check_fill(std::int64_t nnzb, int bs, std::int64_t nnz) {
+  const std::int64_t stored = nnzb * bs * bs;
+  const std::int64_t limit = 64 * nnz + (std::int64_t{1} << 20);
+  if (stored > limit)
+    throw UnsupportedError("bsr: bs=" + std::to_string(bs) + " blocks would store " +
+                           std::to_string(stored) + " values for " + std::to_string(nnz) +
+                           " entries (fill over 64x): the matrix has no such block structure");
+}
+
+template <class V>
+Bsr<V> csr_to_bsr(const Csr<V>& a, int block_size, BlockLayout layout) {
+  bsr_check_shape(a.rows, a.cols, block_size);
+  const int bs = block_size;
+  const std::int64_t block_rows = (static_cast<std::int64_t>(a.rows) + bs - 1) / bs;
+  const std::int64_t block_cols = (static_cast<std::int64_t>(a.cols) + bs - 1) / bs;
   Bsr<V> m;
   m.rows = a.rows;
   m.cols = a.cols;
@@ -66,12 +82,8 @@ Bsr<V> csr_to_bsr(const Csr<V>& a, int block_size, BlockLayout layout) {
   }
   for (index_t br = 0; br < m.block_rows; ++br) m.block_row_ptr[br + 1] += m.block_row_ptr[br];
   const std::int64_t nnzb = m.block_row_ptr.back();  // <= nnz, fits index_t
+  bsr_check_fill(nnzb, bs, a.nnz());
   const std::int64_t stored = nnzb * bs * bs;
-  const std::int64_t limit = 64 * static_cast<std::int64_t>(a.nnz()) + (std::int64_t{1} << 20);
-  if (stored > limit)
-    throw UnsupportedError("bsr: bs=" + std::to_string(bs) + " blocks would store " +
-                           std::to_string(stored) + " values for " + std::to_string(a.nnz()) +
-                           " entries (fill over 64x): the matrix has no such block structure");
   m.block_col_idx.resize(static_cast<std::size_t>(nnzb));
   m.values.assign(static_cast<std::size_t>(stored), V(0));
 

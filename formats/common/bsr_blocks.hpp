@@ -48,4 +48,9 @@ struct Bsr {
 template <class V>
 Bsr<V> csr_to_bsr(const Csr<V>& a, int block_size, BlockLayout layout = BlockLayout::column_major);
 
+// csr_to_bsr's checks, shared with the device conversion (bsr_blocks_cuda.hpp): the block
+// size and the padded shape (before any work), the fill once the blocks are counted.
+void bsr_check_shape(index_t rows, index_t cols, int block_size);
+void bsr_check_fill(std::int64_t nnzb, int block_size, std::int64_t nnz);
+
 }  // namespace spmvkit

@@ -3,6 +3,8 @@
 // their CUDA side: csr_balanced.cuh, csr_split.cuh).
 #pragma once
 
+#include <functional>
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -75,5 +77,10 @@ struct FarSplitChoice {
 template <class V>
 FarSplitChoice csr_far_split_choice(const Csr<V>& a, const Params& p, const std::string& who,
                                     double l2_bytes);
+// The same from the shape and a count of the far entries for a band (the device build counts
+// them on the device).
+FarSplitChoice csr_far_split_choice(index_t cols, std::int64_t nnz, std::size_t value_bytes,
+                                    const Params& p, const std::string& who, double l2_bytes,
+                                    const std::function<std::int64_t(index_t band)>& count_far);
 
 }  // namespace spmvkit

@@ -77,12 +77,12 @@ std::int64_t csr_count_far(const Csr<V>& a, index_t band) {
   return far;
 }
 
-template <class V>
-FarSplitChoice csr_far_split_choice(const Csr<V>& a, const Params& p, const std::string& who,
-                                    double l2_bytes) {
+FarSplitChoice csr_far_split_choice(index_t cols, std::int64_t nnz, std::size_t value_bytes,
+                                    const Params& p, const std::string& who, double l2_bytes,
+                                    const std::function<std::int64_t(index_t band)>& count_far) {
   FarSplitChoice c;
   const long long band =
-      p.get_int("near_band", static_cast<long long>((std::size_t{8} << 20) / sizeof(V)));
+      p.get_int("near_band", static_cast<long long>((std::size_t{8} << 20) / value_bytes));
   if (band < 0 || band > std::numeric_limits<index_t>::max())
     throw InputError(who + ": near_band must be in 0..2^31-1, got " +
                      p.get_string("near_band", ""));
@@ -96,12 +96,19 @@ FarSplitChoice csr_far_split_choice(const Csr<V>& a, const Params& p, const std:
     c.panels = static_cast<int>(n);
     return c;
   }
-  const double x_bytes = static_cast<double>(a.cols) * sizeof(V);
+  const double x_bytes = static_cast<double>(cols) * static_cast<double>(value_bytes);
   const double half_l2 = l2_bytes / 2.0;
   if (half_l2 <= 0 || x_bytes <= half_l2) return c;
-  if (csr_count_far(a, c.band) * 20 < a.nnz()) return c;
+  if (count_far(c.band) * 20 < nnz) return c;
   c.panels = static_cast<int>(std::min(64.0, std::ceil(x_bytes / half_l2)));
   return c;
+}
+
+template <class V>
+FarSplitChoice csr_far_split_choice(const Csr<V>& a, const Params& p, const std::string& who,
+                                    double l2_bytes) {
+  return csr_far_split_choice(a.cols, a.nnz(), sizeof(V), p, who, l2_bytes,
+                              [&a](index_t band) { return csr_count_far(a, band); });
 }
 
 template FarSplitChoice csr_far_split_choice(const Csr<float>&, const Params&, const std::string&,

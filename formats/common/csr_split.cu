@@ -85,10 +85,80 @@ __global__ void split_gather_kernel(
     atomicAdd(segments, static_cast<unsigned long long>(block_starts));
 }
 
+// Entries outside the band of their row's diagonal (split_keys_kernel's near test, and
+// csr_count_far's on the host), summed a block, one atomic a block.
+__global__ void count_far_kernel(std::int64_t nnz, index_t rows, index_t cols,
+                                 const index_t* __restrict__ row_ptr,
+                                 const index_t* __restrict__ col_idx, index_t band,
+                                 unsigned long long* far) {
+  const std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  int is_far = 0;
+  if (k < nnz) {
+    const index_t r = row_of(row_ptr, rows, k);
+    const std::int64_t diagonal = std::int64_t{r} * cols / rows;
+    const index_t c = col_idx[k];
+    is_far = c < diagonal - band || c > diagonal + band;
+  }
+  using BlockReduce = cub::BlockReduce<int, kSplitBlock>;
+  __shared__ typename BlockReduce::TempStorage storage;
+  const int block_far = BlockReduce(storage).Sum(is_far);
+  if (threadIdx.x == 0 && block_far > 0)
+    atomicAdd(far, static_cast<unsigned long long>(block_far));
+}
+
+// Entry k of the permuted matrix (new row i, its new_row_ptr[i] + j) from entry
+// row_ptr[perm[i]] + j of the original.
+template <class V>
+__global__ void permute_rows_kernel(std::int64_t nnz, index_t rows,
+                                    const index_t* __restrict__ new_row_ptr,
+                                    const index_t* __restrict__ perm,
+                                    const index_t* __restrict__ row_ptr,
+                                    const index_t* __restrict__ col_idx,
+                                    const V* __restrict__ values, index_t* out_col, V* out_val) {
+  const std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (k >= nnz) return;
+  const index_t i = row_of(new_row_ptr, rows, k);
+  const std::int64_t src = std::int64_t{row_ptr[perm[i]]} + (k - new_row_ptr[i]);
+  out_col[k] = col_idx[src];
+  out_val[k] = values[src];
+}
+
 }  // namespace
 
 template <class V>
-DeviceNearFar<V> csr_split_near_far(const DeviceCsr<V>& a, index_t band, int panels) {
+DeviceCsr<V> csr_permute_rows(const DeviceCsrView<V>& a, const std::vector<index_t>& perm,
+                              const std::vector<index_t>& new_row_ptr) {
+  DeviceCsr<V> out;
+  out.rows = a.rows;
+  out.cols = a.cols;
+  out.row_ptr = cuda::DeviceBuffer<index_t>(new_row_ptr);
+  out.col_idx = cuda::DeviceBuffer<index_t>(static_cast<std::size_t>(a.nnz));
+  out.values = cuda::DeviceBuffer<V>(static_cast<std::size_t>(a.nnz));
+  if (a.nnz == 0) return out;
+  const cuda::DeviceBuffer<index_t> perm_d(perm);
+  permute_rows_kernel<V><<<cuda::grid_for(static_cast<std::size_t>(a.nnz), kSplitBlock),
+                           kSplitBlock, 0, cuda::Context::get().stream()>>>(
+      a.nnz, a.rows, out.row_ptr.data(), perm_d.data(), a.row_ptr, a.col_idx, a.values,
+      out.col_idx.data(), out.values.data());
+  SPMVKIT_LAUNCH_CHECK();
+  cuda::Context::get().synchronize();  // perm_d is freed here
+  return out;
+}
+
+template <class V>
+std::int64_t csr_count_far(const DeviceCsrView<V>& a, index_t band) {
+  if (a.nnz == 0) return 0;
+  cuda::DeviceBuffer<unsigned long long> far(1);
+  cuda::fill_bytes(far.data(), 0, far.bytes());
+  count_far_kernel<<<cuda::grid_for(static_cast<std::size_t>(a.nnz), kSplitBlock), kSplitBlock,
+                     0, cuda::Context::get().stream()>>>(a.nnz, a.rows, a.cols, a.row_ptr,
+                                                         a.col_idx, band, far.data());
+  SPMVKIT_LAUNCH_CHECK();
+  return static_cast<std::int64_t>(far.download()[0]);
+}
+
+template <class V>
+DeviceNearFar<V> csr_split_near_far(const DeviceCsrView<V>& a, index_t band, int panels) {
   if (panels < 1 || panels > 65535)
     throw InputError("csr near/far split: panels must be in 1..65535, got " +
                      std::to_string(panels));
@@ -96,7 +166,7 @@ DeviceNearFar<V> csr_split_near_far(const DeviceCsr<V>& a, index_t band, int pan
     throw InputError("csr near/far split: band must be >= 0, got " + std::to_string(band));
   auto& ctx = cuda::Context::get();
   cudaStream_t s = ctx.stream();
-  const std::int64_t nnz = a.nnz();
+  const std::int64_t nnz = a.nnz;
   const index_t rows = a.rows;
   const std::int64_t width =
       std::max<std::int64_t>((std::int64_t{a.cols} + panels - 1) / panels, 1);
@@ -114,8 +184,8 @@ DeviceNearFar<V> csr_split_near_far(const DeviceCsr<V>& a, index_t band, int pan
       sorted_order(static_cast<std::size_t>(nnz));
   if (nnz > 0) {
     // Near entries counted into row_ptr[1 ..], then summed in place.
-    split_keys_kernel<<<grid, kSplitBlock, 0, s>>>(nnz, rows, a.cols, a.row_ptr.data(),
-                                                   a.col_idx.data(), band, width, keys.data(),
+    split_keys_kernel<<<grid, kSplitBlock, 0, s>>>(nnz, rows, a.cols, a.row_ptr,
+                                                   a.col_idx, band, width, keys.data(),
                                                    order.data(), out.near.row_ptr.data() + 1);
     SPMVKIT_LAUNCH_CHECK();
     index_t* counts = out.near.row_ptr.data() + 1;
@@ -160,7 +230,7 @@ DeviceNearFar<V> csr_split_near_far(const DeviceCsr<V>& a, index_t band, int pan
   cuda::fill_bytes(segments.data(), 0, segments.bytes());
   if (nnz > 0) {
     split_gather_kernel<V><<<grid, kSplitBlock, 0, s>>>(
-        nnz, near_nnz, rows, a.row_ptr.data(), a.col_idx.data(), a.values.data(),
+        nnz, near_nnz, rows, a.row_ptr, a.col_idx, a.values,
         sorted_keys.data(), sorted_order.data(), out.near.col_idx.data(), out.near.values.data(),
         out.far_row.data(), out.far_col.data(), out.far_val.data(), segments.data());
     SPMVKIT_LAUNCH_CHECK();
@@ -172,7 +242,8 @@ DeviceNearFar<V> csr_split_near_far(const DeviceCsr<V>& a, index_t band, int pan
 
 template <class V>
 NearFarSplit<V> csr_split_near_far(const Csr<V>& a, index_t band, int panels) {
-  const DeviceNearFar<V> d = csr_split_near_far(DeviceCsr<V>(a), band, panels);
+  const DeviceCsr<V> up(a);
+  const DeviceNearFar<V> d = csr_split_near_far(up.view(), band, panels);
   NearFarSplit<V> s;
   s.near.rows = d.near.rows;
   s.near.cols = d.near.cols;
@@ -188,7 +259,10 @@ NearFarSplit<V> csr_split_near_far(const Csr<V>& a, index_t band, int panels) {
 }
 
 #define SPMVKIT_INSTANTIATE(V)                                                     \
-  template DeviceNearFar<V> csr_split_near_far(const DeviceCsr<V>&, index_t, int); \
+  template DeviceNearFar<V> csr_split_near_far(const DeviceCsrView<V>&, index_t, int); \
+  template std::int64_t csr_count_far(const DeviceCsrView<V>&, index_t);               \
+  template DeviceCsr<V> csr_permute_rows(const DeviceCsrView<V>&, const std::vector<index_t>&, \
+                                         const std::vector<index_t>&);                     \
   template NearFarSplit<V> csr_split_near_far(const Csr<V>&, index_t, int);
 SPMVKIT_INSTANTIATE(float)
 SPMVKIT_INSTANTIATE(double)

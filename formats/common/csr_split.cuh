@@ -1,5 +1,5 @@
 // CSR arrays on the device, and the near/far split made there (csr_split.cu): csr_balanced's
-// and suraa's `far_panels` (included by .cu files only).
+// and suraa's `far_panels`; a row permutation there (csr3) (included by .cu files only).
 //
 // The split is a stable partition of the entries by key (0: near the diagonal, 1 + p: far, in
 // column panel p) with a CUB radix sort of entry indices, then gathers: the near entries keep
@@ -51,6 +51,9 @@ struct DeviceCsr {
     }
   }
   std::int64_t nnz() const { return static_cast<std::int64_t>(col_idx.size()); }
+  DeviceCsrView<V> view() const {
+    return {rows, cols, nnz(), row_ptr.data(), col_idx.data(), values.data()};
+  }
 };
 
 // csr_split_near_far's result on the device. The near part's row pointer is on the host too
@@ -68,6 +71,21 @@ struct DeviceNearFar {
 
 // The split of csr.hpp's csr_split_near_far, on the device.
 template <class V>
-DeviceNearFar<V> csr_split_near_far(const DeviceCsr<V>& a, index_t band, int panels);
+DeviceNearFar<V> csr_split_near_far(const DeviceCsrView<V>& a, index_t band, int panels);
+template <class V>
+DeviceNearFar<V> csr_split_near_far(const DeviceCsr<V>& a, index_t band, int panels) {
+  return csr_split_near_far(a.view(), band, panels);
+}
+
+// permute_rows (spmvkit/reorder.hpp) on the device: new row i is row perm[i] of `a`;
+// `new_row_ptr` is the permuted matrix's row pointer, made on the host from the row lengths.
+// A thread an entry (its new row by a binary search), writes coalesced.
+template <class V>
+DeviceCsr<V> csr_permute_rows(const DeviceCsrView<V>& a, const std::vector<index_t>& perm,
+                              const std::vector<index_t>& new_row_ptr);
+
+// csr_count_far on the device: the entries outside the band (a thread an entry).
+template <class V>
+std::int64_t csr_count_far(const DeviceCsrView<V>& a, index_t band);
 
 }  // namespace spmvkit

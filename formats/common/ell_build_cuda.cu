@@ -91,8 +91,9 @@ __global__ void ell_pack_kernel(index_t rows, std::int64_t groups, std::int64_t 
   }
 }
 
-// Entries past `width` of each row, in COO (hyb_pack's tail): row r's go from offset[r]. A
-// thread a row; entries stay sorted by (row, column). Bytes: per tail entry column + value
+// Entries past `width` of each row, in COO (hyb_pack's tail; without rows when coo_row is
+// null: HEC's CSR part): row r's go from offset[r]. A thread a row; entries stay sorted by
+// (row, column). Bytes: per tail entry column + value
 // read, row + column + value written.
 template <class V>
 __global__ void csr_tail_kernel(index_t rows, index_t width, const index_t* __restrict__ row_ptr,
@@ -103,7 +104,7 @@ __global__ void csr_tail_kernel(index_t rows, index_t width, const index_t* __re
   if (r >= rows) return;
   index_t out = offset[r];
   for (std::int64_t k = std::int64_t{row_ptr[r]} + width; k < row_ptr[r + 1]; ++k, ++out) {
-    coo_row[out] = static_cast<index_t>(r);
+    if (coo_row != nullptr) coo_row[out] = static_cast<index_t>(r);
     coo_col[out] = col_idx[k];
     coo_val[out] = values[k];
   }
@@ -116,6 +117,28 @@ __global__ void csr_tail_length_kernel(index_t rows, index_t width,
   const std::int64_t r = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (r > rows) return;
   tail[r] = r < rows ? max(0, row_ptr[r + 1] - row_ptr[r] - width) : 0;
+}
+
+// The rows with a tail (offset[r + 1] > offset[r]), listed: listed row j = row_id[j] starts
+// at row_ptr[j] = offset[row_id[j]]; index[r] is r's place in the list (an exclusive scan of
+// the flags). A thread a row.
+__global__ void csr_tail_list_kernel(index_t rows, const index_t* __restrict__ offset,
+                                     const index_t* __restrict__ index, index_t* row_id,
+                                     index_t* row_ptr) {
+  const std::int64_t r = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (r >= rows) return;
+  if (offset[r + 1] > offset[r]) {
+    row_id[index[r]] = static_cast<index_t>(r);
+    row_ptr[index[r]] = offset[r];
+  }
+  if (r == rows - 1) row_ptr[index[r] + (offset[r + 1] > offset[r])] = offset[rows];
+}
+
+// 1 where row r has a tail, for the listing's scan.
+__global__ void csr_tail_flag_kernel(index_t rows, const index_t* __restrict__ offset,
+                                     index_t* flag) {
+  const std::int64_t r = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (r < rows) flag[r] = offset[r + 1] > offset[r] ? 1 : 0;
 }
 
 unsigned group_grid(std::int64_t groups) {
@@ -199,15 +222,13 @@ EllDevice<V> ell_pack_device(const DeviceCsrView<V>& a, index_t width, std::int6
   return d;
 }
 
+namespace {
+
+// offset[r] = where row r's tail starts among all tails (rows + 1 entries, an exclusive scan
+// of the tail lengths; offset[rows] = tail_nnz).
 template <class V>
-CooDeviceTail<V> csr_tail_coo_device(const DeviceCsrView<V>& a, index_t width,
-                                     std::int64_t tail_nnz) {
-  CooDeviceTail<V> t;
-  t.row = cuda::DeviceBuffer<index_t>(static_cast<std::size_t>(tail_nnz));
-  t.col = cuda::DeviceBuffer<index_t>(static_cast<std::size_t>(tail_nnz));
-  t.values = cuda::DeviceBuffer<V>(static_cast<std::size_t>(tail_nnz));
-  if (tail_nnz == 0 || a.rows == 0) return t;
-  cudaStream_t stream = cuda::Context::get().stream();
+cuda::DeviceBuffer<index_t> csr_tail_offsets(const DeviceCsrView<V>& a, index_t width,
+                                             cudaStream_t stream) {
   constexpr int block = EllBuildPolicy::block_threads;
   const std::int64_t n = std::int64_t{a.rows} + 1;
   // One array, scanned in place: 4 bytes a row beside the format (the peak-memory bound).
@@ -220,9 +241,65 @@ CooDeviceTail<V> csr_tail_coo_device(const DeviceCsrView<V>& a, index_t width,
         return cub::DeviceScan::ExclusiveSum(tmp, b, offset.data(), offset.data(), n, s);
       },
       stream);
+  return offset;
+}
+
+}  // namespace
+
+template <class V>
+CooDeviceTail<V> csr_tail_coo_device(const DeviceCsrView<V>& a, index_t width,
+                                     std::int64_t tail_nnz) {
+  CooDeviceTail<V> t;
+  t.row = cuda::DeviceBuffer<index_t>(static_cast<std::size_t>(tail_nnz));
+  t.col = cuda::DeviceBuffer<index_t>(static_cast<std::size_t>(tail_nnz));
+  t.values = cuda::DeviceBuffer<V>(static_cast<std::size_t>(tail_nnz));
+  if (tail_nnz == 0 || a.rows == 0) return t;
+  cudaStream_t stream = cuda::Context::get().stream();
+  constexpr int block = EllBuildPolicy::block_threads;
+  const cuda::DeviceBuffer<index_t> offset = csr_tail_offsets(a, width, stream);
   csr_tail_kernel<V><<<static_cast<unsigned>((a.rows + block - 1) / block), block, 0, stream>>>(
       a.rows, width, a.row_ptr, a.col_idx, a.values, offset.data(), t.row.data(), t.col.data(),
       t.values.data());
+  SPMVKIT_CUDA_CHECK(cudaGetLastError());
+  cuda::Context::get().synchronize();
+  return t;
+}
+
+template <class V>
+CsrDeviceTail<V> csr_tail_rows_device(const DeviceCsrView<V>& a, index_t width,
+                                      std::int64_t tail_nnz, index_t tail_rows) {
+  CsrDeviceTail<V> t;
+  t.rows = tail_rows;
+  t.row_id = cuda::DeviceBuffer<index_t>(static_cast<std::size_t>(tail_rows));
+  t.row_ptr = cuda::DeviceBuffer<index_t>(static_cast<std::size_t>(tail_rows) + 1);
+  t.col = cuda::DeviceBuffer<index_t>(static_cast<std::size_t>(tail_nnz));
+  t.values = cuda::DeviceBuffer<V>(static_cast<std::size_t>(tail_nnz));
+  if (tail_nnz == 0 || a.rows == 0) {
+    const index_t zero = 0;
+    cuda::copy_to_device(t.row_ptr.data(), &zero, sizeof zero);
+    return t;
+  }
+  cudaStream_t stream = cuda::Context::get().stream();
+  constexpr int block = EllBuildPolicy::block_threads;
+  const unsigned grid = static_cast<unsigned>((a.rows + block - 1) / block);
+  const cuda::DeviceBuffer<index_t> offset = csr_tail_offsets(a, width, stream);
+  {
+    cuda::DeviceBuffer<index_t> index(static_cast<std::size_t>(a.rows));
+    csr_tail_flag_kernel<<<grid, block, 0, stream>>>(a.rows, offset.data(), index.data());
+    SPMVKIT_CUDA_CHECK(cudaGetLastError());
+    cuda::cub_call(
+        [&](void* tmp, std::size_t& b, cudaStream_t s) {
+          return cub::DeviceScan::ExclusiveSum(tmp, b, index.data(), index.data(), a.rows, s);
+        },
+        stream);
+    csr_tail_list_kernel<<<grid, block, 0, stream>>>(a.rows, offset.data(), index.data(),
+                                                     t.row_id.data(), t.row_ptr.data());
+    SPMVKIT_CUDA_CHECK(cudaGetLastError());
+    cuda::Context::get().synchronize();  // `index` is freed here
+  }
+  csr_tail_kernel<V><<<grid, block, 0, stream>>>(a.rows, width, a.row_ptr, a.col_idx, a.values,
+                                                 offset.data(), nullptr, t.col.data(),
+                                                 t.values.data());
   SPMVKIT_CUDA_CHECK(cudaGetLastError());
   cuda::Context::get().synchronize();
   return t;
@@ -234,7 +311,9 @@ CooDeviceTail<V> csr_tail_coo_device(const DeviceCsrView<V>& a, index_t width,
   template bool ell_deltas_fit_device(const DeviceCsrView<V>&, std::int64_t, index_t);         \
   template EllDevice<V> ell_pack_device(const DeviceCsrView<V>&, index_t, std::int64_t,        \
                                         EllSkip, int, bool, const std::vector<index_t>&);  \
-  template CooDeviceTail<V> csr_tail_coo_device(const DeviceCsrView<V>&, index_t, std::int64_t);
+  template CooDeviceTail<V> csr_tail_coo_device(const DeviceCsrView<V>&, index_t, std::int64_t); \
+  template CsrDeviceTail<V> csr_tail_rows_device(const DeviceCsrView<V>&, index_t, std::int64_t,  \
+                                                 index_t);
 SPMVKIT_INSTANTIATE(float)
 SPMVKIT_INSTANTIATE(double)
 #undef SPMVKIT_INSTANTIATE

@@ -79,4 +79,19 @@ template <class V>
 CooDeviceTail<V> csr_tail_coo_device(const DeviceCsrView<V>& a, index_t width,
                                      std::int64_t tail_nnz);
 
+// The same entries as a CSR over the rows that have any (HEC's CSR part, hec_pack's on the
+// host): listed row j is matrix row row_id[j], its entries [row_ptr[j], row_ptr[j + 1]);
+// tail_rows: how many rows have entries past `width`, known from the row lengths.
+template <class V>
+struct CsrDeviceTail {
+  index_t rows = 0;                      // listed rows
+  cuda::DeviceBuffer<index_t> row_id;    // rows
+  cuda::DeviceBuffer<index_t> row_ptr;   // rows + 1
+  cuda::DeviceBuffer<index_t> col;
+  cuda::DeviceBuffer<V> values;
+};
+template <class V>
+CsrDeviceTail<V> csr_tail_rows_device(const DeviceCsrView<V>& a, index_t width,
+                                      std::int64_t tail_nnz, index_t tail_rows);
+
 }  // namespace spmvkit

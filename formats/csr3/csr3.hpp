@@ -88,6 +88,7 @@ index_t csr3_default_long_row(double density);
 // 32 and <= 1024; block_z <= 64; parallel block_x a power of two <= 32.
 template <class V>
 Csr3Params csr3_choose(const Csr<V>& a, const Params& p);
+Csr3Params csr3_choose(index_t rows, std::int64_t nnz, const Params& p);  // the same, by shape
 void csr3_validate(const Csr3Params& p);
 
 // The host-built format.
@@ -126,6 +127,10 @@ std::unique_ptr<Operator<V>> make_csr3_cpu(Csr3<V> host);
 #if SPMVKIT_HAVE_CUDA
 template <class V>
 std::unique_ptr<Operator<V>> make_csr3_cuda(Csr3<V> host);
+// From a CSR on the device: `shape` is the host build's Csr3 with csr.row_ptr (rows in CSR-3
+// order) and perm, but no column indices or values; the rows are permuted (or copied) there.
+template <class V>
+std::unique_ptr<Operator<V>> make_csr3_cuda(const DeviceCsrView<V>& a, Csr3<V> shape);
 
 // For the tuner: times one device copy of `host` under each launch configuration (kernel,
 // sizes, block shape taken from each entry; reorder/long rows are those of `host`). Median

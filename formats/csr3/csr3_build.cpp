@@ -9,6 +9,9 @@
 #include "formats/csr3/csr3.hpp"
 #include "spmvkit/error.hpp"
 #include "spmvkit/reorder.hpp"
+#if SPMVKIT_HAVE_CUDA
+#include "backend/cuda/device_csr.hpp"
+#endif
 
 namespace spmvkit {
 
@@ -46,6 +49,40 @@ std::vector<index_t> csr3_uniform_ptr(index_t count, index_t group) {
   return ptr;
 }
 
+namespace {
+
+// The reordering that runs: none for a rectangular matrix (noted in f, or UnsupportedError
+// when reorder was asked for explicitly) or an empty one.
+template <class V>
+Csr3Reorder effective_reorder(Csr3<V>& f, index_t rows, index_t cols, bool reorder_explicit) {
+  Csr3Reorder reorder = f.params.reorder;
+  if (reorder != Csr3Reorder::none && rows != cols) {
+    if (reorder_explicit)
+      throw UnsupportedError("csr3: reorder needs a square matrix (got " + std::to_string(rows) +
+                             "x" + std::to_string(cols) + ")");
+    f.reorder_note = "rectangular: not reordered";
+    reorder = Csr3Reorder::none;
+  }
+  if (rows == 0) reorder = Csr3Reorder::none;
+  return reorder;
+}
+
+// Once f.csr's row pointer and f.perm are final: the parameters that actually run, the
+// super-row pointers and the long rows.
+template <class V>
+void csr3_finish(Csr3<V>& f) {
+  if (f.perm.empty()) {  // what actually runs (the note says why when it differs)
+    f.params.reorder = Csr3Reorder::none;
+    f.params.permute_x = false;
+  }
+  f.sup_row_ptr = csr3_uniform_ptr(f.csr.rows, f.params.super_row_size);
+  f.sup_sup_row_ptr = csr3_uniform_ptr(f.super_rows(), f.params.super_super_row_size);
+  for (index_t i = 0; i < f.csr.rows; ++i)
+    if (f.csr.row_length(i) > f.params.long_row_threshold) f.long_rows.push_back(i);
+}
+
+}  // namespace
+
 template <class V>
 Csr3<V> build_csr3(const Csr<V>& a, const Csr3Params& params, bool reorder_explicit) {
   csr3_validate(params);
@@ -53,15 +90,7 @@ Csr3<V> build_csr3(const Csr<V>& a, const Csr3Params& params, bool reorder_expli
   Csr3<V> f;
   f.params = params;
   f.user_cols = a.cols;
-  Csr3Reorder reorder = params.reorder;
-  if (reorder != Csr3Reorder::none && a.rows != a.cols) {
-    if (reorder_explicit)
-      throw UnsupportedError("csr3: reorder needs a square matrix (got " + std::to_string(a.rows) +
-                             "x" + std::to_string(a.cols) + ")");
-    f.reorder_note = "rectangular: not reordered";
-    reorder = Csr3Reorder::none;
-  }
-  if (a.rows == 0) reorder = Csr3Reorder::none;
+  const Csr3Reorder reorder = effective_reorder(f, a.rows, a.cols, reorder_explicit);
 
   const auto t0 = clock::now();
   if (reorder != Csr3Reorder::none) {
@@ -82,17 +111,49 @@ Csr3<V> build_csr3(const Csr<V>& a, const Csr3Params& params, bool reorder_expli
     f.csr = a;
   }
   f.reorder_ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
-  if (f.perm.empty()) {  // what actually runs (the note says why when it differs)
-    f.params.reorder = Csr3Reorder::none;
-    f.params.permute_x = false;
-  }
-
-  f.sup_row_ptr = csr3_uniform_ptr(f.csr.rows, params.super_row_size);
-  f.sup_sup_row_ptr = csr3_uniform_ptr(f.super_rows(), params.super_super_row_size);
-  for (index_t i = 0; i < f.csr.rows; ++i)
-    if (f.csr.row_length(i) > params.long_row_threshold) f.long_rows.push_back(i);
+  csr3_finish(f);
   return f;
 }
+
+namespace {
+
+#if SPMVKIT_HAVE_CUDA
+// The same operator from a CSR on the device. The ordering stays on the host (timed apart, as
+// reorder_ms: the matrix downloaded, Band-k/RCM computed there); the rows are permuted on the
+// device. reorder=auto and permute_x (a symmetric permutation, columns re-sorted) take the
+// host build whole, then upload.
+template <class V>
+std::unique_ptr<Operator<V>> build_csr3_device(const DeviceCsrView<V>& a, const Params& p) {
+  const Csr3Params params = csr3_choose(a.rows, a.nnz, p);
+  csr3_validate(params);
+  Csr3<V> f;
+  f.params = params;
+  f.user_cols = a.cols;
+  const Csr3Reorder reorder = effective_reorder(f, a.rows, a.cols, p.has("reorder"));
+  if (reorder == Csr3Reorder::auto_ || (reorder != Csr3Reorder::none && params.permute_x))
+    return make_csr3_cuda(build_csr3(cuda::download_csr(a), params, p.has("reorder")));
+  using clock = std::chrono::steady_clock;
+  const auto t0 = clock::now();
+  f.csr.rows = a.rows;
+  f.csr.cols = a.cols;
+  if (reorder != Csr3Reorder::none) {
+    const Csr<V> host = cuda::download_csr(a);
+    f.perm =
+        reorder_order(host, reorder == Csr3Reorder::rcm ? ReorderMethod::rcm : ReorderMethod::band);
+    f.csr.row_ptr.assign(static_cast<std::size_t>(a.rows) + 1, 0);
+    for (index_t i = 0; i < a.rows; ++i)
+      f.csr.row_ptr[i + 1] = f.csr.row_ptr[i] + host.row_length(f.perm[i]);
+  } else {
+    f.csr.row_ptr.resize(static_cast<std::size_t>(a.rows) + 1);
+    cuda::copy_to_host(f.csr.row_ptr.data(), a.row_ptr, f.csr.row_ptr.size() * sizeof(index_t));
+  }
+  f.reorder_ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
+  csr3_finish(f);
+  return make_csr3_cuda(a, std::move(f));
+}
+#endif
+
+}  // namespace
 
 template <class V>
 std::size_t Csr3<V>::matrix_bytes() const {
@@ -168,6 +229,9 @@ FormatEntry csr3_format() {
                  "mean row length)")
            .or_auto()},
       [](const auto& a, const Params& p, Backend b) { return build_csr3_operator(a, p, b); });
+#if SPMVKIT_HAVE_CUDA
+  set_device_builder(e, [](const auto& a, const Params& p) { return build_csr3_device(a, p); });
+#endif
   e.tune = tune_csr3;
   e.tune_summary = "brute-force search of CSR-3 sizes and block shapes; prints a fitted rule";
   return e;

@@ -15,6 +15,7 @@
 
 #include "backend/cuda/cuda.hpp"
 #include "backend/cuda/finish.cuh"
+#include "formats/common/csr_split.cuh"
 #include "formats/csr3/csr3.hpp"
 #include "spmvkit/error.hpp"
 #include "spmvkit/timing.hpp"
@@ -257,6 +258,29 @@ class Csr3Device {
         values_(h.csr.values),
         perm_(h.perm),
         x_perm_(permute_x_ ? static_cast<std::size_t>(h.csr.cols) : 0) {
+    make_long_rows(h);
+  }
+
+  // `h` without column indices and values (its csr.row_ptr only); `m` holds the rows.
+  Csr3Device(const Csr3<V>& h, DeviceCsr<V>&& m)
+      : rows_(h.csr.rows),
+        cols_(h.csr.cols),
+        long_row_threshold_(h.params.long_row_threshold),
+        permute_x_(h.params.permute_x && !h.perm.empty()),
+        row_ptr_(std::move(m.row_ptr)),
+        col_idx_(std::move(m.col_idx)),
+        values_(std::move(m.values)),
+        perm_(h.perm),
+        x_perm_(permute_x_ ? static_cast<std::size_t>(h.csr.cols) : 0) {
+    make_long_rows(h);
+  }
+
+  // Bytes of the long-row machinery one apply reads or writes.
+  std::size_t long_row_bytes() const { return chunks_.bytes() + partials_.bytes(); }
+
+ private:
+  // The long rows' chunk descriptors (from the row pointer on the host), partials, counters.
+  void make_long_rows(const Csr3<V>& h) {
     std::vector<LongChunk> chunks;
     index_t slots = 0;
     for (std::size_t i = 0; i < h.long_rows.size(); ++i) {
@@ -275,9 +299,7 @@ class Csr3Device {
     if (counters_.size() > 0) cuda::fill_bytes(counters_.data(), 0, counters_.bytes());
   }
 
-  // Bytes of the long-row machinery one apply reads or writes.
-  std::size_t long_row_bytes() const { return chunks_.bytes() + partials_.bytes(); }
-
+ public:
   void launch(const Csr3Params& c, const V* x, const V* y, V* z, V alpha, V beta,
               cudaStream_t stream) const {
     if (rows_ == 0) return;
@@ -359,10 +381,12 @@ template <class V>
 class Csr3CudaOperator final : public Operator<V> {
  public:
   explicit Csr3CudaOperator(const Csr3<V>& host)
+      : Csr3CudaOperator(host, Csr3Device<V>(host)) {}
+  Csr3CudaOperator(const Csr3<V>& host, Csr3Device<V>&& device)
       : Operator<V>(OperatorInfo{host.csr.rows, host.user_cols, host.csr.nnz(), host.matrix_bytes(),
                                  Backend::cuda, "csr3", host.details()}),
         params_(host.params),
-        device_(host) {
+        device_(std::move(device)) {
     // The host model counts 4 B a long row; the device reads chunk descriptors and partials.
     this->info_.matrix_bytes = this->info_.matrix_bytes - host.long_rows.size() * sizeof(index_t) +
                                device_.long_row_bytes();
@@ -382,6 +406,13 @@ class Csr3CudaOperator final : public Operator<V> {
 template <class V>
 std::unique_ptr<Operator<V>> make_csr3_cuda(Csr3<V> host) {
   return std::make_unique<Csr3CudaOperator<V>>(host);
+}
+
+template <class V>
+std::unique_ptr<Operator<V>> make_csr3_cuda(const DeviceCsrView<V>& a, Csr3<V> shape) {
+  DeviceCsr<V> m = shape.perm.empty() ? DeviceCsr<V>(a)
+                                      : csr_permute_rows(a, shape.perm, shape.csr.row_ptr);
+  return std::make_unique<Csr3CudaOperator<V>>(shape, Csr3Device<V>(shape, std::move(m)));
 }
 
 template <class V>
@@ -424,6 +455,7 @@ std::vector<double> csr3_time_launches(const Csr3<V>& host, const std::vector<Cs
 
 #define SPMVKIT_INSTANTIATE(V)                                                                    \
   template std::unique_ptr<Operator<V>> make_csr3_cuda(Csr3<V>);                                  \
+  template std::unique_ptr<Operator<V>> make_csr3_cuda(const DeviceCsrView<V>&, Csr3<V>);       \
   template std::vector<double> csr3_time_launches(const Csr3<V>&, const std::vector<Csr3Params>&, \
                                                   int, int);
 SPMVKIT_INSTANTIATE(float)

@@ -168,7 +168,11 @@ void csr3_validate(const Csr3Params& p) {
 
 template <class V>
 Csr3Params csr3_choose(const Csr<V>& a, const Params& p) {
-  const double d = a.rows > 0 ? static_cast<double>(a.nnz()) / a.rows : 0.0;
+  return csr3_choose(a.rows, a.nnz(), p);
+}
+
+Csr3Params csr3_choose(index_t rows, std::int64_t nnz, const Params& p) {
+  const double d = rows > 0 ? static_cast<double>(nnz) / rows : 0.0;
   const std::string rule = p.get_string("rule", "hopper");
   Csr3Params c;
   if (rule == "paper")

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
+#include <optional>
 #include <sstream>
 
 #include "formats/hec/hec.hpp"
@@ -109,69 +111,124 @@ std::optional<HecCsrKernel> csr_kernel_param(const Params& p) {
   throw InputError("hec: csr_kernel must be auto, scalar or balanced, got '" + s + "'");
 }
 
+// The parameters and the choices eq. (1) makes from the row-length histogram, once for the
+// host and the device builds.
+template <class V>
+struct HecChoices {
+  std::optional<HecCsrKernel> kernel_param;
+  int rows_per_thread;
+  std::optional<EllSkip> skip_param;
+  std::optional<int> bits_param;
+  bool width_param = false;
+  index_t l = 0;
+  HecCsrKernel kernel = HecCsrKernel::scalar;
+  PrChoice pr;
+
+  HecChoices(const Params& p, Backend b, const std::vector<std::int64_t>& hist, index_t rows)
+      : kernel_param(csr_kernel_param(p)),
+        rows_per_thread(ell_rows_per_thread_param<V>(p, "hec")),
+        skip_param(ell_skip_param(p, "hec")),
+        bits_param(index_bits_param(p, "hec")),
+        width_param(p.has("ell_width")) {
+    const index_t longest = hist.empty() ? 0 : static_cast<index_t>(hist.size() - 1);
+    if (width_param) {
+      const long long w = p.get_int("ell_width", 0);
+      if (w < 0 || w > longest)
+        throw InputError("hec: ell_width must be in 0.." + std::to_string(longest) +
+                         " (the longest row), got " + std::to_string(w));
+      l = static_cast<index_t>(w);
+    }
+    // The kernel and l depend on each other through p_r: solve eq. (1) with the scalar
+    // kernel's p_r; if the CSR part then has a row too long for a thread, switch to the
+    // balanced kernel and solve again with its p_r.
+    kernel = kernel_param.value_or(HecCsrKernel::scalar);
+    pr = choose_p_r<V>(p, b, kernel);
+    if (!width_param) l = hec_ell_width(hist, rows, pr.value);
+    if (!kernel_param && longest - l > hec_scalar_max_row) {
+      kernel = HecCsrKernel::balanced;
+      pr = choose_p_r<V>(p, b, kernel);
+      if (!width_param) l = hec_ell_width(hist, rows, pr.value);
+    }
+  }
+
+  // `ell` needs its shape and row_length only (the byte model).
+  OperatorInfo info(const EllData<V>& ell, std::int64_t nnz, index_t csr_rows,
+                    std::int64_t csr_nnz, EllSkip skip, bool deltas, Backend b) const {
+    std::ostringstream details;
+    details.precision(4);
+    details << "ell_width=" << l << (width_param ? "(param)" : "") << ",p_r=" << pr.value << "("
+            << pr.source << ")"
+            << ",csr_kernel=" << to_string(kernel) << (kernel_param ? "" : "(auto)")
+            << ",csr_rows=" << csr_rows << ",csr_nnz=" << csr_nnz << ",skip=" << to_string(skip);
+    if (b == Backend::cuda)
+      details << ",rows_per_thread=" << rows_per_thread << ",index_bits=" << (deltas ? 16 : 32);
+    // CSR part as the device reads it: the rows that have entries (row id + offset each), the
+    // entries, and for the balanced kernel one starting row per 32 entries.
+    const std::size_t csr_bytes =
+        static_cast<std::size_t>(csr_nnz) * (sizeof(index_t) + sizeof(V)) +
+        (static_cast<std::size_t>(csr_rows) * 2 + 1) * sizeof(index_t) +
+        (kernel == HecCsrKernel::balanced
+             ? (static_cast<std::size_t>(csr_nnz) + 31) / 32 * sizeof(index_t)
+             : 0);
+    return OperatorInfo{ell.rows, ell.cols, nnz, ell_pass_bytes(ell, skip, deltas) + csr_bytes,
+                        b,        "hec",    details.str()};
+  }
+};
+
 template <class V>
 std::unique_ptr<Operator<V>> build_hec(const Csr<V>& a, const Params& p, Backend b) {
-  const std::optional<HecCsrKernel> kernel_param = csr_kernel_param(p);
-  const int rows_per_thread = ell_rows_per_thread_param<V>(p, "hec");
-  const std::optional<EllSkip> skip_param = ell_skip_param(p, "hec");
-  const std::optional<int> bits_param = index_bits_param(p, "hec");
-
-  const std::vector<std::int64_t> hist = length_histogram(row_lengths(a));
-  const index_t longest = hist.empty() ? 0 : static_cast<index_t>(hist.size() - 1);
-  const bool width_param = p.has("ell_width");
-  index_t l = 0;
-  if (width_param) {
-    const long long w = p.get_int("ell_width", 0);
-    if (w < 0 || w > longest)
-      throw InputError("hec: ell_width must be in 0.." + std::to_string(longest) +
-                       " (the longest row), got " + std::to_string(w));
-    l = static_cast<index_t>(w);
-  }
-  // The kernel and l depend on each other through p_r: solve eq. (1) with the scalar kernel's
-  // p_r; if the CSR part then has a row too long for a thread, switch to the balanced kernel
-  // and solve again with its p_r.
-  HecCsrKernel kernel = kernel_param.value_or(HecCsrKernel::scalar);
-  PrChoice pr = choose_p_r<V>(p, b, kernel);
-  if (!width_param) l = hec_ell_width(hist, a.rows, pr.value);
-  if (!kernel_param && longest - l > hec_scalar_max_row) {
-    kernel = HecCsrKernel::balanced;
-    pr = choose_p_r<V>(p, b, kernel);
-    if (!width_param) l = hec_ell_width(hist, a.rows, pr.value);
-  }
-
-  HecData<V> h = hec_pack(a, l);
-  const std::optional<ColumnDeltas> deltas = ell_choose_deltas(h.ell, bits_param, b, "hec");
-  const int index_bits = deltas ? 16 : 32;
-  const EllSkip skip = skip_param ? *skip_param : ell_choose_skip(h.ell, deltas.has_value());
+  const HecChoices<V> c(p, b, length_histogram(row_lengths(a)), a.rows);
+  HecData<V> h = hec_pack(a, c.l);
+  const std::optional<ColumnDeltas> deltas = ell_choose_deltas(h.ell, c.bits_param, b, "hec");
+  const EllSkip skip = c.skip_param ? *c.skip_param : ell_choose_skip(h.ell, deltas.has_value());
   index_t csr_rows = 0;
   for (index_t r = 0; r < a.rows; ++r) csr_rows += h.csr_row_ptr[r + 1] > h.csr_row_ptr[r];
-
-  std::ostringstream details;
-  details.precision(4);
-  details << "ell_width=" << l << (width_param ? "(param)" : "") << ",p_r=" << pr.value << "("
-          << pr.source << ")"
-          << ",csr_kernel=" << to_string(kernel) << (kernel_param ? "" : "(auto)")
-          << ",csr_rows=" << csr_rows << ",csr_nnz=" << h.csr_nnz() << ",skip=" << to_string(skip);
-  if (b == Backend::cuda)
-    details << ",rows_per_thread=" << rows_per_thread << ",index_bits=" << index_bits;
-  // CSR part as the device reads it: the rows that have entries (row id + offset each), the
-  // entries, and for the balanced kernel one starting row per 32 entries.
-  const std::size_t csr_bytes =
-      static_cast<std::size_t>(h.csr_nnz()) * (sizeof(index_t) + sizeof(V)) +
-      (static_cast<std::size_t>(csr_rows) * 2 + 1) * sizeof(index_t) +
-      (kernel == HecCsrKernel::balanced
-           ? (static_cast<std::size_t>(h.csr_nnz()) + 31) / 32 * sizeof(index_t)
-           : 0);
-  OperatorInfo info{
-      a.rows, a.cols, a.nnz(),      ell_pass_bytes(h.ell, skip, deltas.has_value()) + csr_bytes,
-      b,      "hec",  details.str()};
+  OperatorInfo info = c.info(h.ell, a.nnz(), csr_rows, h.csr_nnz(), skip, deltas.has_value(), b);
 #if SPMVKIT_HAVE_CUDA
   if (b == Backend::cuda)
-    return make_hec_cuda(h, skip, rows_per_thread, deltas ? &*deltas : nullptr, kernel,
+    return make_hec_cuda(h, skip, c.rows_per_thread, deltas ? &*deltas : nullptr, c.kernel,
                          std::move(info));
 #endif
   return make_hec_cpu(std::move(h), std::move(info));
 }
+
+#if SPMVKIT_HAVE_CUDA
+// The same operator from a CSR on the device: row lengths there (copied to the host for
+// eq. (1), the byte model and the skip rule), the ELL part and the CSR part made there. The
+// diagonal positions (hec_pack's diag_pos, for host-side preconditioners) are not made: the
+// CUDA operator does not keep them.
+template <class V>
+std::unique_ptr<Operator<V>> build_hec_device(const DeviceCsrView<V>& a, const Params& p) {
+  EllData<V> shape;
+  shape.rows = a.rows;
+  shape.cols = a.cols;
+  shape.pitch = ell_pitch(a.rows);
+  index_t longest = 0;
+  std::vector<index_t> lengths = ell_row_lengths_device(
+      a, shape.pitch, std::numeric_limits<index_t>::max(), &longest);
+  const HecChoices<V> c(
+      p, Backend::cuda,
+      length_histogram(std::vector<index_t>(lengths.begin(), lengths.begin() + a.rows)), a.rows);
+  shape.width = c.l;
+  index_t csr_rows = 0;
+  for (index_t& len : lengths) {
+    csr_rows += len > c.l;
+    len = std::min(len, c.l);
+  }
+  shape.row_length = std::move(lengths);
+  for (index_t len : shape.row_length) shape.stored += len;
+  bool deltas = false;
+  if (c.bits_param != 32 && shape.width > 0) {
+    deltas = ell_deltas_fit_device(a, shape.pitch, shape.width);
+    if (c.bits_param == 16 && !deltas) ell_deltas_do_not_fit("hec");
+  }
+  const EllSkip skip = c.skip_param ? *c.skip_param : ell_choose_skip(shape, deltas);
+  const std::int64_t csr_nnz = a.nnz - shape.stored;
+  OperatorInfo info = c.info(shape, a.nnz, csr_rows, csr_nnz, skip, deltas, Backend::cuda);
+  return make_hec_cuda(a, shape, csr_rows, csr_nnz, skip, c.rows_per_thread, deltas, c.kernel,
+                       std::move(info));
+}
+#endif
 
 }  // namespace
 
@@ -213,6 +270,9 @@ FormatEntry hec_format() {
                                      "balanced tiles")},
                          ell_pass_params()),
                      [](const auto& a, const Params& p, Backend b) { return build_hec(a, p, b); });
+#if SPMVKIT_HAVE_CUDA
+  set_device_builder(e, [](const auto& a, const Params& p) { return build_hec_device(a, p); });
+#endif
   e.tune = tune_hec;
   e.tune_summary = "HEC's p_r (cost of a CSR-part entry against an ELL entry)";
   return e;

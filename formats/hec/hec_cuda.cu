@@ -9,6 +9,7 @@
 #include <climits>
 #include <vector>
 
+#include "backend/cuda/search.cuh"
 #include "formats/common/ell_pass_cuda.hpp"
 #include "formats/hec/hec.hpp"
 #include "formats/common/segmented_reduce.cuh"
@@ -102,6 +103,14 @@ __global__ void __launch_bounds__(HecCsrPolicy::block_threads)
       key, prod, lane, [&](index_t j, V sum) { atomicAdd(z + __ldg(row_id + j), alpha * sum); });
 }
 
+// round_row[q] = the listed row holding entry 32*q (listed rows are non-empty, so the last
+// row starting at or before it). A thread a round.
+__global__ void hec_round_row_kernel(std::int64_t rounds, index_t rows,
+                                     const index_t* __restrict__ row_ptr, index_t* round_row) {
+  const std::int64_t q = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (q < rounds) round_row[q] = cuda::last_at_most(row_ptr, 0, rows - 1, q * 32);
+}
+
 // The CSR part on the device: the listed rows (those with CSR-part entries).
 template <class V>
 struct HecCsrDevice {
@@ -139,6 +148,25 @@ struct HecCsrDevice {
     }
   }
 
+  // Made on the device (csr_tail_rows_device), round_row there too.
+  HecCsrDevice(CsrDeviceTail<V>&& t, HecCsrKernel k)
+      : rows(t.rows),
+        nnz(static_cast<index_t>(t.values.size())),
+        kernel(k),
+        row_id(std::move(t.row_id)),
+        row_ptr(std::move(t.row_ptr)),
+        col_idx(std::move(t.col)),
+        values(std::move(t.values)) {
+    if (nnz == 0 || kernel != HecCsrKernel::balanced) return;
+    const std::int64_t rounds = (std::int64_t{nnz} + 31) / 32;
+    round_row = cuda::DeviceBuffer<index_t>(static_cast<std::size_t>(rounds));
+    constexpr int block = HecCsrPolicy::block_threads;
+    hec_round_row_kernel<<<cuda::grid_for(static_cast<std::size_t>(rounds), block), block, 0,
+                           cuda::Context::get().stream()>>>(rounds, rows, row_ptr.data(),
+                                                           round_row.data());
+    SPMVKIT_LAUNCH_CHECK();
+  }
+
   void launch(const V* x, V* z, V alpha, cudaStream_t stream) const {
     launch_kernel(kernel, x, z, alpha, stream);
   }
@@ -167,6 +195,9 @@ class HecCudaOperator final : public Operator<V> {
   HecCudaOperator(const HecData<V>& h, EllSkip skip, int rows_per_thread,
                   const ColumnDeltas* deltas, HecCsrKernel kernel, OperatorInfo info)
       : Operator<V>(std::move(info)), ell_(h.ell, skip, rows_per_thread, deltas), csr_(h, kernel) {}
+
+  HecCudaOperator(EllDevice<V>&& ell, HecCsrDevice<V>&& csr, OperatorInfo info)
+      : Operator<V>(std::move(info)), ell_(std::move(ell)), csr_(std::move(csr)) {}
 
   void apply(const V* x, const V* y, V* z, V alpha, V beta) const override {
     if (this->rows() == 0) return;
@@ -306,6 +337,27 @@ std::unique_ptr<Operator<V>> make_hec_cuda(const HecData<V>& h, EllSkip skip, in
   return std::make_unique<HecCudaOperator<V>>(h, skip, rows_per_thread, deltas, kernel,
                                               std::move(info));
 }
+
+template <class V>
+std::unique_ptr<Operator<V>> make_hec_cuda(const DeviceCsrView<V>& a, const EllData<V>& shape,
+                                           index_t csr_rows, std::int64_t csr_nnz, EllSkip skip,
+                                           int rows_per_thread, bool deltas, HecCsrKernel kernel,
+                                           OperatorInfo info) {
+  EllDevice<V> ell = ell_pack_device(a, shape.width, shape.pitch, skip, rows_per_thread, deltas,
+                                     shape.row_length);
+  HecCsrDevice<V> csr(csr_tail_rows_device(a, shape.width, csr_nnz, csr_rows), kernel);
+  cuda::Context::get().synchronize();
+  return std::make_unique<HecCudaOperator<V>>(std::move(ell), std::move(csr), std::move(info));
+}
+
+#define SPMVKIT_INSTANTIATE(V)                                                                 \
+  template std::unique_ptr<Operator<V>> make_hec_cuda(const DeviceCsrView<V>&,                 \
+                                                      const EllData<V>&, index_t, std::int64_t, \
+                                                      EllSkip, int, bool, HecCsrKernel,         \
+                                                      OperatorInfo);
+SPMVKIT_INSTANTIATE(float)
+SPMVKIT_INSTANTIATE(double)
+#undef SPMVKIT_INSTANTIATE
 
 template std::unique_ptr<Operator<float>> make_hec_cuda(const HecData<float>&, EllSkip, int,
                                                         const ColumnDeltas*, HecCsrKernel,

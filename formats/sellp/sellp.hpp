@@ -73,6 +73,24 @@ SellpConfig sellp_default_config(const std::vector<index_t>& lengths);
 template <class V>
 SellpData<V> sellp_pack(const Csr<V>& a, const SellpConfig& config);
 
+// The byte model's view of a packed SELL-P matrix: its shape, and how many aligned groups of
+// 4, 8 and 16 slots (the 32-byte sectors of 8-, 4- and 2-byte elements) and of b*t slots (the
+// chunks) hold an entry. Counted on the host from col_idx (sellp_footprint) or on the device
+// by the device build (sellp_cuda.hpp).
+struct SellpFootprint {
+  SellpConfig config;
+  index_t slices = 0;
+  std::int64_t padded_slots = 0;
+  std::int64_t positions = 0;  // row_length's size: slices * b
+  std::int64_t perm_rows = 0;  // perm's size: 0 unsorted
+  std::int64_t used_groups_4 = 0;
+  std::int64_t used_groups_8 = 0;
+  std::int64_t used_groups_16 = 0;
+  std::int64_t used_chunks = 0;
+};
+template <class V>
+SellpFootprint sellp_footprint(const SellpData<V>& s);
+
 // Byte model, sector-exact as ell_pass_bytes: value sectors holding an entry; column-index
 // sectors (2-byte with `deltas`): all of them (sentinel: every slot of a slice is read) or
 // those holding an entry (row_length); with deltas, 4 bytes a chunk for its base (all
@@ -82,6 +100,11 @@ template <class V>
 std::size_t sellp_bytes(const SellpData<V>& s, EllSkip skip, bool deltas = false);
 template <class V>
 EllSkip sellp_choose_skip(const SellpData<V>& s, bool deltas = false);
+// The same from the footprint (the device build has no host arrays).
+template <class V>
+std::size_t sellp_bytes(const SellpFootprint& f, EllSkip skip, bool deltas);
+template <class V>
+EllSkip sellp_choose_skip(const SellpFootprint& f, bool deltas);
 
 // 16-bit column deltas as for ELL (ColumnDeltas), one base per chunk (the b*t slots a
 // slice's threads read together). Every slice holds whole chunks, so slot k's base is

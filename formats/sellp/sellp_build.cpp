@@ -6,6 +6,9 @@
 #include <sstream>
 
 #include "formats/sellp/sellp.hpp"
+#if SPMVKIT_HAVE_CUDA
+#include "formats/sellp/sellp_cuda.hpp"
+#endif
 #include "spmvkit/error.hpp"
 
 namespace spmvkit {
@@ -156,36 +159,67 @@ SellpData<V> sellp_pack(const Csr<V>& a, const SellpConfig& config) {
 }
 
 template <class V>
-std::size_t sellp_bytes(const SellpData<V>& s, EllSkip skip, bool deltas) {
-  constexpr std::int64_t values_per_sector = sector_bytes / sizeof(V);
+SellpFootprint sellp_footprint(const SellpData<V>& s) {
+  SellpFootprint f;
+  f.config = s.config;
+  f.slices = s.slices;
+  f.padded_slots = s.padded_slots();
+  f.positions = static_cast<std::int64_t>(s.row_length.size());
+  f.perm_rows = static_cast<std::int64_t>(s.perm.size());
+  f.used_groups_4 = used_sectors(s.col_idx, 4);
+  f.used_groups_8 = used_sectors(s.col_idx, 8);
+  f.used_groups_16 = used_sectors(s.col_idx, 16);
+  f.used_chunks =
+      used_sectors(s.col_idx, static_cast<std::int64_t>(s.config.slice_size) *
+                                  s.config.threads_per_row);
+  return f;
+}
+
+template <class V>
+std::size_t sellp_bytes(const SellpFootprint& f, EllSkip skip, bool deltas) {
+  // Groups of 32 / sizeof(element) slots are the 32-byte sectors of an array of that element.
+  const auto used = [&f](std::size_t element_bytes) {
+    return element_bytes == 8 ? f.used_groups_4
+                              : element_bytes == 4 ? f.used_groups_8 : f.used_groups_16;
+  };
   const std::int64_t indices_per_sector =
       sector_bytes / (deltas ? sizeof(std::uint16_t) : sizeof(index_t));
-  std::int64_t sectors = used_sectors(s.col_idx, values_per_sector);
+  std::int64_t sectors = used(sizeof(V));
   if (skip == EllSkip::sentinel)
-    sectors += (s.padded_slots() + indices_per_sector - 1) / indices_per_sector;
+    sectors += (f.padded_slots + indices_per_sector - 1) / indices_per_sector;
   else
-    sectors += used_sectors(s.col_idx, indices_per_sector);
+    sectors += used(deltas ? sizeof(std::uint16_t) : sizeof(index_t));
   std::int64_t bytes = sectors * sector_bytes;
   if (deltas) {
     const std::int64_t chunk =
-        static_cast<std::int64_t>(s.config.slice_size) * s.config.threads_per_row;
-    const std::int64_t chunks = s.padded_slots() / chunk;
+        static_cast<std::int64_t>(f.config.slice_size) * f.config.threads_per_row;
+    const std::int64_t chunks = f.padded_slots / chunk;
     bytes += skip == EllSkip::sentinel
                  ? (chunks * 4 + sector_bytes - 1) / sector_bytes * sector_bytes
-                 : used_sectors(s.col_idx, chunk) * static_cast<std::int64_t>(sizeof(index_t));
+                 : f.used_chunks * static_cast<std::int64_t>(sizeof(index_t));
   }
-  bytes += static_cast<std::int64_t>(s.slices) * (sizeof(std::int64_t) + sizeof(index_t));
-  if (skip == EllSkip::row_length)
-    bytes += static_cast<std::int64_t>(s.row_length.size()) * sizeof(index_t);
-  bytes += static_cast<std::int64_t>(s.perm.size()) * sizeof(index_t);
+  bytes += static_cast<std::int64_t>(f.slices) * (sizeof(std::int64_t) + sizeof(index_t));
+  if (skip == EllSkip::row_length) bytes += f.positions * static_cast<std::int64_t>(sizeof(index_t));
+  bytes += f.perm_rows * static_cast<std::int64_t>(sizeof(index_t));
   return static_cast<std::size_t>(bytes);
 }
 
 template <class V>
-EllSkip sellp_choose_skip(const SellpData<V>& s, bool deltas) {
-  return sellp_bytes(s, EllSkip::sentinel, deltas) <= sellp_bytes(s, EllSkip::row_length, deltas)
+EllSkip sellp_choose_skip(const SellpFootprint& f, bool deltas) {
+  return sellp_bytes<V>(f, EllSkip::sentinel, deltas) <=
+                 sellp_bytes<V>(f, EllSkip::row_length, deltas)
              ? EllSkip::sentinel
              : EllSkip::row_length;
+}
+
+template <class V>
+std::size_t sellp_bytes(const SellpData<V>& s, EllSkip skip, bool deltas) {
+  return sellp_bytes<V>(sellp_footprint(s), skip, deltas);
+}
+
+template <class V>
+EllSkip sellp_choose_skip(const SellpData<V>& s, bool deltas) {
+  return sellp_choose_skip<V>(sellp_footprint(s), deltas);
 }
 
 template <class V>
@@ -225,72 +259,99 @@ std::optional<ColumnDeltas> sellp_column_deltas(const SellpData<V>& s) {
 
 namespace {
 
+// The parameters and the configuration, chosen once from the row lengths for the host and the
+// device builds.
+struct SellpChoices {
+  double max_fill = 64.0;
+  std::optional<EllSkip> skip;
+  std::optional<int> index_bits;
+  SellpConfig config;
+  double fill = 1.0;
+
+  SellpChoices(const Params& p, const std::vector<index_t>& lengths, std::int64_t nnz)
+      : max_fill(p.get_double("max_fill", 64.0)),
+        skip(ell_skip_param(p, "sellp")),
+        index_bits(index_bits_param(p, "sellp")) {
+    if (!std::isfinite(max_fill) || max_fill < 1.0)
+      throw InputError("sellp: max_fill must be a finite number >= 1, got " +
+                       p.get_string("max_fill", ""));
+    SellpConfig& c = config;
+    c = sellp_default_config(lengths);
+    if (p.has("slice_size")) {
+      const long long v = p.get_int("slice_size", c.slice_size);
+      if (!is_pow2(v) || v > 1024)
+        throw InputError("sellp: slice_size must be a power of two in 1..1024, got " +
+                         std::to_string(v));
+      c.slice_size = static_cast<int>(v);
+    }
+    if (p.has("threads_per_row")) {
+      const long long v = p.get_int("threads_per_row", c.threads_per_row);
+      if (!is_pow2(v) || v > 32)
+        throw InputError("sellp: threads_per_row must be 1, 2, 4, 8, 16 or 32, got " +
+                         std::to_string(v));
+      c.threads_per_row = static_cast<int>(v);
+    }
+    if (static_cast<long long>(c.slice_size) * c.threads_per_row > 1024)
+      throw InputError(
+          "sellp: slice_size * threads_per_row must be at most 1024 (a thread block), "
+          "got " +
+          std::to_string(c.slice_size) + " * " + std::to_string(c.threads_per_row));
+    if (p.has("sigma")) {
+      const long long v = p.get_int("sigma", 1);
+      if (v < 1 || v > 2147483647LL || (v > 1 && v % c.slice_size != 0))
+        throw InputError("sellp: sigma must be 1 or a multiple of slice_size (" +
+                         std::to_string(c.slice_size) + "), got " + std::to_string(v));
+      c.sigma = static_cast<index_t>(v);
+    } else if (p.has("slice_size") || p.has("threads_per_row")) {
+      c.sigma = sellp_choose_sigma(lengths, c.slice_size, c.threads_per_row);
+    }
+
+    const std::int64_t slots = sellp_slots(lengths, c);
+    fill = nnz == 0 ? 1.0 : static_cast<double>(slots) / nnz;
+    if (fill > max_fill) {
+      std::ostringstream os;
+      os << "sellp: slices of " << c.slice_size << " rows (sigma " << c.sigma
+         << ") would store " << fill << "x the " << nnz << " nonzeros, over max_fill="
+         << max_fill;
+      throw UnsupportedError(os.str());
+    }
+  }
+
+  // Whether 16-bit deltas are tried on CUDA (auto or 16).
+  bool try_deltas() const { return index_bits != 32; }
+  // index_bits=16 asked, the deltas do not fit.
+  [[noreturn]] static void deltas_do_not_fit() {
+    throw UnsupportedError(
+        "sellp: index_bits=16 needs the columns of every chunk to span at "
+        "most 65534");
+  }
+
+  template <class V>
+  OperatorInfo info(index_t rows, index_t cols, std::int64_t nnz, const SellpFootprint& f,
+                    EllSkip chosen, bool deltas, Backend b) const {
+    std::ostringstream details;
+    details.precision(3);
+    details << "slice_size=" << config.slice_size << ",threads_per_row="
+            << config.threads_per_row << ",sigma=" << config.sigma << ",fill=" << fill
+            << ",skip=" << to_string(chosen);
+    if (b == Backend::cuda) details << ",index_bits=" << (deltas ? 16 : 32);
+    return OperatorInfo{rows, cols, nnz, sellp_bytes<V>(f, chosen, deltas),
+                        b,    "sellp", details.str()};
+  }
+};
+
 template <class V>
 std::unique_ptr<Operator<V>> build_sellp(const Csr<V>& a, const Params& p, Backend b) {
-  const double max_fill = p.get_double("max_fill", 64.0);
-  if (!std::isfinite(max_fill) || max_fill < 1.0)
-    throw InputError("sellp: max_fill must be a finite number >= 1, got " +
-                     p.get_string("max_fill", ""));
-  const std::optional<EllSkip> skip_param = ell_skip_param(p, "sellp");
-  const std::optional<int> bits_param = index_bits_param(p, "sellp");
-  const std::vector<index_t> lengths = row_lengths(a);
-  SellpConfig c = sellp_default_config(lengths);
-
-  if (p.has("slice_size")) {
-    const long long v = p.get_int("slice_size", c.slice_size);
-    if (!is_pow2(v) || v > 1024)
-      throw InputError("sellp: slice_size must be a power of two in 1..1024, got " +
-                       std::to_string(v));
-    c.slice_size = static_cast<int>(v);
-  }
-  if (p.has("threads_per_row")) {
-    const long long v = p.get_int("threads_per_row", c.threads_per_row);
-    if (!is_pow2(v) || v > 32)
-      throw InputError("sellp: threads_per_row must be 1, 2, 4, 8, 16 or 32, got " +
-                       std::to_string(v));
-    c.threads_per_row = static_cast<int>(v);
-  }
-  if (static_cast<long long>(c.slice_size) * c.threads_per_row > 1024)
-    throw InputError(
-        "sellp: slice_size * threads_per_row must be at most 1024 (a thread block), "
-        "got " +
-        std::to_string(c.slice_size) + " * " + std::to_string(c.threads_per_row));
-  if (p.has("sigma")) {
-    const long long v = p.get_int("sigma", 1);
-    if (v < 1 || v > 2147483647LL || (v > 1 && v % c.slice_size != 0))
-      throw InputError("sellp: sigma must be 1 or a multiple of slice_size (" +
-                       std::to_string(c.slice_size) + "), got " + std::to_string(v));
-    c.sigma = static_cast<index_t>(v);
-  } else if (p.has("slice_size") || p.has("threads_per_row")) {
-    c.sigma = sellp_choose_sigma(lengths, c.slice_size, c.threads_per_row);
-  }
-
-  const std::int64_t slots = sellp_slots(lengths, c);
-  const double fill = a.nnz() == 0 ? 1.0 : static_cast<double>(slots) / a.nnz();
-  if (fill > max_fill) {
-    std::ostringstream os;
-    os << "sellp: slices of " << c.slice_size << " rows (sigma " << c.sigma << ") would store "
-       << fill << "x the " << a.nnz() << " nonzeros, over max_fill=" << max_fill;
-    throw UnsupportedError(os.str());
-  }
-  SellpData<V> s = sellp_pack(a, c);
+  const SellpChoices c(p, row_lengths(a), a.nnz());
+  SellpData<V> s = sellp_pack(a, c.config);
   std::optional<ColumnDeltas> deltas;  // the OpenMP kernel reads col_idx
-  if (b == Backend::cuda && bits_param != 32) {
+  if (b == Backend::cuda && c.try_deltas()) {
     deltas = sellp_column_deltas(s);
-    if (bits_param == 16 && !deltas)
-      throw UnsupportedError(
-          "sellp: index_bits=16 needs the columns of every chunk to span at "
-          "most 65534");
+    if (c.index_bits == 16 && !deltas) SellpChoices::deltas_do_not_fit();
   }
-  const int index_bits = deltas ? 16 : 32;
-  const EllSkip skip = skip_param ? *skip_param : sellp_choose_skip(s, deltas.has_value());
-  std::ostringstream details;
-  details.precision(3);
-  details << "slice_size=" << c.slice_size << ",threads_per_row=" << c.threads_per_row
-          << ",sigma=" << c.sigma << ",fill=" << fill << ",skip=" << to_string(skip);
-  if (b == Backend::cuda) details << ",index_bits=" << index_bits;
-  OperatorInfo info{a.rows, a.cols,  a.nnz(),      sellp_bytes(s, skip, deltas.has_value()),
-                    b,      "sellp", details.str()};
+  const SellpFootprint f = sellp_footprint(s);
+  const EllSkip skip = c.skip ? *c.skip : sellp_choose_skip<V>(f, deltas.has_value());
+  OperatorInfo info = c.info<V>(a.rows, a.cols, a.nnz(), f, skip, deltas.has_value(), b);
 #if SPMVKIT_HAVE_CUDA
   if (b == Backend::cuda)
     return make_sellp_cuda(s, skip, deltas ? &*deltas : nullptr, std::move(info));
@@ -298,10 +359,30 @@ std::unique_ptr<Operator<V>> build_sellp(const Csr<V>& a, const Params& p, Backe
   return make_sellp_cpu(std::move(s), std::move(info));
 }
 
+#if SPMVKIT_HAVE_CUDA
+// The same operator from a CSR on the device: the row lengths copied to the host for the
+// configuration rule (4 bytes a row), the permutation, slices, packing, delta fit and the
+// byte model's counts made on the device (sellp_setup_cuda.cu).
+template <class V>
+std::unique_ptr<Operator<V>> build_sellp_device(const DeviceCsrView<V>& a, const Params& p) {
+  index_t longest = 0;
+  std::vector<index_t> lengths =
+      ell_row_lengths_device(a, a.rows, std::numeric_limits<index_t>::max(), &longest);
+  const SellpChoices c(p, lengths, a.nnz);
+  lengths = {};
+  SellpDevice<V> s = sellp_pack_device(a, c.config, longest, c.try_deltas());
+  const bool deltas = s.index_bits == 16;
+  if (c.index_bits == 16 && !deltas) SellpChoices::deltas_do_not_fit();
+  const EllSkip skip = c.skip ? *c.skip : sellp_choose_skip<V>(s.footprint, deltas);
+  OperatorInfo info = c.info<V>(a.rows, a.cols, a.nnz, s.footprint, skip, deltas, Backend::cuda);
+  return make_sellp_cuda(std::move(s), skip, std::move(info));
+}
+#endif
+
 }  // namespace
 
 FormatEntry sellp_format() {
-  return make_format(
+  FormatEntry e = make_format(
       "sellp",
       "SELL-P: slices of b rows, t threads a row, rows padded to a multiple of t, "
       "optional sorting window sigma",
@@ -320,12 +401,19 @@ FormatEntry sellp_format() {
                   "its nonzeros"),
        ell_skip_spec(), ell_index_bits_spec()},
       [](const auto& a, const Params& p, Backend b) { return build_sellp(a, p, b); });
+#if SPMVKIT_HAVE_CUDA
+  set_device_builder(e, [](const auto& a, const Params& p) { return build_sellp_device(a, p); });
+#endif
+  return e;
 }
 
-#define SPMVKIT_INSTANTIATE(V)                                          \
-  template SellpData<V> sellp_pack(const Csr<V>&, const SellpConfig&);  \
-  template std::size_t sellp_bytes(const SellpData<V>&, EllSkip, bool); \
-  template EllSkip sellp_choose_skip(const SellpData<V>&, bool);        \
+#define SPMVKIT_INSTANTIATE(V)                                                     \
+  template SellpData<V> sellp_pack(const Csr<V>&, const SellpConfig&);             \
+  template SellpFootprint sellp_footprint(const SellpData<V>&);                    \
+  template std::size_t sellp_bytes<V>(const SellpFootprint&, EllSkip, bool);       \
+  template EllSkip sellp_choose_skip<V>(const SellpFootprint&, bool);              \
+  template std::size_t sellp_bytes(const SellpData<V>&, EllSkip, bool);            \
+  template EllSkip sellp_choose_skip(const SellpData<V>&, bool);                   \
   template std::optional<ColumnDeltas> sellp_column_deltas(const SellpData<V>&);
 SPMVKIT_INSTANTIATE(float)
 SPMVKIT_INSTANTIATE(double)

@@ -17,7 +17,7 @@
 // beta != 0; z. sellp_bytes() counts exactly the matrix part.
 #include "backend/cuda/cuda.hpp"
 #include "formats/common/ell_pass_cuda.hpp"
-#include "formats/sellp/sellp.hpp"
+#include "formats/sellp/sellp_cuda.hpp"
 
 namespace spmvkit {
 
@@ -93,36 +93,47 @@ __global__ void __launch_bounds__(SellpPolicy::max_block_threads)
   }
 }
 
+// The host pack uploaded (synchronously: the upload is part of the format's setup).
+template <class V>
+SellpDevice<V> upload(const SellpData<V>& s, EllSkip skip, const ColumnDeltas* deltas) {
+  SellpDevice<V> d;
+  d.rows = s.rows;
+  d.footprint.config = s.config;
+  d.footprint.slices = s.slices;
+  d.index_bits = deltas != nullptr ? 16 : 32;
+  d.slice_ptr = cuda::DeviceBuffer<std::int64_t>(s.slice_ptr);
+  d.slice_chunks = cuda::DeviceBuffer<index_t>(s.slice_chunks);
+  d.values = cuda::DeviceBuffer<V>(s.values);
+  d.perm = cuda::DeviceBuffer<index_t>(s.perm);
+  if (deltas != nullptr) {
+    d.col_delta = cuda::DeviceBuffer<std::uint16_t>(deltas->delta);
+    d.col_base = cuda::DeviceBuffer<index_t>(deltas->base);
+  } else {
+    d.col_idx = cuda::DeviceBuffer<index_t>(s.col_idx);
+  }
+  if (skip == EllSkip::row_length) d.row_length = cuda::DeviceBuffer<index_t>(s.row_length);
+  return d;
+}
+
 template <class V>
 class SellpCudaOperator final : public Operator<V> {
  public:
-  SellpCudaOperator(const SellpData<V>& s, EllSkip skip, const ColumnDeltas* deltas,
-                    OperatorInfo info)
+  SellpCudaOperator(SellpDevice<V>&& s, EllSkip skip, OperatorInfo info)
       : Operator<V>(std::move(info)),
-        slices_(s.slices),
-        slice_size_(s.config.slice_size),
-        threads_per_row_(s.config.threads_per_row),
+        slices_(s.footprint.slices),
+        slice_size_(s.footprint.config.slice_size),
+        threads_per_row_(s.footprint.config.threads_per_row),
         skip_(skip),
-        index_bits_(deltas != nullptr ? 16 : 32),
-        slice_ptr_(s.slice_ptr),
-        slice_chunks_(s.slice_chunks),
-        values_(s.values),
-        perm_(s.perm) {
-    if (deltas != nullptr) {
-      col_delta_ = cuda::DeviceBuffer<std::uint16_t>(deltas->delta);
-      col_base_ = cuda::DeviceBuffer<index_t>(deltas->base);
-    } else {
-      col_idx_ = cuda::DeviceBuffer<index_t>(s.col_idx);
-    }
-    if (skip == EllSkip::row_length) row_length_ = cuda::DeviceBuffer<index_t>(s.row_length);
+        s_(std::move(s)) {
+    if (skip_ != EllSkip::row_length) s_.row_length = {};
   }
 
   void apply(const V* x, const V* y, V* z, V alpha, V beta) const override {
     if (this->rows() == 0) return;
-    if (index_bits_ == 16)
-      dispatch(reinterpret_cast<const unsigned short*>(col_delta_.data()), x, y, z, alpha, beta);
+    if (s_.index_bits == 16)
+      dispatch(reinterpret_cast<const unsigned short*>(s_.col_delta.data()), x, y, z, alpha, beta);
     else
-      dispatch(col_idx_.data(), x, y, z, alpha, beta);
+      dispatch(s_.col_idx.data(), x, y, z, alpha, beta);
   }
 
  private:
@@ -165,9 +176,9 @@ class SellpCudaOperator final : public Operator<V> {
     const std::size_t threads = static_cast<std::size_t>(slices_) * group;
     sellp_kernel<V, IT, T, ROW_LEN, SellpPolicy::unroll>
         <<<cuda::grid_for(threads, block), block, 0, cuda::Context::get().stream()>>>(
-            this->rows(), slices_, slice_size_, slice_ptr_.data(), slice_chunks_.data(), col,
-            col_base_.data(), values_.data(), row_length_.data(),
-            perm_.size() > 0 ? perm_.data() : nullptr, x, y, z, alpha, beta);
+            this->rows(), slices_, slice_size_, s_.slice_ptr.data(), s_.slice_chunks.data(), col,
+            s_.col_base.data(), s_.values.data(), s_.row_length.data(),
+            s_.perm.size() > 0 ? s_.perm.data() : nullptr, x, y, z, alpha, beta);
     SPMVKIT_LAUNCH_CHECK();
   }
 
@@ -175,15 +186,7 @@ class SellpCudaOperator final : public Operator<V> {
   int slice_size_;
   int threads_per_row_;
   EllSkip skip_;
-  int index_bits_;
-  cuda::DeviceBuffer<std::int64_t> slice_ptr_;
-  cuda::DeviceBuffer<index_t> slice_chunks_;
-  cuda::DeviceBuffer<index_t> col_idx_;
-  cuda::DeviceBuffer<std::uint16_t> col_delta_;
-  cuda::DeviceBuffer<index_t> col_base_;
-  cuda::DeviceBuffer<V> values_;
-  cuda::DeviceBuffer<index_t> perm_;
-  cuda::DeviceBuffer<index_t> row_length_;
+  SellpDevice<V> s_;
 };
 
 }  // namespace
@@ -191,12 +194,20 @@ class SellpCudaOperator final : public Operator<V> {
 template <class V>
 std::unique_ptr<Operator<V>> make_sellp_cuda(const SellpData<V>& s, EllSkip skip,
                                              const ColumnDeltas* deltas, OperatorInfo info) {
-  return std::make_unique<SellpCudaOperator<V>>(s, skip, deltas, std::move(info));
+  return std::make_unique<SellpCudaOperator<V>>(upload(s, skip, deltas), skip, std::move(info));
 }
 
-template std::unique_ptr<Operator<float>> make_sellp_cuda(const SellpData<float>&, EllSkip,
-                                                          const ColumnDeltas*, OperatorInfo);
-template std::unique_ptr<Operator<double>> make_sellp_cuda(const SellpData<double>&, EllSkip,
-                                                           const ColumnDeltas*, OperatorInfo);
+template <class V>
+std::unique_ptr<Operator<V>> make_sellp_cuda(SellpDevice<V>&& s, EllSkip skip, OperatorInfo info) {
+  return std::make_unique<SellpCudaOperator<V>>(std::move(s), skip, std::move(info));
+}
+
+#define SPMVKIT_INSTANTIATE(V)                                                                 \
+  template std::unique_ptr<Operator<V>> make_sellp_cuda(const SellpData<V>&, EllSkip,          \
+                                                        const ColumnDeltas*, OperatorInfo);    \
+  template std::unique_ptr<Operator<V>> make_sellp_cuda(SellpDevice<V>&&, EllSkip, OperatorInfo);
+SPMVKIT_INSTANTIATE(float)
+SPMVKIT_INSTANTIATE(double)
+#undef SPMVKIT_INSTANTIATE
 
 }  // namespace spmvkit

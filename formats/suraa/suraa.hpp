@@ -378,6 +378,10 @@ std::unique_ptr<Operator<V>> make_suraa_cpu(const Csr<V>& a, const SuraaOptions&
 #if SPMVKIT_HAVE_CUDA
 template <class V>
 std::unique_ptr<Operator<V>> make_suraa_cuda(const Csr<V>& a, const SuraaOptions& o);
+// From a CSR on the device: the same setup, the matrix read there (no copy of it is kept);
+// only the low-variance fallback (csr_balanced, built on the host) downloads it.
+template <class V>
+std::unique_ptr<Operator<V>> make_suraa_cuda(const DeviceCsrView<V>& a, const SuraaOptions& o);
 // The GPU setup alone, its plan downloaded (perm included): for tests comparing it with
 // suraa_plan_host. Ignores the low-variance fallback.
 template <class V>

@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "backend/cuda/cuda.hpp"
+#include "backend/cuda/device_csr.hpp"
 #include "formats/common/csr_balanced.cuh"
 #include "formats/common/csr_kernels.hpp"
 #include "formats/common/csr_split.cuh"
@@ -54,8 +55,8 @@ using namespace suraa_gpu;
 template <class V>
 class SuraaCudaOperator final : public Operator<V> {
  public:
-  SuraaCudaOperator(const DeviceCsr<V>& a, const SuraaOptions& o, SuraaDeviceData<V> d)
-      : Operator<V>(OperatorInfo{a.rows, a.cols, a.nnz(), 0, Backend::cuda,
+  SuraaCudaOperator(const DeviceCsrView<V>& a, const SuraaOptions& o, SuraaDeviceData<V> d)
+      : Operator<V>(OperatorInfo{a.rows, a.cols, a.nnz, 0, Backend::cuda,
                                  o.dynamic ? "suraa" : "suraa_static", ""}),
         d_(std::move(d)),
         dynamic_(g1_dynamic(o)),
@@ -66,8 +67,8 @@ class SuraaCudaOperator final : public Operator<V> {
     const index_t g1 = plan.g1_end;
     partial_sums_ = cuda::DeviceBuffer<V>(static_cast<std::size_t>(d_.partials));  // 0: G1 tiles
     this->info_.matrix_bytes =
-        suraa_matrix_bytes(a.rows, a.nnz(), sizeof(V), g1_own_kernels(o) ? g1 : 0, d_.partials);
-    this->info_.paper_bytes = suraa_paper_bytes(a.rows, a.cols, a.nnz(), sizeof(V));
+        suraa_matrix_bytes(a.rows, a.nnz, sizeof(V), g1_own_kernels(o) ? g1 : 0, d_.partials);
+    this->info_.paper_bytes = suraa_paper_bytes(a.rows, a.cols, a.nnz, sizeof(V));
     if (table_mode_) build_table();
     if (tiles_mode_ && a.rows > 0) build_tiles();
 
@@ -287,13 +288,13 @@ class SuraaCudaOperator final : public Operator<V> {
 template <class V>
 class SuraaNearFarOperator final : public Operator<V> {
  public:
-  SuraaNearFarOperator(const Csr<V>& a, std::unique_ptr<Operator<V>> near, DeviceNearFar<V>&& split,
-                       int panels, index_t band)
+  SuraaNearFarOperator(const DeviceCsrView<V>& a, std::unique_ptr<Operator<V>> near,
+                       DeviceNearFar<V>&& split, int panels, index_t band)
       : Operator<V>(near->info()), near_(std::move(near)), far_(std::move(split)) {
-    this->info_.nnz = a.nnz();
+    this->info_.nnz = a.nnz;
     this->info_.cols = a.cols;
     this->info_.matrix_bytes += far_.bytes();
-    this->info_.paper_bytes = suraa_paper_bytes(a.rows, a.cols, a.nnz(), sizeof(V));
+    this->info_.paper_bytes = suraa_paper_bytes(a.rows, a.cols, a.nnz, sizeof(V));
     this->info_.details += ",far_panels=" + std::to_string(panels) +
                            ",near_band=" + std::to_string(band) +
                            ",far_nnz=" + std::to_string(far_.size());
@@ -311,10 +312,33 @@ class SuraaNearFarOperator final : public Operator<V> {
 
 }  // namespace
 
+// SURAA from a matrix on the device (`a`, read, not kept), with its npr moments; the far
+// entries counted there when the split is automatic.
+template <class V>
+std::unique_ptr<Operator<V>> suraa_on_device(const DeviceCsrView<V>& a, const NprMoments& mom,
+                                             const SuraaOptions& o, const std::string& name) {
+  if (o.launch == SuraaLaunchMode::tiles) {
+    const FarSplitChoice far = csr_far_split_choice(
+        a.cols, a.nnz, sizeof(V), o.far, name,
+        static_cast<double>(cuda::Context::get().props().l2CacheSize),
+        [&a](index_t band) { return csr_count_far(a, band); });
+    if (far.panels > 0) {
+      DeviceNearFar<V> split = csr_split_near_far(a, far.band, far.panels);
+      const NprMoments near_mom = npr_moments(a.rows, split.near.row_ptr.data());
+      auto near = std::make_unique<SuraaCudaOperator<V>>(
+          split.near.view(), o, suraa_setup_device(split.near.view(), near_mom, o));
+      return std::make_unique<SuraaNearFarOperator<V>>(a, std::move(near), std::move(split),
+                                                       far.panels, far.band);
+    }
+  }
+  return std::make_unique<SuraaCudaOperator<V>>(a, o, suraa_setup_device(a, mom, o));
+}
+
 template <class V>
 std::unique_ptr<Operator<V>> make_suraa_cuda(const Csr<V>& a, const SuraaOptions& o) {
   if (a.rows == 0)
-    return std::make_unique<SuraaCudaOperator<V>>(DeviceCsr<V>(a), o, SuraaDeviceData<V>{});
+    return std::make_unique<SuraaCudaOperator<V>>(DeviceCsr<V>(a).view(), o,
+                                                  SuraaDeviceData<V>{});
   cuda::DeviceBuffer<index_t> row_ptr_in(a.row_ptr);
   const NprMoments mom = npr_moments(a.rows, row_ptr_in.data());
   const std::string name = o.dynamic ? "suraa" : "suraa_static";
@@ -327,19 +351,23 @@ std::unique_ptr<Operator<V>> make_suraa_cuda(const Csr<V>& a, const SuraaOptions
         build_operator<V>("csr_balanced", a, o.far, Backend::cuda), name, why.str());
   }
   const DeviceCsr<V> dev(a, std::move(row_ptr_in));
-  if (o.launch == SuraaLaunchMode::tiles) {
-    const FarSplitChoice far = csr_far_split_choice(
-        a, o.far, name, static_cast<double>(cuda::Context::get().props().l2CacheSize));
-    if (far.panels > 0) {
-      DeviceNearFar<V> split = csr_split_near_far(dev, far.band, far.panels);
-      const NprMoments near_mom = npr_moments(a.rows, split.near.row_ptr.data());
-      auto near = std::make_unique<SuraaCudaOperator<V>>(
-          split.near, o, suraa_setup_device(split.near, near_mom, o));
-      return std::make_unique<SuraaNearFarOperator<V>>(a, std::move(near), std::move(split),
-                                                       far.panels, far.band);
-    }
+  return suraa_on_device(dev.view(), mom, o, name);
+}
+
+template <class V>
+std::unique_ptr<Operator<V>> make_suraa_cuda(const DeviceCsrView<V>& a, const SuraaOptions& o) {
+  if (a.rows == 0) return std::make_unique<SuraaCudaOperator<V>>(a, o, SuraaDeviceData<V>{});
+  const NprMoments mom = npr_moments(a.rows, a.row_ptr);
+  const std::string name = o.dynamic ? "suraa" : "suraa_static";
+  if (suraa_use_csr_fallback(a.rows, a.nnz, mom.sum_squared, o)) {
+    std::ostringstream why;
+    why << "npr_cv=" << suraa_npr_cv(a.rows, a.nnz, mom.sum_squared);
+    // As above; csr_balanced builds on the host (no device builder yet), so through the host.
+    return std::make_unique<SuraaFallbackOperator<V>>(
+        build_operator<V>("csr_balanced", cuda::download_csr(a), o.far, Backend::cuda), name,
+        why.str());
   }
-  return std::make_unique<SuraaCudaOperator<V>>(dev, o, suraa_setup_device(dev, mom, o));
+  return suraa_on_device(a, mom, o, name);
 }
 
 template <class V>
@@ -347,13 +375,15 @@ SuraaPlan suraa_plan_cuda(const Csr<V>& a, const SuraaOptions& o) {
   if (a.rows == 0) return suraa_plan_host(a, o);
   const DeviceCsr<V> dev(a);
   const NprMoments mom = npr_moments(a.rows, dev.row_ptr.data());
-  SuraaDeviceData<V> d = suraa_setup_device(dev, mom, o);
+  SuraaDeviceData<V> d = suraa_setup_device(dev.view(), mom, o);
   d.plan.perm = d.perm.download();
   return d.plan;
 }
 
 #define SPMVKIT_INSTANTIATE(V)                                                               \
   template std::unique_ptr<Operator<V>> make_suraa_cuda(const Csr<V>&, const SuraaOptions&); \
+  template std::unique_ptr<Operator<V>> make_suraa_cuda(const DeviceCsrView<V>&,             \
+                                                        const SuraaOptions&);                \
   template SuraaPlan suraa_plan_cuda(const Csr<V>&, const SuraaOptions&);
 SPMVKIT_INSTANTIATE(float)
 SPMVKIT_INSTANTIATE(double)

@@ -71,9 +71,9 @@ struct SuraaDeviceData {
   double gpu_setup_ms = 0;  // sort .. plan, after the upload
 };
 
-// Algorithm 2 on the device, from the uploaded matrix.
+// Algorithm 2 on the device, from a matrix there (read, not kept).
 template <class V>
-SuraaDeviceData<V> suraa_setup_device(const DeviceCsr<V>& a, const NprMoments& mom,
+SuraaDeviceData<V> suraa_setup_device(const DeviceCsrView<V>& a, const NprMoments& mom,
                                       const SuraaOptions& o);
 
 }  // namespace spmvkit::suraa_gpu

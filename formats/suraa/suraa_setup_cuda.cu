@@ -190,17 +190,17 @@ NprMoments npr_moments(index_t m, const index_t* row_ptr) {
 
 
 template <class V>
-SuraaDeviceData<V> suraa_setup_device(const DeviceCsr<V>& a, const NprMoments& mom,
+SuraaDeviceData<V> suraa_setup_device(const DeviceCsrView<V>& a, const NprMoments& mom,
                                       const SuraaOptions& o) {
   auto& ctx = cuda::Context::get();
   cudaStream_t s = ctx.stream();
   const index_t m = a.rows, n = a.cols;
-  const std::int64_t nnz = a.nnz();
+  const std::int64_t nnz = a.nnz;
   constexpr int block = SuraaPolicy::setup_block;
   SuraaDeviceData<V> d;
-  const cuda::DeviceBuffer<index_t>& row_ptr_in = a.row_ptr;
-  const cuda::DeviceBuffer<index_t>& col_in = a.col_idx;
-  const cuda::DeviceBuffer<V>& val_in = a.values;
+  const index_t* row_ptr_in = a.row_ptr;
+  const index_t* col_in = a.col_idx;
+  const V* val_in = a.values;
   const auto t0 = std::chrono::steady_clock::now();
 
   // Sort (Algorithm 2 line 4): keys with only the bits they need, so the radix sort makes
@@ -214,7 +214,7 @@ SuraaDeviceData<V> suraa_setup_device(const DeviceCsr<V>& a, const NprMoments& m
     cuda::DeviceBuffer<index_t> rows_in(m);
     d.perm = cuda::DeviceBuffer<index_t>(m);
     suraa_sort_keys_kernel<<<cuda::grid_for(m, block), block, 0, s>>>(
-        m, n, max_class, o.order, col_bits, row_ptr_in.data(), col_in.data(), keys_in.data(),
+        m, n, max_class, o.order, col_bits, row_ptr_in, col_in, keys_in.data(),
         rows_in.data());
     SPMVKIT_LAUNCH_CHECK();
     cuda::cub_call(
@@ -229,7 +229,7 @@ SuraaDeviceData<V> suraa_setup_device(const DeviceCsr<V>& a, const NprMoments& m
   {
     cuda::DeviceBuffer<index_t> npr(m);
     suraa_sorted_npr_kernel<<<cuda::grid_for(m, block), block, 0, s>>>(
-        m, d.perm.data(), row_ptr_in.data(), npr.data());
+        m, d.perm.data(), row_ptr_in, npr.data());
     SPMVKIT_LAUNCH_CHECK();
     d.row_ptr = cuda::DeviceBuffer<index_t>(static_cast<std::size_t>(m) + 1);
     cuda::fill_bytes(d.row_ptr.data(), 0, sizeof(index_t));
@@ -246,8 +246,8 @@ SuraaDeviceData<V> suraa_setup_device(const DeviceCsr<V>& a, const NprMoments& m
     constexpr int gb = SuraaPolicy::gather_block, gi = SuraaPolicy::gather_items;
     suraa_gather_kernel<V, gb, gi>
         <<<cuda::grid_for(static_cast<std::size_t>(nnz), gb * gi), gb, 0, s>>>(
-            m, nnz, d.row_ptr.data(), d.perm.data(), row_ptr_in.data(), col_in.data(),
-            val_in.data(), d.col_idx.data(), d.values.data());
+            m, nnz, d.row_ptr.data(), d.perm.data(), row_ptr_in, col_in,
+            val_in, d.col_idx.data(), d.values.data());
     SPMVKIT_LAUNCH_CHECK();
   }
 
@@ -309,9 +309,9 @@ SuraaDeviceData<V> suraa_setup_device(const DeviceCsr<V>& a, const NprMoments& m
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return d;
 }
-template SuraaDeviceData<float> suraa_setup_device(const DeviceCsr<float>&, const NprMoments&,
+template SuraaDeviceData<float> suraa_setup_device(const DeviceCsrView<float>&, const NprMoments&,
                                                    const SuraaOptions&);
-template SuraaDeviceData<double> suraa_setup_device(const DeviceCsr<double>&, const NprMoments&,
+template SuraaDeviceData<double> suraa_setup_device(const DeviceCsrView<double>&, const NprMoments&,
                                                     const SuraaOptions&);
 
 }  // namespace spmvkit::suraa_gpu

@@ -4,6 +4,7 @@
 // CUDA cases skip (visibly) where there is no GPU; the CPU-build behaviour runs everywhere.
 #include <gtest/gtest.h>
 
+#include <regex>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -69,6 +70,44 @@ TEST_P(DeviceBuildTest, MatchesFloat64Reference) {
 
 INSTANTIATE_TEST_SUITE_P(Registry, DeviceBuildTest, ::testing::ValuesIn(cuda_cases()), case_name);
 
+#if SPMVKIT_HAVE_CUDA
+// Format f built by its host builder and by its device builder from `a` with `params`: the same
+// details and byte model, products within tolerance of each other and of the reference. False
+// when the host builder refuses the matrix (the device builder must then refuse it too).
+bool device_build_matches_host(const FormatEntry& f, const Csr<double>& a, const Params& params) {
+  const Params valid = validate_params(f, params);
+  std::unique_ptr<Operator<double>> host, dev;
+  const cuda::OwnedDeviceCsr<double> d = cuda::upload_csr(a);
+  try {
+    host = f.builder<double>()(a, valid, Backend::cuda);
+  } catch (const UnsupportedError&) {
+    EXPECT_THROW(f.device_builder<double>()(d.view(), valid), UnsupportedError);
+    return false;
+  }
+  dev = f.device_builder<double>()(d.view(), valid);
+  // CSR-3 states its reordering time, which differs from build to build.
+  const auto choices = [](std::string details) {
+    return std::regex_replace(details, std::regex(",reorder_ms=[^,]*"), "");
+  };
+  EXPECT_EQ(choices(host->info().details), choices(dev->info().details));
+  EXPECT_EQ(host->info().matrix_bytes, dev->info().matrix_bytes);
+  std::mt19937_64 rng(testing::test_seed());
+  const std::vector<double> xh = testing::random_vector(a.cols, rng);
+  const auto x = Vector<double>::from_host(xh, Backend::cuda);
+  Vector<double> zh(a.rows, Backend::cuda), zd(a.rows, Backend::cuda);
+  zh.fill_nan();
+  zd.fill_nan();
+  host->apply(x.data(), nullptr, zh.data(), 1.0, 0.0);
+  dev->apply(x.data(), nullptr, zd.data(), 1.0, 0.0);
+  const std::vector<double> got_h = zh.to_host(), got_d = zd.to_host();
+  const std::vector<double> ref = reference_spmv(a, xh, {}, 1.0, 0.0);
+  EXPECT_LE(relative_error(got_d, ref), testing::spmv_tolerance<double>(a));
+  // Not bit for bit: HYB's COO part adds into z with atomics, in no fixed order.
+  EXPECT_LE(relative_error(got_d, got_h), testing::spmv_tolerance<double>(a));
+  return true;
+}
+#endif
+
 // A device builder gives the operator the host builder gives: the same choices (details, byte
 // model) and the same products, on the zoo.
 TEST(DeviceBuild, DeviceBuildersMatchHostBuilders) {
@@ -79,35 +118,61 @@ TEST(DeviceBuild, DeviceBuildersMatchHostBuilders) {
     if (!f.builds_on_device()) continue;
     for (const auto& m : testing::zoo_names()) {
       SCOPED_TRACE(f.name + " on " + m);
-      const Csr<double>& a = testing::zoo_matrix(m);
-      const Params valid = validate_params(f, {});
-      std::unique_ptr<Operator<double>> host, dev;
-      try {
-        host = f.builder<double>()(a, valid, Backend::cuda);
-      } catch (const UnsupportedError&) {
-        continue;
-      }
-      const cuda::OwnedDeviceCsr<double> d = cuda::upload_csr(a);
-      dev = f.device_builder<double>()(d.view(), valid);
-      EXPECT_EQ(host->info().details, dev->info().details);
-      EXPECT_EQ(host->info().matrix_bytes, dev->info().matrix_bytes);
-      std::mt19937_64 rng(testing::test_seed());
-      const std::vector<double> xh = testing::random_vector(a.cols, rng);
-      const auto x = Vector<double>::from_host(xh, Backend::cuda);
-      Vector<double> zh(a.rows, Backend::cuda), zd(a.rows, Backend::cuda);
-      zh.fill_nan();
-      zd.fill_nan();
-      host->apply(x.data(), nullptr, zh.data(), 1.0, 0.0);
-      dev->apply(x.data(), nullptr, zd.data(), 1.0, 0.0);
-      const std::vector<double> got_h = zh.to_host(), got_d = zd.to_host();
-      const std::vector<double> ref = reference_spmv(a, xh, {}, 1.0, 0.0);
-      EXPECT_LE(relative_error(got_d, ref), testing::spmv_tolerance<double>(a));
-      // Not bit for bit: HYB's COO part adds into z with atomics, in no fixed order.
-      EXPECT_LE(relative_error(got_d, got_h), testing::spmv_tolerance<double>(a));
-      ++compared;
+      compared += device_build_matches_host(f, testing::zoo_matrix(m), {});
     }
   }
   EXPECT_GT(compared, 0) << "no format has a device builder";
+#endif
+}
+
+// The same with the parameters that take the device builders down their other paths (sorting
+// windows, slices wider than a warp, several threads a row, 32-bit indices, the row_length
+// skip, the balanced CSR part, a forced width; BSR's given block sizes, rotated tma values and
+// segments; SURAA past its low-variance fallback, with a near/far split; CSR-3's orderings
+// and long rows), on matrices that reach them.
+TEST(DeviceBuild, DeviceBuildersMatchHostBuildersWithParams) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
+#if SPMVKIT_HAVE_CUDA
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"sellp", "sigma=256,slice_size=32"},
+      {"sellp", "slice_size=64,threads_per_row=2"},
+      {"sellp", "slice_size=128,threads_per_row=8,sigma=1024"},
+      {"sellp", "slice_size=1,threads_per_row=1"},
+      {"sellp", "slice_size=4,threads_per_row=4,skip=row_length"},
+      {"sellp", "index_bits=32,skip=sentinel"},
+      {"sellp", "max_fill=1"},
+      {"hec", "csr_kernel=balanced"},
+      {"hec", "csr_kernel=scalar,ell_width=1"},
+      {"hec", "ell_width=0,index_bits=32"},
+      {"hec", "skip=row_length,rows_per_thread=1"},
+      {"bsr", "block_size=3"},
+      {"bsr", "block_size=2,kernel=tma,whole=1"},
+      {"bsr", "block_size=4,kernel=k2"},
+      {"bsr_balanced", "lambda=2"},
+      {"suraa_static", "far_panels=2,near_band=50,low_variance_cv=0"},
+      {"suraa_static", "launch=table,low_variance_cv=0"},
+      {"suraa", "order=paper,low_variance_cv=0"},
+      {"csr3", "reorder=none"},
+      {"csr3", "reorder=rcm"},
+      {"csr3", "reorder=auto"},
+      {"csr3", "permute_x=1"},
+      {"csr3", "long_row=8"},
+  };
+  const std::vector<std::string> matrices = {"random_2000",  "empty_rows",   "one_huge_row",
+                                             "rect_wide",    "rect_tall",    "one_by_one",
+                                             "no_entries_50x70", "empty_0x0", "stencil27_12",
+                                             "powerlaw_20000", "long_rows_mixed",
+                                             "blocks_bs3",     "blocks_bs7_rect", "dense_96"};
+  int compared = 0;
+  for (const auto& [format, params] : cases) {
+    const FormatEntry& f = find_format(format);
+    if (!f.builds_on_device()) continue;
+    for (const auto& m : matrices) {
+      SCOPED_TRACE(format + " " + params + " on " + m);
+      compared += device_build_matches_host(f, testing::zoo_matrix(m), Params::parse(params));
+    }
+  }
+  EXPECT_GT(compared, 0);
 #endif
 }
 

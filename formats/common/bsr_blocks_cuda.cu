@@ -1,0 +1,285 @@
+// Block detection and CSR -> BSR on the device (bsr_blocks_cuda.hpp).
+#include <cub/device/device_scan.cuh>
+#include <cub/device/device_segmented_sort.cuh>
+#include <cub/util_type.cuh>
+#include <string>
+
+#include "backend/cuda/cub_call.cuh"
+#include "backend/cuda/search.cuh"
+#include "formats/common/bsr_blocks_cuda.hpp"
+
+namespace spmvkit {
+
+namespace {
+
+// Launch shapes: a thread a row, block row or entry.
+struct BsrBlocksPolicy {
+  static constexpr int block_threads = 256;
+};
+
+// Candidate block sizes 2..64 as bits bs - 1 of a 64-bit mask.
+using Candidates = unsigned long long;
+constexpr int kDetectMax = 64;
+
+__device__ __forceinline__ std::int64_t thread_id() {
+  return static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+}
+
+// Clears the failed candidates in `alive` (one atomic a warp, only when it clears something).
+__device__ __forceinline__ void drop_candidates(Candidates failed, Candidates* alive) {
+  const unsigned lo = __reduce_or_sync(0xffffffffu, static_cast<unsigned>(failed));
+  const unsigned hi = __reduce_or_sync(0xffffffffu, static_cast<unsigned>(failed >> 32));
+  const Candidates warp_failed = (Candidates{hi} << 32) | lo;
+  if (threadIdx.x % 32 == 0 && (warp_failed & *alive) != 0) atomicAnd(alive, ~warp_failed);
+}
+
+// Per row, for every candidate bs: its length divisible by bs and equal to the length of its
+// block row's first row. A thread a row; every lane reaches the warp reduction.
+__global__ void detect_rows_kernel(index_t rows, const index_t* __restrict__ row_ptr,
+                                   Candidates candidates, Candidates* alive) {
+  const std::int64_t r = thread_id();
+  Candidates failed = 0;
+  if (r < rows) {
+    const index_t len = row_ptr[r + 1] - row_ptr[r];
+    for (Candidates m = candidates; m != 0; m &= m - 1) {
+      const int bs = __ffsll(static_cast<long long>(m));  // bit bs - 1
+      const std::int64_t r0 = r - r % bs;
+      if (len % bs != 0 || (r0 != r && row_ptr[r0 + 1] - row_ptr[r0] != len))
+        failed |= Candidates{1} << (bs - 1);
+    }
+  }
+  drop_candidates(failed, alive);
+}
+
+// Per entry k (position j of row r, column c), for every candidate bs left by the row pass: c
+// at offset j % bs of an aligned run (c % bs == j % bs, and c follows the previous column
+// inside a run), and the block row's first row has c at position j too. A thread an entry.
+__global__ void detect_entries_kernel(std::int64_t nnz, index_t rows,
+                                      const index_t* __restrict__ row_ptr,
+                                      const index_t* __restrict__ col_idx, Candidates candidates,
+                                      Candidates* alive) {
+  const std::int64_t k = thread_id();
+  Candidates failed = 0;
+  if (k < nnz) {
+    const index_t r = cuda::last_at_most(row_ptr, 0, rows - 1, k);
+    const index_t j = static_cast<index_t>(k - row_ptr[r]);
+    const index_t c = col_idx[k];
+    for (Candidates m = candidates; m != 0; m &= m - 1) {
+      const int bs = __ffsll(static_cast<long long>(m));
+      const index_t in_run = j % bs;
+      const index_t r0 = r - r % bs;
+      const bool ok = c % bs == in_run && (in_run == 0 || col_idx[k - 1] == c - 1) &&
+                      (r0 == r || col_idx[row_ptr[r0] + j] == c);
+      if (!ok) failed |= Candidates{1} << (bs - 1);
+    }
+  }
+  drop_candidates(failed, alive);
+}
+
+// seg[br] = the first entry of block row br (block_rows + 1 offsets). A thread a block row.
+__global__ void block_row_start_kernel(index_t rows, index_t block_rows, int bs,
+                                       const index_t* __restrict__ row_ptr, index_t* seg) {
+  const std::int64_t br = thread_id();
+  if (br <= block_rows) seg[br] = row_ptr[min(br * bs, std::int64_t{rows})];
+}
+
+// key[k] = entry k's block column.
+__global__ void block_col_kernel(std::int64_t nnz, int bs, const index_t* __restrict__ col_idx,
+                                 index_t* key) {
+  const std::int64_t k = thread_id();
+  if (k < nnz) key[k] = col_idx[k] / bs;
+}
+
+// head[k] = 1 where sorted entry k starts a run of equal block columns within its block row
+// (head[nnz] = 0, for the exclusive scan's total). A thread an entry.
+__global__ void block_head_kernel(std::int64_t nnz, index_t block_rows,
+                                  const index_t* __restrict__ seg,
+                                  const index_t* __restrict__ sorted, index_t* head) {
+  const std::int64_t k = thread_id();
+  if (k > nnz) return;
+  if (k == nnz) {
+    head[k] = 0;
+    return;
+  }
+  const index_t br = cuda::last_at_most(seg, 0, block_rows - 1, k);
+  head[k] = k == seg[br] || sorted[k] != sorted[k - 1] ? 1 : 0;
+}
+
+// The block row pointers (block_row_ptr[br] = blocks before block row br's first entry) and
+// the block columns (each run head's). `index`: the exclusive scan of the heads. A thread a
+// block row and an entry.
+__global__ void block_arrays_kernel(std::int64_t nnz, index_t block_rows,
+                                    const index_t* __restrict__ seg,
+                                    const index_t* __restrict__ sorted,
+                                    const index_t* __restrict__ index, index_t* block_row_ptr,
+                                    index_t* block_col_idx) {
+  const std::int64_t k = thread_id();
+  if (k <= block_rows) block_row_ptr[k] = index[seg[k]];
+  if (k < nnz && index[k + 1] != index[k]) block_col_idx[index[k]] = sorted[k];
+}
+
+// Entry k into its block, column-major (csr_to_bsr's pass 2): its block found by a binary
+// search of its block row's sorted block columns. A thread an entry. Bytes: per entry its
+// column and value read, the value written (scattered within the block row's blocks).
+template <class V>
+__global__ void block_values_kernel(std::int64_t nnz, index_t rows, int bs,
+                                    const index_t* __restrict__ row_ptr,
+                                    const index_t* __restrict__ col_idx,
+                                    const V* __restrict__ values,
+                                    const index_t* __restrict__ block_row_ptr,
+                                    const index_t* __restrict__ block_col_idx, V* out) {
+  const std::int64_t k = thread_id();
+  if (k >= nnz) return;
+  const index_t r = cuda::last_at_most(row_ptr, 0, rows - 1, k);
+  const index_t c = col_idx[k];
+  const index_t br = r / bs, bc = c / bs;
+  index_t lo = block_row_ptr[br], hi = block_row_ptr[br + 1] - 1;
+  while (lo < hi) {  // the first block column >= bc (it is there)
+    const index_t mid = lo + (hi - lo) / 2;
+    if (block_col_idx[mid] < bc)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  const std::size_t block = static_cast<std::size_t>(bs) * bs;
+  out[lo * block + static_cast<std::size_t>(c % bs) * bs + (r % bs)] = values[k];
+}
+
+unsigned grid(std::int64_t threads) {
+  return cuda::grid_for(static_cast<std::size_t>(threads), BsrBlocksPolicy::block_threads);
+}
+
+// n elements and `slack_bytes` more, the slack zeroed.
+template <class T>
+cuda::DeviceBuffer<T> with_slack(std::size_t n, std::size_t slack_bytes) {
+  const std::size_t slack = (slack_bytes + sizeof(T) - 1) / sizeof(T);
+  cuda::DeviceBuffer<T> b(n + slack);
+  if (slack > 0) cuda::fill_bytes(b.data() + n, 0, slack * sizeof(T));
+  return b;
+}
+
+}  // namespace
+
+template <class V>
+int detect_block_size_device(const DeviceCsrView<V>& a) {
+  if (a.nnz == 0) return 1;
+  Candidates candidates = 0;
+  for (int bs = 2; bs <= kDetectMax; ++bs)
+    if (a.rows % bs == 0 && a.cols % bs == 0) candidates |= Candidates{1} << (bs - 1);
+  if (candidates == 0) return 1;
+  cudaStream_t stream = cuda::Context::get().stream();
+  constexpr int block = BsrBlocksPolicy::block_threads;
+  cuda::DeviceBuffer<Candidates> alive(1);
+  cuda::copy_to_device(alive.data(), &candidates, sizeof candidates);
+  detect_rows_kernel<<<grid(a.rows), block, 0, stream>>>(a.rows, a.row_ptr, candidates,
+                                                         alive.data());
+  SPMVKIT_LAUNCH_CHECK();
+  cuda::copy_to_host(&candidates, alive.data(), sizeof candidates);
+  if (candidates == 0) return 1;
+  detect_entries_kernel<<<grid(a.nnz), block, 0, stream>>>(a.nnz, a.rows, a.row_ptr, a.col_idx,
+                                                           candidates, alive.data());
+  SPMVKIT_LAUNCH_CHECK();
+  cuda::copy_to_host(&candidates, alive.data(), sizeof candidates);
+  for (int bs = kDetectMax; bs >= 2; --bs)
+    if (candidates & (Candidates{1} << (bs - 1))) return bs;
+  return 1;
+}
+
+template <class V>
+DeviceBsrBlocks<V> csr_to_bsr_device(const DeviceCsrView<V>& a, int block_size,
+                                     std::size_t slack_bytes) {
+  bsr_check_shape(a.rows, a.cols, block_size);
+  const int bs = block_size;
+  cudaStream_t stream = cuda::Context::get().stream();
+  constexpr int block = BsrBlocksPolicy::block_threads;
+  DeviceBsrBlocks<V> m;
+  m.rows = a.rows;
+  m.cols = a.cols;
+  m.block_size = bs;
+  m.block_rows = static_cast<index_t>((std::int64_t{a.rows} + bs - 1) / bs);
+  m.block_cols = static_cast<index_t>((std::int64_t{a.cols} + bs - 1) / bs);
+  m.nnz = a.nnz;
+  const auto brows = static_cast<std::size_t>(m.block_rows);
+  m.row_ptr = with_slack<index_t>(brows + 1, slack_bytes);
+  const std::size_t bs2 = static_cast<std::size_t>(bs) * bs;
+
+  if (bs == 1) {  // 1 x 1 blocks: the CSR itself
+    m.col_idx = with_slack<index_t>(static_cast<std::size_t>(a.nnz), slack_bytes);
+    m.values = with_slack<V>(static_cast<std::size_t>(a.nnz), slack_bytes);
+    cuda::copy_on_device(m.row_ptr.data(), a.row_ptr, (brows + 1) * sizeof(index_t));
+    if (a.nnz > 0) {
+      cuda::copy_on_device(m.col_idx.data(), a.col_idx, a.nnz * sizeof(index_t));
+      cuda::copy_on_device(m.values.data(), a.values, a.nnz * sizeof(V));
+    }
+    m.block_row_ptr.resize(brows + 1);
+    cuda::copy_to_host(m.block_row_ptr.data(), m.row_ptr.data(), (brows + 1) * sizeof(index_t));
+    return m;
+  }
+
+  const auto n = static_cast<std::size_t>(a.nnz);
+  std::int64_t nnzb = 0;
+  {
+    // Block columns sorted within each block row (its entries are contiguous), in a double
+    // buffer: the other half then holds the heads and their scan.
+    cuda::DeviceBuffer<index_t> seg(brows + 1), keys(n + 1), other(n + 1);
+    block_row_start_kernel<<<grid(std::int64_t{m.block_rows} + 1), block, 0, stream>>>(
+        a.rows, m.block_rows, bs, a.row_ptr, seg.data());
+    SPMVKIT_LAUNCH_CHECK();
+    index_t* sorted = keys.data();
+    index_t* index = other.data();
+    if (n > 0) {
+      block_col_kernel<<<grid(a.nnz), block, 0, stream>>>(a.nnz, bs, a.col_idx, keys.data());
+      SPMVKIT_LAUNCH_CHECK();
+      cub::DoubleBuffer<index_t> buffers(keys.data(), other.data());
+      cuda::cub_call(
+          [&](void* t, std::size_t& bytes, cudaStream_t s) {
+            return cub::DeviceSegmentedSort::SortKeys(t, bytes, buffers, a.nnz, m.block_rows,
+                                                      seg.data(), seg.data() + 1, s);
+          },
+          stream);
+      sorted = buffers.Current();
+      index = buffers.Alternate();
+      block_head_kernel<<<grid(a.nnz + 1), block, 0, stream>>>(a.nnz, m.block_rows, seg.data(),
+                                                               sorted, index);
+      SPMVKIT_LAUNCH_CHECK();
+    } else {
+      cuda::fill_bytes(index, 0, sizeof(index_t));
+    }
+    cuda::cub_call(
+        [&](void* t, std::size_t& bytes, cudaStream_t s) {
+          return cub::DeviceScan::ExclusiveSum(t, bytes, index, index, a.nnz + 1, s);
+        },
+        stream);
+    index_t total = 0;
+    cuda::copy_to_host(&total, index + n, sizeof total);
+    nnzb = total;
+    bsr_check_fill(nnzb, bs, a.nnz);
+    m.col_idx = with_slack<index_t>(static_cast<std::size_t>(nnzb), slack_bytes);
+    block_arrays_kernel<<<grid(std::max<std::int64_t>(a.nnz, std::int64_t{m.block_rows} + 1)),
+                          block, 0, stream>>>(a.nnz, m.block_rows, seg.data(), sorted, index,
+                                              m.row_ptr.data(), m.col_idx.data());
+    SPMVKIT_LAUNCH_CHECK();
+    cuda::Context::get().synchronize();  // the temporaries are freed here
+  }
+  const std::size_t stored = static_cast<std::size_t>(nnzb) * bs2;
+  m.values = with_slack<V>(stored, slack_bytes);
+  cuda::fill_bytes(m.values.data(), 0, stored * sizeof(V));
+  if (n > 0) {
+    block_values_kernel<V><<<grid(a.nnz), block, 0, stream>>>(
+        a.nnz, a.rows, bs, a.row_ptr, a.col_idx, a.values, m.row_ptr.data(), m.col_idx.data(),
+        m.values.data());
+    SPMVKIT_LAUNCH_CHECK();
+  }
+  m.block_row_ptr.resize(brows + 1);
+  cuda::copy_to_host(m.block_row_ptr.data(), m.row_ptr.data(), (brows + 1) * sizeof(index_t));
+  return m;
+}
+
+#define SPMVKIT_INSTANTIATE(V)                                                              \
+  template int detect_block_size_device(const DeviceCsrView<V>&);                           \
+  template DeviceBsrBlocks<V> csr_to_bsr_device(const DeviceCsrView<V>&, int, std::size_t);
+SPMVKIT_INSTANTIATE(float)
+SPMVKIT_INSTANTIATE(double)
+#undef SPMVKIT_INSTANTIATE
+
+}  // namespace spmvkit

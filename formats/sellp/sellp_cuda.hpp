@@ -1,0 +1,43 @@
+// SELL-P in device memory: the arrays the kernel reads (sellp_cuda.cu), uploaded from a host
+// pack or packed on the device from a device CSR (sellp_setup_cuda.cu).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "backend/cuda/cuda.hpp"
+#include "formats/sellp/sellp.hpp"
+#include "spmvkit/device_csr.hpp"
+
+namespace spmvkit {
+
+template <class V>
+struct SellpDevice {
+  index_t rows = 0;
+  SellpFootprint footprint;  // shape and the byte model's counts
+  int index_bits = 32;       // 32: col_idx; 16: col_delta + col_base (one base a chunk)
+  cuda::DeviceBuffer<std::int64_t> slice_ptr;  // slices + 1
+  cuda::DeviceBuffer<index_t> slice_chunks;    // slices
+  cuda::DeviceBuffer<index_t> col_idx;
+  cuda::DeviceBuffer<std::uint16_t> col_delta;
+  cuda::DeviceBuffer<index_t> col_base;
+  cuda::DeviceBuffer<V> values;
+  cuda::DeviceBuffer<index_t> row_length;  // slices * b, slice order (EllSkip::row_length)
+  cuda::DeviceBuffer<index_t> perm;        // slice-order position -> user row (sigma > 1)
+};
+
+// SELL-P packed on the device from a device CSR with `config` (sellp_pack's layout): the
+// sigma permutation by a radix sort of (window, length) keys, slice widths by a segmented max
+// over the slice's row lengths, slice_ptr by a scan, the slots by one kernel a thread a slot
+// of a chunk; the footprint counted there. With `try_deltas`, 16-bit deltas replace col_idx
+// when every chunk's columns span at most delta_max_span (sellp_column_deltas's rule;
+// index_bits says which). `longest`: the longest row (the sort key's range). row_length is
+// kept (the skip is chosen after the pack; make_sellp_cuda drops it when unused).
+template <class V>
+SellpDevice<V> sellp_pack_device(const DeviceCsrView<V>& a, const SellpConfig& config,
+                                 index_t longest, bool try_deltas);
+
+template <class V>
+std::unique_ptr<Operator<V>> make_sellp_cuda(SellpDevice<V>&& s, EllSkip skip, OperatorInfo info);
+
+}  // namespace spmvkit

@@ -1,0 +1,320 @@
+// SELL-P packed on the device from a device CSR (sellp_cuda.hpp): the arrays sellp_pack and
+// sellp_column_deltas make on the host (same layout, same padding), and the footprint
+// sellp_footprint counts there.
+#include <cub/block/block_reduce.cuh>
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
+#include <limits>
+
+#include "backend/cuda/cub_call.cuh"
+#include "formats/sellp/sellp_cuda.hpp"
+
+namespace spmvkit {
+
+namespace {
+
+// Launch shapes of the packing kernels.
+struct SellpSetupPolicy {
+  static constexpr int block_threads = 256;  // a thread a row, position, slice or slot
+  static constexpr int min_pack_threads = 256;  // pack: as the SpMV kernel, b*t threads a slice
+  static constexpr int chunk_warps = 8;      // chunk bases: a warp a chunk
+};
+
+__device__ __forceinline__ std::int64_t thread_id() {
+  return static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+}
+
+// SELL-C-sigma's sort keys (sellp_sort_order): window r / sigma first, then the longest row
+// first; a stable radix sort of (key, row) pairs gives the permutation, equal lengths in row
+// order. A thread a row.
+template <class K>
+__global__ void sellp_sort_key_kernel(index_t rows, index_t sigma, index_t longest,
+                                      const index_t* __restrict__ row_ptr, K* key, index_t* row) {
+  const std::int64_t r = thread_id();
+  if (r >= rows) return;
+  const index_t len = row_ptr[r + 1] - row_ptr[r];
+  key[r] = static_cast<K>(r / sigma) * (static_cast<K>(longest) + 1) +
+           static_cast<K>(longest - len);
+  row[r] = static_cast<index_t>(r);
+}
+
+// Row lengths in slice order (0 past the rows), and each slice's longest row: a segmented max
+// over the slice's b positions, by shuffles within min(b, 32) lanes and, for b > 32, an
+// atomicMax into slice_longest (zeroed). A thread a position; every lane of a launched warp
+// reaches the shuffles (b is a power of two, so segments never straddle warps).
+__global__ void sellp_slice_kernel(index_t rows, std::int64_t positions, int slice_size,
+                                   const index_t* __restrict__ row_ptr,
+                                   const index_t* __restrict__ perm, index_t* row_length,
+                                   index_t* slice_longest) {
+  const std::int64_t p = thread_id();
+  index_t len = 0;
+  if (p < rows) {
+    const index_t r = perm != nullptr ? perm[p] : static_cast<index_t>(p);
+    len = row_ptr[r + 1] - row_ptr[r];
+  }
+  if (p < positions) row_length[p] = len;
+  const int width = min(slice_size, 32);
+  for (int offset = width / 2; offset > 0; offset /= 2)
+    len = max(len, __shfl_xor_sync(0xffffffffu, len, offset));
+  if (p < positions && (threadIdx.x % width) == 0) {
+    const std::int64_t s = p / slice_size;
+    if (slice_size <= 32)
+      slice_longest[s] = len;
+    else
+      atomicMax(slice_longest + s, len);
+  }
+}
+
+// Chunks a slice (its longest row over t, rounded up) and its slot count b*t*chunks, written
+// to slice_ptr[s] for the exclusive scan (slice_ptr[slices] = 0). A thread a slice.
+__global__ void sellp_slice_size_kernel(index_t slices, int slice_size, int threads_per_row,
+                                        index_t* slice_chunks, std::int64_t* slice_ptr) {
+  const std::int64_t s = thread_id();
+  if (s > slices) return;
+  if (s == slices) {
+    slice_ptr[s] = 0;
+    return;
+  }
+  const index_t chunks = (slice_chunks[s] + threads_per_row - 1) / threads_per_row;
+  slice_chunks[s] = chunks;
+  slice_ptr[s] = static_cast<std::int64_t>(chunks) * slice_size * threads_per_row;
+}
+
+// The slots (sellp_pack): thread (i, tj) of slice s, as in the SpMV kernel, writes slot
+// slice_ptr[s] + c*(b*t) + i*t + tj for every chunk c of its slice: entry j = c*t + tj of its
+// row, or padding (column -1, value 0). Writes coalesced; reads the row's entries (a gather
+// across rows, as the ELL pack). Bytes: per entry column + value read; per slot column +
+// value written.
+template <class V>
+__global__ void sellp_pack_kernel(index_t rows, index_t slices, int slice_size,
+                                  int threads_per_row, const std::int64_t* __restrict__ slice_ptr,
+                                  const index_t* __restrict__ slice_chunks,
+                                  const index_t* __restrict__ row_length,
+                                  const index_t* __restrict__ perm,
+                                  const index_t* __restrict__ row_ptr,
+                                  const index_t* __restrict__ col_idx,
+                                  const V* __restrict__ values, index_t* out_col, V* out_val) {
+  const int group = slice_size * threads_per_row;
+  const std::int64_t gid = thread_id();
+  const std::int64_t s = gid / group;
+  if (s >= slices) return;
+  const int local = static_cast<int>(gid - s * group);
+  const int i = local / threads_per_row;
+  const int tj = local % threads_per_row;
+  const std::int64_t p = s * slice_size + i;
+  const index_t len = row_length[p];
+  const index_t start =
+      p < rows ? row_ptr[perm != nullptr ? perm[p] : static_cast<index_t>(p)] : 0;
+  const index_t chunks = slice_chunks[s];
+  const std::int64_t first = slice_ptr[s] + local;
+  for (index_t c = 0; c < chunks; ++c) {
+    const index_t j = c * threads_per_row + tj;
+    const bool used = j < len;
+    const std::int64_t slot = first + static_cast<std::int64_t>(c) * group;
+    out_col[slot] = used ? col_idx[start + j] : -1;
+    out_val[slot] = used ? values[start + j] : V(0);
+  }
+}
+
+// The byte model's sector counts (SellpFootprint::used_groups_*): aligned groups of 4, 8 and
+// 16 slots holding an entry, from one ballot a warp; summed a block, one atomic a block and
+// count. A thread a slot.
+__global__ void sellp_used_groups_kernel(std::int64_t slots, const index_t* __restrict__ col,
+                                         unsigned long long* used) {
+  const std::int64_t k = thread_id();
+  const unsigned mask = __ballot_sync(0xffffffffu, k < slots && col[k] >= 0);
+  unsigned long long count[3] = {0, 0, 0};
+  if (threadIdx.x % 32 == 0) {
+    int n = 0;
+    for (int g = 4; g <= 16; g *= 2, ++n) {
+      const unsigned ones = (1u << g) - 1;
+      for (int shift = 0; shift < 32; shift += g) count[n] += ((mask >> shift) & ones) != 0;
+    }
+  }
+  using BlockReduce = cub::BlockReduce<unsigned long long, SellpSetupPolicy::block_threads>;
+  __shared__ typename BlockReduce::TempStorage storage;
+  for (int n = 0; n < 3; ++n) {
+    const unsigned long long total = BlockReduce(storage).Sum(count[n]);
+    if (threadIdx.x == 0 && total > 0) atomicAdd(used + n, total);
+    __syncthreads();
+  }
+}
+
+// Per chunk of b*t slots: whether it holds an entry (counted), and with `base` its smallest
+// column (0 for an empty chunk) and whether its columns span more than delta_max_span (fits
+// cleared) (sellp_column_deltas). A warp a chunk, lanes striding through it.
+__global__ void sellp_chunk_kernel(std::int64_t chunks, int group, const index_t* __restrict__ col,
+                                   index_t* base, int* fits, unsigned long long* used_chunks) {
+  const std::int64_t q = thread_id() / 32;
+  const int lane = threadIdx.x % 32;
+  bool used = false;
+  if (q < chunks) {
+    index_t lo = std::numeric_limits<index_t>::max(), hi = -1;
+    for (int k = lane; k < group; k += 32) {
+      const index_t c = col[q * group + k];
+      if (c >= 0) {
+        lo = min(lo, c);
+        hi = max(hi, c);
+      }
+    }
+    lo = __reduce_min_sync(0xffffffffu, lo);
+    hi = __reduce_max_sync(0xffffffffu, hi);
+    used = hi >= 0;
+    if (lane == 0 && base != nullptr) {
+      base[q] = used ? lo : 0;
+      if (used && static_cast<std::int64_t>(hi) - lo > delta_max_span) atomicAnd(fits, 0);
+    }
+  }
+  using BlockReduce = cub::BlockReduce<int, SellpSetupPolicy::chunk_warps * 32>;
+  __shared__ typename BlockReduce::TempStorage storage;
+  const int block_used = BlockReduce(storage).Sum(lane == 0 && used ? 1 : 0);
+  if (threadIdx.x == 0 && block_used > 0)
+    atomicAdd(used_chunks, static_cast<unsigned long long>(block_used));
+}
+
+// col - base of its chunk as a 16-bit delta, delta_padding at padding. A thread a slot.
+__global__ void sellp_delta_kernel(std::int64_t slots, int group, const index_t* __restrict__ col,
+                                   const index_t* __restrict__ base, std::uint16_t* delta) {
+  const std::int64_t k = thread_id();
+  if (k >= slots) return;
+  const index_t c = col[k];
+  delta[k] = c >= 0 ? static_cast<std::uint16_t>(c - base[k / group]) : delta_padding;
+}
+
+unsigned grid(std::int64_t threads, int block) {
+  return cuda::grid_for(static_cast<std::size_t>(threads), static_cast<std::size_t>(block));
+}
+
+// The SELL-C-sigma permutation (sellp_sort_order) with keys of type K.
+template <class K, class V>
+cuda::DeviceBuffer<index_t> sort_order(const DeviceCsrView<V>& a, index_t sigma, index_t longest,
+                                       int end_bit, cudaStream_t stream) {
+  constexpr int block = SellpSetupPolicy::block_threads;
+  const auto n = static_cast<std::size_t>(a.rows);
+  cuda::DeviceBuffer<index_t> perm(n);
+  {
+    cuda::DeviceBuffer<K> key(n), sorted_key(n);
+    cuda::DeviceBuffer<index_t> row(n);
+    sellp_sort_key_kernel<K><<<grid(a.rows, block), block, 0, stream>>>(
+        a.rows, sigma, longest, a.row_ptr, key.data(), row.data());
+    SPMVKIT_LAUNCH_CHECK();
+    cuda::cub_call(
+        [&](void* t, std::size_t& b, cudaStream_t s) {
+          return cub::DeviceRadixSort::SortPairs(t, b, key.data(), sorted_key.data(), row.data(),
+                                                 perm.data(), a.rows, 0, end_bit, s);
+        },
+        stream);
+    cuda::Context::get().synchronize();  // the temporaries are freed below
+  }
+  return perm;
+}
+
+}  // namespace
+
+template <class V>
+SellpDevice<V> sellp_pack_device(const DeviceCsrView<V>& a, const SellpConfig& config,
+                                 index_t longest, bool try_deltas) {
+  constexpr int block = SellpSetupPolicy::block_threads;
+  cudaStream_t stream = cuda::Context::get().stream();
+  const int b = config.slice_size, t = config.threads_per_row, group = b * t;
+  SellpDevice<V> s;
+  s.rows = a.rows;
+  SellpFootprint& f = s.footprint;
+  f.config = config;
+  f.slices = static_cast<index_t>((std::int64_t{a.rows} + b - 1) / b);
+  f.positions = std::int64_t{f.slices} * b;
+  if (config.sigma > 1 && a.rows > 0) {
+    const std::int64_t windows = (std::int64_t{a.rows} + config.sigma - 1) / config.sigma;
+    const int end_bit = cuda::bits_for(static_cast<std::uint64_t>(windows) *
+                                           (static_cast<std::uint64_t>(longest) + 1) -
+                                       1);
+    s.perm = end_bit <= 32
+                 ? sort_order<std::uint32_t>(a, config.sigma, longest, end_bit, stream)
+                 : sort_order<std::uint64_t>(a, config.sigma, longest, end_bit, stream);
+    f.perm_rows = a.rows;
+  }
+  const index_t* perm = s.perm.size() > 0 ? s.perm.data() : nullptr;
+
+  s.row_length = cuda::DeviceBuffer<index_t>(static_cast<std::size_t>(f.positions));
+  s.slice_chunks = cuda::DeviceBuffer<index_t>(static_cast<std::size_t>(f.slices));
+  s.slice_ptr = cuda::DeviceBuffer<std::int64_t>(static_cast<std::size_t>(f.slices) + 1);
+  if (f.slices > 0) {
+    if (b > 32) cuda::fill_bytes(s.slice_chunks.data(), 0, s.slice_chunks.bytes());
+    sellp_slice_kernel<<<grid(f.positions, block), block, 0, stream>>>(
+        a.rows, f.positions, b, a.row_ptr, perm, s.row_length.data(), s.slice_chunks.data());
+    SPMVKIT_LAUNCH_CHECK();
+  }
+  sellp_slice_size_kernel<<<grid(std::int64_t{f.slices} + 1, block), block, 0, stream>>>(
+      f.slices, b, t, s.slice_chunks.data(), s.slice_ptr.data());
+  SPMVKIT_LAUNCH_CHECK();
+  std::int64_t* ptr = s.slice_ptr.data();
+  cuda::cub_call(
+      [&](void* tmp, std::size_t& bytes, cudaStream_t st) {
+        return cub::DeviceScan::ExclusiveSum(tmp, bytes, ptr, ptr, std::int64_t{f.slices} + 1,
+                                             st);
+      },
+      stream);
+  cuda::copy_to_host(&f.padded_slots, ptr + f.slices, sizeof f.padded_slots);
+
+  const auto slots = static_cast<std::size_t>(f.padded_slots);
+  s.col_idx = cuda::DeviceBuffer<index_t>(slots);
+  s.values = cuda::DeviceBuffer<V>(slots);
+  if (slots == 0) {  // no chunks: deltas fit trivially (as sellp_column_deltas finds)
+    if (try_deltas) {
+      s.col_idx = {};
+      s.index_bits = 16;
+    }
+    return s;
+  }
+  {
+    const int pack_block = std::max(SellpSetupPolicy::min_pack_threads, group);
+    sellp_pack_kernel<V><<<grid(std::int64_t{f.slices} * group, pack_block), pack_block, 0,
+                           stream>>>(a.rows, f.slices, b, t, s.slice_ptr.data(),
+                                     s.slice_chunks.data(), s.row_length.data(), perm, a.row_ptr,
+                                     a.col_idx, a.values, s.col_idx.data(), s.values.data());
+    SPMVKIT_LAUNCH_CHECK();
+  }
+
+  // The footprint's counts, the chunk bases and the delta fit.
+  const std::int64_t chunks = f.padded_slots / group;
+  cuda::DeviceBuffer<unsigned long long> counts(4);  // groups of 4, 8, 16; chunks
+  cuda::fill_bytes(counts.data(), 0, counts.bytes());
+  sellp_used_groups_kernel<<<grid(f.padded_slots, block), block, 0, stream>>>(
+      f.padded_slots, s.col_idx.data(), counts.data());
+  SPMVKIT_LAUNCH_CHECK();
+  cuda::DeviceBuffer<int> fits(1);
+  const int one = 1;
+  cuda::copy_to_device(fits.data(), &one, sizeof one);
+  if (try_deltas) s.col_base = cuda::DeviceBuffer<index_t>(static_cast<std::size_t>(chunks));
+  constexpr int chunk_block = SellpSetupPolicy::chunk_warps * 32;
+  sellp_chunk_kernel<<<grid(chunks * 32, chunk_block), chunk_block, 0, stream>>>(
+      chunks, group, s.col_idx.data(), try_deltas ? s.col_base.data() : nullptr, fits.data(),
+      counts.data() + 3);
+  SPMVKIT_LAUNCH_CHECK();
+  const std::vector<unsigned long long> used = counts.download();
+  f.used_groups_4 = static_cast<std::int64_t>(used[0]);
+  f.used_groups_8 = static_cast<std::int64_t>(used[1]);
+  f.used_groups_16 = static_cast<std::int64_t>(used[2]);
+  f.used_chunks = static_cast<std::int64_t>(used[3]);
+  if (try_deltas && fits.download()[0] != 0) {
+    s.col_delta = cuda::DeviceBuffer<std::uint16_t>(slots);
+    sellp_delta_kernel<<<grid(f.padded_slots, block), block, 0, stream>>>(
+        f.padded_slots, group, s.col_idx.data(), s.col_base.data(), s.col_delta.data());
+    SPMVKIT_LAUNCH_CHECK();
+    cuda::Context::get().synchronize();
+    s.col_idx = {};
+    s.index_bits = 16;
+  } else {
+    s.col_base = {};
+  }
+  return s;
+}
+
+#define SPMVKIT_INSTANTIATE(V)                                                                 \
+  template SellpDevice<V> sellp_pack_device(const DeviceCsrView<V>&, const SellpConfig&,      \
+                                            index_t, bool);
+SPMVKIT_INSTANTIATE(float)
+SPMVKIT_INSTANTIATE(double)
+#undef SPMVKIT_INSTANTIATE
+
+}  // namespace spmvkit
