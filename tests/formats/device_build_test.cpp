@@ -239,7 +239,9 @@ TEST(DeviceBuild, SetupSplitAndPeakMemory) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device (CPU part passed)";
   for (const auto& f : formats()) {
     if (!f.builds_on_device()) continue;
-    for (const char* m : {"random_2000", "stencil27_12", "one_huge_row"}) {
+    // Block matrices and power-law rows take BSR's sort and SELL-P's sorting window.
+    for (const char* m :
+         {"random_2000", "stencil27_12", "one_huge_row", "blocks_bs3", "powerlaw_20000"}) {
       SCOPED_TRACE(f.name + " on " + m);
       t = BuildTiming{};
       try {
