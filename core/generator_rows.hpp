@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "core/fail.hpp"
 #include "spmvkit/csr.hpp"
@@ -85,15 +86,33 @@ inline void check_block_rows(const std::string& what, index_t r0, index_t r1, in
 // distributed run's small parts, the tests' many small ranges on a loaded machine).
 constexpr index_t kParallelRows = 4096;
 
+// The lengths of rows [r0, r1) alone (build_by_rows' pass 1): length(r) for each, in parallel.
+template <class Length>
+std::vector<index_t> row_lengths(const std::string& what, index_t r0, index_t r1, Length length) {
+  const index_t rows = r1 - r0;
+  check_host_memory(what, static_cast<double>(rows) * sizeof(index_t));
+  std::vector<index_t> out(static_cast<std::size_t>(rows));
+  index_t* len = out.data();
+#pragma omp parallel for schedule(static) if (rows >= kParallelRows)
+  for (index_t i = 0; i < rows; ++i) len[i] = length(r0 + i);
+  return out;
+}
+
 // Rows [r0, r1) of a matrix with `cols` columns (global row numbers r passed to length and
-// fill; the result's row i is row r0 + i). Pass 1 (parallel): row_ptr[i + 1] = length(r). Scan
+// fill; the result's row i is row r0 + i). With `lengths_only`, only their lengths, there
+// (row_lengths), and an empty result: nothing of nonzero size is made. Pass 1 (parallel):
+// row_ptr[i + 1] = length(r). Scan
 // in 64 bits, refusing nnz > 2^31 - 1 before anything of nnz size is allocated. Pass 2
 // (parallel, dynamic so a few very long rows do not serialise a chunk): fill(r, length, cols,
 // vals) writes row r's sorted entries.
 template <class Length, class Fill>
 Csr<double> build_by_rows(const std::string& what, index_t r0, index_t r1, index_t cols,
-                          Length length, Fill fill) {
+                          Length length, Fill fill, std::vector<index_t>* lengths_only = nullptr) {
   Csr<double> a;
+  if (lengths_only != nullptr) {
+    *lengths_only = row_lengths(what, r0, r1, length);
+    return a;
+  }
   const index_t rows = r1 - r0;
   a.rows = rows;
   a.cols = cols;
@@ -133,18 +152,20 @@ Csr<double> build_by_rows(const std::string& what, index_t r0, index_t r1, index
 // Rows [r0, r1) of each generator (r1 < 0: the whole matrix, with the whole matrix's size
 // checks), global columns: only the range must hold fewer than 2^31 nonzeros. Validation and
 // values as the public generators'; the rows are those of the whole matrix, bit for bit.
+// With `lengths_only` (and r1 >= 0): only the rows' lengths, there (build_by_rows).
 Csr<double> stencil_rows(const std::string& what, index_t n, int dims, int points, index_t r0 = 0,
-                         index_t r1 = -1);
+                         index_t r1 = -1, std::vector<index_t>* lengths_only = nullptr);
 Csr<double> convdiff_rows(const std::string& what, index_t n, int dims, double peclet,
-                          index_t r0 = 0, index_t r1 = -1);
+                          index_t r0 = 0, index_t r1 = -1,
+                          std::vector<index_t>* lengths_only = nullptr);
 Csr<double> reservoir_rows(index_t n, int block_size, std::uint64_t seed, double coupling,
-                           index_t r0, index_t r1);
+                           index_t r0, index_t r1, std::vector<index_t>* lengths_only = nullptr);
 Csr<double> powerlaw_rows(index_t rows, double mean_row, index_t max_row, std::uint64_t seed,
-                          index_t r0, index_t r1);
+                          index_t r0, index_t r1, std::vector<index_t>* lengths_only = nullptr);
 Csr<double> banded_rows(index_t rows, index_t half_band, index_t per_row, std::uint64_t seed,
-                        index_t r0, index_t r1);
+                        index_t r0, index_t r1, std::vector<index_t>* lengths_only = nullptr);
 Csr<double> random_rows(index_t rows, index_t cols, double per_row, std::uint64_t seed, index_t r0,
-                        index_t r1);
+                        index_t r1, std::vector<index_t>* lengths_only = nullptr);
 // Rows [r0, r1) of block_expand(A, block_size) for A of global_rows rows, `a` holding A's rows
 // [a_first, a_first + a.rows) (global columns), at least [r0 / block_size, r1 / block_size).
 Csr<double> expand_rows(const Csr<double>& a, index_t a_first, index_t global_rows, int block_size,

@@ -40,7 +40,7 @@ struct GridValues {
 // columns: a distributed run generates each rank's rows alone, and only that part must fit
 // 32 bits.
 Csr<double> grid_rows(const std::string& what, index_t n, int dims, int points, GridValues v,
-                      index_t r0, index_t r1) {
+                      index_t r0, index_t r1, std::vector<index_t>* lengths_only) {
   if (n < 1) fail(what, "grid size n must be >= 1 (got ", n, ")");
   if (std::pow(static_cast<double>(n), dims) > static_cast<double>(kMaxIndex))
     fail(what, n, "^", dims, " rows exceed 2^31 - 1");
@@ -83,7 +83,7 @@ Csr<double> grid_rows(const std::string& what, index_t n, int dims, int points, 
         *val++ = shift[k] == 0 ? v.diagonal : shift[k] < 0 ? v.upwind : v.downwind;
       }
   };
-  return build_by_rows(what, r0, r1, rows, length, fill);
+  return build_by_rows(what, r0, r1, rows, length, fill, lengths_only);
 }
 
 }  // namespace
@@ -92,9 +92,9 @@ namespace detail {
 
 // Laplacian-like: diagonal points - 1, every neighbour -1.
 Csr<double> stencil_rows(const std::string& what, index_t n, int dims, int points, index_t r0,
-                         index_t r1) {
+                         index_t r1, std::vector<index_t>* lengths_only) {
   const double diagonal = points - 1;
-  return grid_rows(what, n, dims, points, {diagonal, -1.0, -1.0}, r0, r1);
+  return grid_rows(what, n, dims, points, {diagonal, -1.0, -1.0}, r0, r1, lengths_only);
 }
 
 // Convection-diffusion -laplace(u) + c . grad(u) on an n^d grid (d = 2, 3), wind c along
@@ -103,11 +103,11 @@ Csr<double> stencil_rows(const std::string& what, index_t n, int dims, int point
 // neighbours -1. An M-matrix, weakly diagonally dominant, nonsymmetric for pe > 0: the
 // large realistic test systems of BiCGSTAB (the merged-kernels paper's motivation).
 Csr<double> convdiff_rows(const std::string& what, index_t n, int dims, double pe, index_t r0,
-                          index_t r1) {
+                          index_t r1, std::vector<index_t>* lengths_only) {
   if (n < 1) fail(what, "grid size n must be >= 1 (got ", n, ")");
   if (!(pe >= 0) || !std::isfinite(pe)) fail(what, "Peclet number must be >= 0 (got ", pe, ")");
   return grid_rows(what, n, dims, dims == 2 ? 5 : 7,
-                   {2.0 * dims * (1.0 + pe), -1.0 - 2.0 * pe, -1.0}, r0, r1);
+                   {2.0 * dims * (1.0 + pe), -1.0 - 2.0 * pe, -1.0}, r0, r1, lengths_only);
 }
 
 }  // namespace detail
@@ -148,7 +148,7 @@ index_t reservoir_grid_for(int block_size, double values) {
 // systems, which is what block-Jacobi exploits and scalar Jacobi cannot.
 // Rows [r0, r1) hold whole cells: r0 and r1 are multiples of bs.
 Csr<double> detail::reservoir_rows(index_t n, int block_size, std::uint64_t seed, double coupling,
-                                   index_t r0, index_t r1) {
+                                   index_t r0, index_t r1, std::vector<index_t>* lengths_only) {
   const std::string what = "reservoir_bs" + std::to_string(block_size) + "_" + str(n);
   if (n < 1) fail(what, "grid size n must be >= 1 (got ", n, ")");
   if (!(coupling > 0) || !std::isfinite(coupling))
@@ -206,7 +206,7 @@ Csr<double> detail::reservoir_rows(index_t n, int block_size, std::uint64_t seed
       }
     *diagonal = 1.0 + off_sum;
   };
-  return build_by_rows(what, r0, r1, rows, length, fill);
+  return build_by_rows(what, r0, r1, rows, length, fill, lengths_only);
 }
 
 Csr<double> generate_reservoir(index_t n, int block_size, std::uint64_t seed, double coupling) {

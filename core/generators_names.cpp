@@ -87,10 +87,11 @@ std::pair<index_t, std::string> parse_expand(const std::string& who, const std::
 
 // Rows [r0, r1) of the generated matrix `name` (r1 < 0: the whole matrix, with the whole
 // matrix's checks) into `out`, its row count into global_rows and into unit the rows of one
-// block row (a range must begin and end at multiples of it). False, nothing made, when the
-// rows cannot be made alone: an expand_bsB_ of a file.
+// block row (a range must begin and end at multiples of it). With `lengths` (r1 >= 0): only
+// the rows' lengths, there; `out` untouched. False, nothing made, when the rows cannot be
+// made alone: an expand_bsB_ of a file.
 bool named_rows(const std::string& name, index_t r0, index_t r1, Csr<double>& out,
-                index_t& global_rows, index_t& unit) {
+                index_t& global_rows, index_t& unit, std::vector<index_t>* lengths = nullptr) {
   const std::string who = "generator '" + name + "'";
   unit = 1;
   if (name.rfind("expand_", 0) == 0) {
@@ -107,6 +108,18 @@ bool named_rows(const std::string& name, index_t r0, index_t r1, Csr<double>& ou
     if (r1 >= 0) {
       check_row_range(who, r0, r1, global_rows);
       check_block_rows(who, r0, r1, unit);
+    }
+    if (lengths != nullptr) {
+      // Row r of the expansion: bs times the length of inner row r / bs (expand_rows).
+      std::vector<index_t> inner_lengths;
+      named_rows(inner, r0 / bs, r1 / bs, none, inner_rows, inner_unit, &inner_lengths);
+      lengths->resize(static_cast<std::size_t>(r1 - r0));
+      for (index_t r = r0; r < r1; ++r) {
+        const std::int64_t len = std::int64_t{inner_lengths[r / bs - r0 / bs]} * bs;
+        if (len > kMaxIndex) fail(who, "row ", r, " holds more than 2^31 - 1 entries");
+        (*lengths)[r - r0] = static_cast<index_t>(len);
+      }
+      return true;
     }
     Csr<double> a;
     named_rows(inner, r1 < 0 ? 0 : r0 / bs, r1 < 0 ? -1 : r1 / bs, a, inner_rows, inner_unit);
@@ -126,9 +139,9 @@ bool named_rows(const std::string& name, index_t r0, index_t r1, Csr<double>& ou
     const int dims = convdiff ? kind[8] - '0' : kind == "stencil5" || kind == "stencil9" ? 2 : 3;
     if (convdiff) {
       const double pe = parts.size() == 3 ? parse_number(who, "Peclet number", parts[2]) : 1.0;
-      out = convdiff_rows(kind + "_" + str(n), n, dims, pe, r0, r1);
+      out = convdiff_rows(kind + "_" + str(n), n, dims, pe, r0, r1, lengths);
     } else {
-      out = stencil_rows(kind + "_" + str(n), n, dims, std::stoi(kind.substr(7)), r0, r1);
+      out = stencil_rows(kind + "_" + str(n), n, dims, std::stoi(kind.substr(7)), r0, r1, lengths);
     }
     global_rows = static_cast<index_t>(std::pow(static_cast<double>(n), dims) + 0.5);
     return true;
@@ -138,7 +151,7 @@ bool named_rows(const std::string& name, index_t r0, index_t r1, Csr<double>& ou
     const index_t bs = parse_block_size(who, parts[1]);
     const index_t n = parse_index(who, "grid size", parts[2]);
     const double k = parts.size() == 4 ? parse_number(who, "coupling", parts[3]) : 1.0;
-    out = reservoir_rows(n, bs, 1, k, r0, r1);
+    out = reservoir_rows(n, bs, 1, k, r0, r1, lengths);
     global_rows = static_cast<index_t>(std::int64_t{n} * n * n * bs);
     unit = bs;
     return true;
@@ -150,7 +163,7 @@ bool named_rows(const std::string& name, index_t r0, index_t r1, Csr<double>& ou
     const index_t rows = parse_index(who, "rows", parts[1]);
     const index_t max_row =
         parts.size() == 3 ? parse_index(who, "max_row", parts[2]) : std::min<index_t>(200000, rows);
-    out = powerlaw_rows(rows, 12.5, max_row, 1, r0, r1);
+    out = powerlaw_rows(rows, 12.5, max_row, 1, r0, r1, lengths);
     global_rows = rows;
     return true;
   }
@@ -163,7 +176,7 @@ bool named_rows(const std::string& name, index_t r0, index_t r1, Csr<double>& ou
         parts.size() == 4
             ? parse_index(who, "per_row", parts[3])
             : static_cast<index_t>(std::min<std::int64_t>(16, 2 * std::int64_t{half} + 1));
-    out = banded_rows(rows, half, per_row, 1, r0, r1);
+    out = banded_rows(rows, half, per_row, 1, r0, r1, lengths);
     global_rows = rows;
     return true;
   }
@@ -171,7 +184,7 @@ bool named_rows(const std::string& name, index_t r0, index_t r1, Csr<double>& ou
   expect_parts(who, parts, 4, 4, "random_ROWS_COLS_PERROW");
   const index_t rows = parse_index(who, "rows", parts[1]);
   const index_t cols = parse_index(who, "cols", parts[2]);
-  out = random_rows(rows, cols, parse_number(who, "per_row", parts[3]), 1, r0, r1);
+  out = random_rows(rows, cols, parse_number(who, "per_row", parts[3]), 1, r0, r1, lengths);
   global_rows = rows;
   return true;
 }
@@ -189,6 +202,22 @@ bool generate_rows_by_name(const std::string& name, index_t row_begin, index_t r
   global_rows = rows;
   if (row_unit != nullptr) *row_unit = unit;
   if (row_end >= 0) out = std::move(part);
+  return true;
+}
+
+bool generate_row_lengths_by_name(const std::string& name, index_t row_begin, index_t row_end,
+                                  std::vector<index_t>& lengths) {
+  if (!is_generator_name(name)) return false;
+  Csr<double> none;
+  index_t rows = 0, unit = 1;
+  // The range's checks (inside the whole matrix, whole block rows) as for its entries.
+  if (!named_rows(name, 0, 0, none, rows, unit)) return false;
+  const std::string who = "generator '" + name + "'";
+  check_row_range(who, row_begin, row_end, rows);
+  check_block_rows(who, row_begin, row_end, unit);
+  std::vector<index_t> out;
+  named_rows(name, row_begin, row_end, none, rows, unit, &out);
+  lengths = std::move(out);
   return true;
 }
 

@@ -205,7 +205,8 @@ Csr<double> block_expand(const Csr<double>& a, int block_size, std::uint64_t see
 // longer than cols / 4 (only at small sizes) take uniform columns by selection sampling.
 // Values uniform in [-1, 1).
 Csr<double> detail::powerlaw_rows(index_t rows, double mean_row, index_t max_row,
-                                  std::uint64_t seed, index_t r0, index_t r1) {
+                                  std::uint64_t seed, index_t r0, index_t r1,
+                                  std::vector<index_t>* lengths_only) {
   const std::string what = "powerlaw_" + str(rows) + "_" + str(max_row);
   if (rows < 1) fail(what, "rows must be >= 1 (got ", rows, ")");
   if (max_row < 1 || max_row > rows)
@@ -257,7 +258,7 @@ Csr<double> detail::powerlaw_rows(index_t rows, double mean_row, index_t max_row
     distinct_columns(rng, 0, rows, r, len, col, draw);
     for (index_t k = 0; k < len; ++k) val[k] = rng.symmetric();
   };
-  return build_by_rows(what, r0, r1, rows, length, fill);
+  return build_by_rows(what, r0, r1, rows, length, fill, lengths_only);
 }
 
 Csr<double> generate_powerlaw(index_t rows, double mean_row, index_t max_row, std::uint64_t seed) {
@@ -269,7 +270,8 @@ Csr<double> generate_powerlaw(index_t rows, double mean_row, index_t max_row, st
 // uniform in [-1, 1), the diagonal equal to the row length: strictly diagonally dominant, so
 // solver tests converge on it.
 Csr<double> detail::banded_rows(index_t rows, index_t half_band, index_t per_row,
-                                std::uint64_t seed, index_t r0, index_t r1) {
+                                std::uint64_t seed, index_t r0, index_t r1,
+                                std::vector<index_t>* lengths_only) {
   const std::string what = "banded_" + str(rows) + "_" + str(half_band) + "_" + str(per_row);
   if (rows < 0) fail(what, "rows must be >= 0 (got ", rows, ")");
   if (half_band < 0) fail(what, "half_band must be >= 0 (got ", half_band, ")");
@@ -313,7 +315,7 @@ Csr<double> detail::banded_rows(index_t rows, index_t half_band, index_t per_row
     for (index_t k = 0; k < len; ++k)
       val[k] = col[k] == r ? static_cast<double>(len) : rng.symmetric();
   };
-  return build_by_rows(what, r0, r1, rows, length, fill);
+  return build_by_rows(what, r0, r1, rows, length, fill, lengths_only);
 }
 
 Csr<double> generate_banded(index_t rows, index_t half_band, index_t per_row, std::uint64_t seed) {
@@ -323,7 +325,7 @@ Csr<double> generate_banded(index_t rows, index_t half_band, index_t per_row, st
 // Erdos-Renyi-like: row lengths Poisson(per_row) (clamped to cols), distinct columns uniform
 // over [0, cols), values uniform in [-1, 1).
 Csr<double> detail::random_rows(index_t rows, index_t cols, double per_row, std::uint64_t seed,
-                                index_t r0, index_t r1) {
+                                index_t r0, index_t r1, std::vector<index_t>* lengths_only) {
   std::ostringstream name;
   name << "random_" << rows << "_" << cols << "_" << per_row;
   const std::string what = name.str();
@@ -355,7 +357,7 @@ Csr<double> detail::random_rows(index_t rows, index_t cols, double per_row, std:
     distinct_columns(rng, 0, cols, -1, len, col, [cols](RowRng& g, int) { return g.below(cols); });
     for (index_t k = 0; k < len; ++k) val[k] = rng.symmetric();
   };
-  return build_by_rows(what, r0, r1, cols, length, fill);
+  return build_by_rows(what, r0, r1, cols, length, fill, lengths_only);
 }
 
 Csr<double> generate_random(index_t rows, index_t cols, double per_row, std::uint64_t seed) {

@@ -64,7 +64,7 @@ Loaded load_distributed(MPI_Comm comm, const std::string& name, PartitionMethod 
   const int ranks = comm_size(comm);
   Loaded out;
   // Generated row by row where the generator can (every rank parses the name: a bad one fails
-  // on every rank alike), block rows (row_unit rows each) split evenly over the ranks.
+  // on every rank alike), in whole block rows (row_unit rows each), balanced by nonzeros.
   Csr<double> none;
   index_t global_rows = 0, row_unit = 1;
   bool by_rows = false;
@@ -73,8 +73,17 @@ Loaded load_distributed(MPI_Comm comm, const std::string& name, PartitionMethod 
               generate_rows_by_name(name, 0, -1, none, global_rows, &row_unit);
   });
   if (by_rows) {
-    Partition p = partition_even(global_rows / row_unit, ranks);
-    for (index_t& b : p.begin) b *= row_unit;
+    // Each rank weighs an even share of the block rows by their lengths alone (no entries
+    // made), then the ranks agree on cuts balanced by nonzeros: a power-law matrix's long rows
+    // do not pile up on one rank.
+    Partition slice = partition_even(global_rows / row_unit, ranks);
+    for (index_t& b : slice.begin) b *= row_unit;
+    std::vector<index_t> lengths;
+    collective(comm, [&] {
+      generate_row_lengths_by_name(name, slice.begin[me], slice.begin[me + 1], lengths);
+    });
+    const Partition p = partition_by_nnz(comm, slice, lengths, row_unit);
+    lengths = {};
     collective(comm, [&] {
       generate_rows_by_name(name, p.begin[me], p.begin[me + 1], out.local.rows, global_rows);
     });

@@ -46,6 +46,52 @@ Partition partition_by_nnz(const std::vector<index_t>& row_ptr, int ranks) {
   return p;
 }
 
+Partition partition_by_nnz(MPI_Comm comm, const Partition& slice,
+                           const std::vector<index_t>& lengths, index_t unit) {
+  const int me = comm_rank(comm);
+  const int ranks = comm_size(comm);
+  collective(comm, [&] {
+    if (slice.ranks() != ranks || unit < 1 || slice.size() % unit != 0 ||
+        slice.begin[me] % unit != 0 || slice.count(me) % unit != 0 ||
+        lengths.size() != static_cast<std::size_t>(slice.count(me)))
+      throw InputError("partition_by_nnz: rank " + std::to_string(me) + " passes " +
+                       std::to_string(lengths.size()) + " row lengths for its slice of " +
+                       std::to_string(slice.ranks() == ranks ? slice.count(me) : -1) +
+                       " rows (units of " + std::to_string(unit) + ")");
+  });
+  // prefix(u): the weight of units [0, u), a row weighing its length + 1 (partition_by_nnz);
+  // this rank knows prefix over its slice's units [u0, u0 + m] from the others' totals.
+  const std::size_t u_rows = static_cast<std::size_t>(unit), m = lengths.size() / u_rows;
+  std::vector<std::int64_t> prefix(m + 1, 0);
+  for (std::size_t k = 0; k < lengths.size(); ++k)
+    prefix[k / u_rows + 1] += std::int64_t{lengths[k]} + 1;
+  for (std::size_t u = 0; u < m; ++u) prefix[u + 1] += prefix[u];
+  std::int64_t mine = prefix[m], before = 0, total = 0;
+  check_mpi(MPI_Exscan(&mine, &before, 1, MPI_INT64_T, MPI_SUM, comm), "MPI_Exscan");
+  if (me == 0) before = 0;  // MPI_Exscan leaves rank 0's result undefined
+  check_mpi(MPI_Allreduce(&mine, &total, 1, MPI_INT64_T, MPI_SUM, comm), "MPI_Allreduce");
+  for (std::int64_t& p : prefix) p += before;
+  // Cut r: the smallest u with prefix(u) >= total * r / ranks (as partition_by_nnz); each
+  // rank offers the smallest in its slice (or none), the least offer wins.
+  const index_t units = slice.size() / unit, u0 = slice.begin[me] / unit;
+  std::vector<std::int64_t> cut(static_cast<std::size_t>(std::max(ranks - 1, 0)),
+                                std::int64_t{units} + 1);
+  for (int r = 1; r < ranks; ++r) {
+    const double target = static_cast<double>(total) * r / ranks;
+    const auto it = std::find_if(prefix.begin(), prefix.end(),
+                                 [&](std::int64_t p) { return static_cast<double>(p) >= target; });
+    if (it != prefix.end()) cut[r - 1] = u0 + (it - prefix.begin());
+  }
+  if (ranks > 1)
+    check_mpi(MPI_Allreduce(MPI_IN_PLACE, cut.data(), ranks - 1, MPI_INT64_T, MPI_MIN, comm),
+              "MPI_Allreduce");
+  Partition p;
+  p.begin.assign(static_cast<std::size_t>(ranks) + 1, 0);
+  p.begin[ranks] = units * unit;
+  for (int r = 1; r < ranks; ++r) p.begin[r] = static_cast<index_t>(cut[r - 1]) * unit;
+  return p;
+}
+
 bool metis_compiled() { return SPMVKIT_HAVE_METIS != 0; }
 
 Reordering partition_metis(const Csr<double>& a, int ranks) {

@@ -5,6 +5,11 @@
 // Every kernel returns at once when the solve has stopped (state->status != kRunning): a
 // converged solve queued further iterations that then do nothing, and x stays at the
 // iterate that converged.
+// Over several ranks (a distributed operator) a reducing kernel is given `sums`: its last
+// block writes this rank's K partial sums there (in double) and stops short of the scalars;
+// the driver sums them over the ranks (Operator::reduce_sum, one call of K values) and
+// take_sums finishes the step with the same scalar code (the take_* functions below), so one
+// rank and many run the same arithmetic on the same (global) sums.
 //
 // Thread mapping: a 1D grid-stride loop, one element per thread per step; grid = the
 // KrylovLaunch policy (enough blocks to fill the GPU, few enough that the last block sums
@@ -118,6 +123,15 @@ __device__ bool reduce_last_block(V (&vals)[K], V* partials, unsigned* counter, 
   for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < (n); \
        i += std::size_t{gridDim.x} * blockDim.x)
 
+// The last block's K sums: to `sums` (several ranks: the driver sums them over the ranks and
+// take_sums finishes), or false when this rank's sums are the global ones (one rank).
+template <class V, int K>
+__device__ inline bool defer_to_ranks(const V (&out)[K], double* sums) {
+  if (sums == nullptr) return false;
+  for (int j = 0; j < K; ++j) sums[j] = static_cast<double>(out[j]);
+  return true;
+}
+
 // --- BiCGSTAB (paper figure 2) ---------------------------------------------------------------
 // p_update: p = r + beta (p - omega v); with M fused, ph = M p. Reads r, p, v; writes p:
 // 3n + n words (+ n for ph, + n (Jacobi) or bs n (block-Jacobi) for M).
@@ -151,16 +165,9 @@ __global__ void __launch_bounds__(KrylovLaunch::threads,
   SPMVKIT_KRYLOV_LOOP(i, n) p[i] = r[i] + beta * (p[i] - omega * v[i]);
 }
 
-// reduce1: alpha = rho / (r0^, v). Reads r0^, v: 2n words.
+// alpha = rho / (r0^, v).
 template <class V>
-__global__ void __launch_bounds__(KrylovLaunch::threads)
-    bicg_alpha(std::size_t n, KrylovState<V>* st, const V* __restrict__ r0, const V* __restrict__ v,
-               V* partials, unsigned* counter) {
-  if (st->status != kRunning) return;
-  V d[1] = {0}, out[1];
-  SPMVKIT_KRYLOV_LOOP(i, n) d[0] += r0[i] * v[i];
-  if (!reduce_last_block(d, partials, counter, out) || threadIdx.x != 0) return;
-  const V r0v = out[0];
+__device__ inline void bicg_take_alpha(KrylovState<V>* st, V r0v) {
   if (!finite(r0v)) {
     st->status = kNonFinite;
   } else if (r0v == V(0)) {
@@ -169,6 +176,18 @@ __global__ void __launch_bounds__(KrylovLaunch::threads)
   } else {
     st->alpha = st->rho / r0v;
   }
+}
+
+// reduce1: alpha = rho / (r0^, v). Reads r0^, v: 2n words.
+template <class V>
+__global__ void __launch_bounds__(KrylovLaunch::threads)
+    bicg_alpha(std::size_t n, KrylovState<V>* st, const V* __restrict__ r0, const V* __restrict__ v,
+               V* partials, unsigned* counter, double* sums) {
+  if (st->status != kRunning) return;
+  V d[1] = {0}, out[1];
+  SPMVKIT_KRYLOV_LOOP(i, n) d[0] += r0[i] * v[i];
+  if (!reduce_last_block(d, partials, counter, out) || threadIdx.x != 0) return;
+  if (!defer_to_ranks(out, sums)) bicg_take_alpha(st, out[0]);
 }
 
 // s_update: s = r - alpha v; with M fused, sh = M s. Reads r, v; writes s: 2n + n words
@@ -203,11 +222,23 @@ __global__ void __launch_bounds__(KrylovLaunch::threads,
   SPMVKIT_KRYLOV_LOOP(i, n) s[i] = r[i] - alpha * v[i];
 }
 
+// omega = (t, s) / (t, t).
+template <class V>
+__device__ inline void bicg_take_omega(KrylovState<V>* st, V ts, V tt) {
+  if (!finite(ts) || !finite(tt)) {
+    st->status = kNonFinite;
+    return;
+  }
+  // t = A s = 0: s is zero (A nonsingular), x + alpha p solves the system; omega = 0 then
+  // leaves r = s, and the residual check of bicg_take_rho decides.
+  st->omega = tt != V(0) ? ts / tt : V(0);
+}
+
 // reduce2 (MDOT over the shared vector t): omega = (t, s) / (t, t). Reads t, s: 2n words.
 template <class V>
 __global__ void __launch_bounds__(KrylovLaunch::threads)
     bicg_omega(std::size_t n, KrylovState<V>* st, const V* __restrict__ t, const V* __restrict__ s,
-               V* partials, unsigned* counter) {
+               V* partials, unsigned* counter, double* sums) {
   if (st->status != kRunning) return;
   V d[2] = {0, 0}, out[2];
   SPMVKIT_KRYLOV_LOOP(i, n) {
@@ -216,37 +247,16 @@ __global__ void __launch_bounds__(KrylovLaunch::threads)
     d[1] += ti * ti;
   }
   if (!reduce_last_block(d, partials, counter, out) || threadIdx.x != 0) return;
-  if (!finite(out[0]) || !finite(out[1])) {
-    st->status = kNonFinite;
-    return;
-  }
-  // t = A s = 0: s is zero (A nonsingular), x + alpha p solves the system; omega = 0 then
-  // leaves r = s, and the residual check below decides.
-  st->omega = out[1] != V(0) ? out[0] / out[1] : V(0);
+  if (!defer_to_ranks(out, sums)) bicg_take_omega(st, out[0], out[1]);
 }
 
-// xr_update + reduce3: x += alpha ph + omega sh; r = s - omega t; (r, r) and (r0^, r); then
-// the iteration's scalars and checks (ph = p, sh = s without a preconditioner). Reads x, p,
-// s, t, r0^; writes x, r: 5n + 2n words (+ n for sh with a preconditioner).
+// The end of an iteration from (r, r) and rho = (r0^, r): the residual (to
+// history[iteration % history_len]), the checks, beta.
 template <class V>
-__global__ void __launch_bounds__(KrylovLaunch::threads)
-    bicg_xr_update(std::size_t n, KrylovState<V>* st, const V* __restrict__ r0,
-                   const V* __restrict__ ph, const V* sh, const V* s, const V* __restrict__ t,
-                   V* __restrict__ x, V* __restrict__ r, V* partials, unsigned* counter, V* history,
-                   int history_len) {
-  if (st->status != kRunning) return;
+__device__ inline void bicg_take_rho(KrylovState<V>* st, V rr, V rho, V* history,
+                                     int history_len) {
   const V alpha = st->alpha, omega = st->omega;
-  V d[2] = {0, 0}, out[2];
-  SPMVKIT_KRYLOV_LOOP(i, n) {
-    x[i] += alpha * ph[i] + omega * sh[i];
-    const V ri = s[i] - omega * t[i];
-    r[i] = ri;
-    d[0] += ri * ri;
-    d[1] += r0[i] * ri;
-  }
-  if (!reduce_last_block(d, partials, counter, out) || threadIdx.x != 0) return;
-  const V res = sqrt(out[0]);
-  const V rho = out[1];
+  const V res = sqrt(rr);
   st->res = res;
   history[st->iterations % history_len] = res;
   st->iterations += 1;
@@ -267,6 +277,29 @@ __global__ void __launch_bounds__(KrylovLaunch::threads)
   }
 }
 
+// xr_update + reduce3: x += alpha ph + omega sh; r = s - omega t; (r, r) and (r0^, r); then
+// the iteration's scalars and checks (ph = p, sh = s without a preconditioner). Reads x, p,
+// s, t, r0^; writes x, r: 5n + 2n words (+ n for sh with a preconditioner).
+template <class V>
+__global__ void __launch_bounds__(KrylovLaunch::threads)
+    bicg_xr_update(std::size_t n, KrylovState<V>* st, const V* __restrict__ r0,
+                   const V* __restrict__ ph, const V* sh, const V* s, const V* __restrict__ t,
+                   V* __restrict__ x, V* __restrict__ r, V* partials, unsigned* counter, V* history,
+                   int history_len, double* sums) {
+  if (st->status != kRunning) return;
+  const V alpha = st->alpha, omega = st->omega;
+  V d[2] = {0, 0}, out[2];
+  SPMVKIT_KRYLOV_LOOP(i, n) {
+    x[i] += alpha * ph[i] + omega * sh[i];
+    const V ri = s[i] - omega * t[i];
+    r[i] = ri;
+    d[0] += ri * ri;
+    d[1] += r0[i] * ri;
+  }
+  if (!reduce_last_block(d, partials, counter, out) || threadIdx.x != 0) return;
+  if (!defer_to_ranks(out, sums)) bicg_take_rho(st, out[0], out[1], history, history_len);
+}
+
 // --- CG --------------------------------------------------------------------------------------
 // The new (r, z) (finite): beta = (r, z) / (r, z)_old, or a breakdown when it is 0.
 template <class V>
@@ -280,22 +313,46 @@ __device__ inline void cg_take_rz(KrylovState<V>* st, V rz) {
   }
 }
 
+// alpha = (r, z) / (p, q).
+template <class V>
+__device__ inline void cg_take_alpha(KrylovState<V>* st, V pq) {
+  if (!finite(pq)) {
+    st->status = kNonFinite;
+  } else if (pq == V(0)) {
+    st->status = kBreakdown;
+    st->breakdown = kPAp;
+  } else {
+    st->alpha = st->rho / pq;
+  }
+}
+
 // alpha = (r, r) / (p, q), q = A p. Reads p, q: 2n words.
 template <class V>
 __global__ void __launch_bounds__(KrylovLaunch::threads)
     cg_alpha(std::size_t n, KrylovState<V>* st, const V* __restrict__ p, const V* __restrict__ q,
-             V* partials, unsigned* counter) {
+             V* partials, unsigned* counter, double* sums) {
   if (st->status != kRunning) return;
   V d[1] = {0}, out[1];
   SPMVKIT_KRYLOV_LOOP(i, n) d[0] += p[i] * q[i];
   if (!reduce_last_block(d, partials, counter, out) || threadIdx.x != 0) return;
-  if (!finite(out[0])) {
+  if (!defer_to_ranks(out, sums)) cg_take_alpha(st, out[0]);
+}
+
+// The end of an iteration from (r, r) and (r, z): the residual (to
+// history[iteration % history_len]), the checks, and beta unless `defer_beta` (cg_rz sets it).
+template <class V>
+__device__ inline void cg_take_rr(KrylovState<V>* st, V rr, V rz, bool defer_beta, V* history,
+                                  int history_len) {
+  const V res = sqrt(rr);
+  st->res = res;
+  history[st->iterations % history_len] = res;
+  st->iterations += 1;
+  if (!finite(res) || !finite(rz)) {
     st->status = kNonFinite;
-  } else if (out[0] == V(0)) {
-    st->status = kBreakdown;
-    st->breakdown = kPAp;
-  } else {
-    st->alpha = st->rho / out[0];
+  } else if (res <= st->tol) {
+    st->status = kConverged;
+  } else if (!defer_beta) {
+    cg_take_rz(st, rz);
   }
 }
 
@@ -309,7 +366,7 @@ __global__ void __launch_bounds__(KrylovLaunch::threads,
     cg_xr_update(std::size_t n, KrylovState<V>* st, const V* __restrict__ p,
                  const V* __restrict__ q, V* __restrict__ x, V* __restrict__ r, PrecondView<V> m,
                  V* __restrict__ z, bool defer_beta, V* partials, unsigned* counter, V* history,
-                 int history_len) {
+                 int history_len, double* sums) {
   if (st->status != kRunning) return;
   const V alpha = st->alpha;
   V d[2] = {0, 0}, out[2];
@@ -341,19 +398,9 @@ __global__ void __launch_bounds__(KrylovLaunch::threads,
     }
   }
   if (!reduce_last_block(d, partials, counter, out) || threadIdx.x != 0) return;
-  const V rr = out[0];
-  const V rz = Blocks || m.dinv ? out[1] : rr;
-  const V res = sqrt(rr);
-  st->res = res;
-  history[st->iterations % history_len] = res;
-  st->iterations += 1;
-  if (!finite(res) || !finite(rz)) {
-    st->status = kNonFinite;
-  } else if (res <= st->tol) {
-    st->status = kConverged;
-  } else if (!defer_beta) {
-    cg_take_rz(st, rz);
-  }
+  if (!Blocks && !m.dinv) out[1] = out[0];  // (r, z) = (r, r)
+  if (!defer_to_ranks(out, sums))
+    cg_take_rr(st, out[0], out[1], defer_beta, history, history_len);
 }
 
 // PCG with a preconditioner applied between the kernels: (r, z), z = M r; beta and the check.
@@ -361,16 +408,16 @@ __global__ void __launch_bounds__(KrylovLaunch::threads,
 template <class V>
 __global__ void __launch_bounds__(KrylovLaunch::threads)
     cg_rz(std::size_t n, KrylovState<V>* st, const V* __restrict__ r, const V* __restrict__ z,
-          V* partials, unsigned* counter) {
+          V* partials, unsigned* counter, double* sums) {
   if (st->status != kRunning) return;
   V d[1] = {0}, out[1];
   SPMVKIT_KRYLOV_LOOP(i, n) d[0] += r[i] * z[i];
   if (!reduce_last_block(d, partials, counter, out) || threadIdx.x != 0) return;
-  const V rz = out[0];
-  if (!finite(rz))
+  if (defer_to_ranks(out, sums)) return;
+  if (!finite(out[0]))
     st->status = kNonFinite;
   else
-    cg_take_rz(st, rz);
+    cg_take_rz(st, out[0]);
 }
 
 // p = z + beta p (z = r without a preconditioner). Reads z, p; writes p: 2n + n words.
@@ -381,6 +428,56 @@ __global__ void __launch_bounds__(KrylovLaunch::threads)
   if (st->status != kRunning) return;
   const V beta = st->beta;
   SPMVKIT_KRYLOV_LOOP(i, n) p[i] = z[i] + beta * p[i];
+}
+
+// --- several ranks ---------------------------------------------------------------------------
+// Which reducing kernel's step take_sums finishes.
+enum class KrylovSums : int {
+  bicg_alpha,
+  bicg_omega,
+  bicg_rho,
+  cg_alpha,
+  cg_rr,
+  cg_rr_defer,
+  cg_rz
+};
+// How many sums each step has (the length of its one reduce_sum over the ranks).
+constexpr int sums_count(KrylovSums k) {
+  return k == KrylovSums::bicg_alpha || k == KrylovSums::cg_alpha || k == KrylovSums::cg_rz ? 1 : 2;
+}
+
+// The scalar part of a reducing kernel, from `sums` summed over the ranks: one thread
+// (<<<1, 1>>>), the same take_* code the last block runs on one rank. Reads 1-2 doubles.
+template <class V>
+__global__ void take_sums(KrylovSums which, KrylovState<V>* st, const double* sums, V* history,
+                          int history_len) {
+  if (st->status != kRunning) return;
+  const V first = static_cast<V>(sums[0]);
+  switch (which) {
+    case KrylovSums::bicg_alpha:
+      bicg_take_alpha(st, first);
+      break;
+    case KrylovSums::bicg_omega:
+      bicg_take_omega(st, first, static_cast<V>(sums[1]));
+      break;
+    case KrylovSums::bicg_rho:
+      bicg_take_rho(st, first, static_cast<V>(sums[1]), history, history_len);
+      break;
+    case KrylovSums::cg_alpha:
+      cg_take_alpha(st, first);
+      break;
+    case KrylovSums::cg_rr:
+    case KrylovSums::cg_rr_defer:
+      cg_take_rr(st, first, static_cast<V>(sums[1]), which == KrylovSums::cg_rr_defer, history,
+                 history_len);
+      break;
+    case KrylovSums::cg_rz:
+      if (!finite(first))
+        st->status = kNonFinite;
+      else
+        cg_take_rz(st, first);
+      break;
+  }
 }
 
 #undef SPMVKIT_KRYLOV_LOOP

@@ -15,8 +15,14 @@
 // A preconditioner: Jacobi and block-Jacobi are fused into the update kernels
 // (ops/krylov_cuda.cuh PrecondView); any other is its own apply between them, on the same
 // stream (captured in the graph like the SpMV).
+// A distributed operator of several ranks (Operator::reduce_sum sums): the same kernels, but
+// at each reduction point (BiCGSTAB 3 an iteration, CG 2, +1 with a separate preconditioner,
+// as the merged CPU solver) the host waits for this rank's partial sums, sums all of them in
+// one reduce_sum, and take_sums forms the scalars on the GPU from the global sums; the
+// stop test reads the global residual norm. No graphs then (the host is in every iteration).
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <memory>
 
 #include "backend/cuda/cuda.hpp"
@@ -105,6 +111,7 @@ class MergedSolve {
         x_(x),
         k_(o.check_every),
         stream_(cuda::Context::get().stream()),
+        ranks_(a.reduce_sum(nullptr, 0)),
         pinned_(2 * static_cast<std::size_t>(o.check_every)) {
     const bool bicg = o.method == SolverMethod::bicgstab;
     r_ = cuda::DeviceBuffer<V>(n_);
@@ -141,6 +148,11 @@ class MergedSolve {
     // group's copy to the host takes all of them (the host reads only up to `iterations`):
     // zeroed once, so that copy never reads never-written memory (initcheck).
     cuda::fill_bytes(dhist_.data(), 0, dhist_.bytes());
+    if (ranks_) {
+      dsums_ = cuda::DeviceBuffer<double>(kMaxSums);
+      cuda::fill_bytes(dsums_.data(), 0, dsums_.bytes());
+      hsums_ = cuda::PinnedBuffer<double>(kMaxSums);
+    }
   }
 
   LoopResult run(const V* b, double tol, std::vector<double>* history) {
@@ -151,7 +163,7 @@ class MergedSolve {
       if (o_.callback) o_.callback(k, res);
     };
     a_.apply(x_, b, r_.data(), V(-1), V(1));
-    const V res0 = ops::cuda_blas::nrm2(n_, r_.data());
+    const V res0 = global_nrm2(a_, ops::cuda_blas::nrm2(n_, r_.data()));
     record(0, res0);
     if (!std::isfinite(res0)) {
       out.status = SolveStatus::non_finite;
@@ -178,7 +190,8 @@ class MergedSolve {
     init.rho_old = V(1);
     init.rho = res0 * res0;  // BiCGSTAB (r0^, r0) = ||r0||^2; CG (r, r)
     if (!bicg && m_) {
-      init.rho = ops::cuda_blas::dot(n_, r_.data(), ph_.data());  // PCG: (r0, M r0)
+      // PCG: (r0, M r0)
+      init.rho = global_dot(a_, ops::cuda_blas::dot(n_, r_.data(), ph_.data()));
       if (!(init.rho > V(0))) {
         out.status = std::isfinite(init.rho) ? SolveStatus::breakdown : SolveStatus::non_finite;
         out.breakdown = ops::breakdown_name(ops::kRZ);
@@ -194,11 +207,23 @@ class MergedSolve {
     init.iteration_limit = o_.maxiter;
     state_.upload(&init, 1);
 
-    const bool graphs = o_.cuda_graph && capture_graphs();
+    const bool graphs = !ranks_ && o_.cuda_graph && capture_graphs();
     out.cuda_graph = graphs;
 
     SPMVKIT_CUDA_CHECK(cudaStreamSynchronize(stream_));
     const auto t0 = Clock::now();
+    if (ranks_) {
+      // One iteration at a time; each reduction point reports the state (record_ranks), and
+      // the last iteration's residual is read after the loop.
+      record_ = record;
+      for (int queued = 0; queued < o_.maxiter && enqueue_iteration(); ++queued) {
+      }
+      SPMVKIT_CUDA_CHECK(cudaStreamSynchronize(stream_));
+      out.loop_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+      const KrylovState<V> st = state_.download().front();
+      record_ranks(st);
+      return finish(st, out);
+    }
     cuda::Event done[2];
     int queued = 0, group = 0;
     int group_first[2] = {0, 0}, group_size[2] = {0, 0};
@@ -235,8 +260,12 @@ class MergedSolve {
     for (int g = std::max(0, group - 2); g < group && !stopped; ++g) consume(g & 1);
     SPMVKIT_CUDA_CHECK(cudaStreamSynchronize(stream_));
     out.loop_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    return finish(state_.download().front(), out);
+  }
 
-    const KrylovState<V> st = state_.download().front();
+ private:
+  // The loop's result from the final state.
+  static LoopResult finish(const KrylovState<V>& st, LoopResult& out) {
     out.iterations = st.iterations;
     out.residual_norm = st.res;
     switch (st.status) {
@@ -256,10 +285,41 @@ class MergedSolve {
     return out;
   }
 
- private:
+  // Several ranks: the residuals of the iterations finished since the last call, from a state
+  // read on the host (every rank records the same global values).
+  void record_ranks(const KrylovState<V>& st) {
+    if (st.iterations > recorded_) record_(st.iterations, st.res);
+    recorded_ = st.iterations;
+  }
+
+  // After a reducing kernel (given dsums_): one rank, nothing (the kernel formed the scalars).
+  // Several: waits for this rank's partial sums, sums them over the ranks in one reduce_sum
+  // and forms the scalars on the GPU (take_sums). False when the solve had stopped before the
+  // kernel: every rank reads the same state (scalars from the same global sums), so all stop
+  // at the same point and no rank is left waiting in a reduction.
+  bool sum_over_ranks(ops::krylov::KrylovSums which) {
+    if (!ranks_) return true;
+    const int count = ops::krylov::sums_count(which);
+    KrylovState<V>* host_state = pinned_.state();
+    SPMVKIT_CUDA_CHECK(cudaMemcpyAsync(hsums_.data(), dsums_.data(), count * sizeof(double),
+                                       cudaMemcpyDeviceToHost, stream_));
+    SPMVKIT_CUDA_CHECK(cudaMemcpyAsync(host_state, state_.data(), sizeof(KrylovState<V>),
+                                       cudaMemcpyDeviceToHost, stream_));
+    SPMVKIT_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    record_ranks(*host_state);
+    if (host_state->status != ops::kRunning) return false;
+    a_.reduce_sum(hsums_.data(), count);
+    SPMVKIT_CUDA_CHECK(cudaMemcpyAsync(dsums_.data(), hsums_.data(), count * sizeof(double),
+                                       cudaMemcpyHostToDevice, stream_));
+    ops::krylov::take_sums<<<1, 1, 0, stream_>>>(which, state_.data(), dsums_.data(),
+                                                 dhist_.data(), 2 * k_);
+    SPMVKIT_LAUNCH_CHECK();
+    return true;
+  }
+
   // One iteration; its residual goes to dhist[iteration % (2 check_every)], the slot of its
-  // group.
-  void enqueue_iteration() {
+  // group. False (several ranks only) when the solve has stopped: nothing more need be queued.
+  bool enqueue_iteration() {
     using namespace ops::krylov;
     const unsigned g = blocks_, t = KrylovLaunch::threads;
     KrylovState<V>* st = state_.data();
@@ -267,6 +327,7 @@ class MergedSolve {
     unsigned* cnt = counter_.data();
     V* hist = dhist_.data();
     const int hlen = 2 * k_;
+    double* sums = ranks_ ? dsums_.data() : nullptr;
     // M p and M s (BiCGSTAB) or z = M r (CG), or the vectors themselves without M.
     V* pm = m_ ? ph_.data() : p_.data();
     V* sm = m_ ? sh_.data() : s_.data();
@@ -277,35 +338,42 @@ class MergedSolve {
       SPMVKIT_LAUNCH_CHECK();
       if (separate_) separate_->apply(p_.data(), nullptr, pm, V(1), V(0));
       a_.apply(pm, nullptr, v_.data(), V(1), V(0));
-      bicg_alpha<<<g, t, 0, stream_>>>(n_, st, r0_.data(), v_.data(), part, cnt);
+      bicg_alpha<<<g, t, 0, stream_>>>(n_, st, r0_.data(), v_.data(), part, cnt, sums);
       SPMVKIT_LAUNCH_CHECK();
+      if (!sum_over_ranks(KrylovSums::bicg_alpha)) return false;
       (fused_.binv ? bicg_s_update<V, true> : bicg_s_update<V, false>)<<<g, t, 0, stream_>>>(
           n_, st, r_.data(), v_.data(), s_.data(), fused_, sm);
       SPMVKIT_LAUNCH_CHECK();
       if (separate_) separate_->apply(s_.data(), nullptr, sm, V(1), V(0));
       a_.apply(sm, nullptr, t_.data(), V(1), V(0));
-      bicg_omega<<<g, t, 0, stream_>>>(n_, st, t_.data(), s_.data(), part, cnt);
+      bicg_omega<<<g, t, 0, stream_>>>(n_, st, t_.data(), s_.data(), part, cnt, sums);
       SPMVKIT_LAUNCH_CHECK();
+      if (!sum_over_ranks(KrylovSums::bicg_omega)) return false;
       bicg_xr_update<<<g, t, 0, stream_>>>(n_, st, r0_.data(), pm, sm, s_.data(), t_.data(), x_,
-                                           r_.data(), part, cnt, hist, hlen);
+                                           r_.data(), part, cnt, hist, hlen, sums);
       SPMVKIT_LAUNCH_CHECK();
+      return sum_over_ranks(KrylovSums::bicg_rho);
     } else {
       a_.apply(p_.data(), nullptr, v_.data(), V(1), V(0));
-      cg_alpha<<<g, t, 0, stream_>>>(n_, st, p_.data(), v_.data(), part, cnt);
+      cg_alpha<<<g, t, 0, stream_>>>(n_, st, p_.data(), v_.data(), part, cnt, sums);
       SPMVKIT_LAUNCH_CHECK();
+      if (!sum_over_ranks(KrylovSums::cg_alpha)) return false;
       (fused_.binv ? cg_xr_update<V, true> : cg_xr_update<V, false>)<<<g, t, 0, stream_>>>(
           n_, st, p_.data(), v_.data(), x_, r_.data(), fused_, z, separate_ != nullptr, part, cnt,
-          hist, hlen);
+          hist, hlen, sums);
       SPMVKIT_LAUNCH_CHECK();
+      if (!sum_over_ranks(separate_ ? KrylovSums::cg_rr_defer : KrylovSums::cg_rr)) return false;
       if (separate_) {
         // Applied even after the solve stopped (the kernels around it return at once).
         separate_->apply(r_.data(), nullptr, z, V(1), V(0));
-        cg_rz<<<g, t, 0, stream_>>>(n_, st, r_.data(), z, part, cnt);
+        cg_rz<<<g, t, 0, stream_>>>(n_, st, r_.data(), z, part, cnt, sums);
         SPMVKIT_LAUNCH_CHECK();
+        if (!sum_over_ranks(KrylovSums::cg_rz)) return false;
       }
       cg_p_update<<<g, t, 0, stream_>>>(n_, st, z, p_.data());
       SPMVKIT_LAUNCH_CHECK();
     }
+    return true;
   }
 
   // The asynchronous copies of the state and the group's residuals to pinned `slot`.
@@ -446,6 +514,14 @@ class MergedSolve {
   V* x_;
   int k_;
   cudaStream_t stream_;
+  // Several ranks: the partial sums of one reduction point (device, and pinned for MPI), the
+  // residuals recorded so far and where they go.
+  static constexpr int kMaxSums = 2;
+  bool ranks_ = false;
+  cuda::DeviceBuffer<double> dsums_;
+  cuda::PinnedBuffer<double> hsums_;
+  int recorded_ = 0;
+  std::function<void(int, double)> record_;
   unsigned blocks_ = 1;
   cuda::DeviceBuffer<V> r_, r0_, p_, v_, s_, t_, ph_, sh_, partials_, dhist_;
   cuda::DeviceBuffer<unsigned> counter_;

@@ -123,12 +123,6 @@ SolveResult solve(const Operator<V>& a, const Vector<V>& b, Vector<V>& x, const 
       loop = solvers_detail::merged_cpu_loop(a, m, b.data(), x.data(), res.tolerance, lo, hp);
     } else {
 #if SPMVKIT_HAVE_CUDA
-      // Its dot products end inside fused kernels (the last block reduces and updates the
-      // scalars on the GPU): there is no point between them to sum over ranks.
-      if (a.reduce_sum(nullptr, 0))
-        throw UnsupportedError(
-            "the merged CUDA solver runs on one rank only; a distributed operator of several "
-            "ranks on CUDA needs the reference solver (--impl reference)");
       loop = solvers_detail::merged_cuda_loop(a, m, b.data(), x.data(), res.tolerance, lo, hp);
 #else
       throw UnsupportedError("this build of spmvkit has no CUDA backend");

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "spmvkit/csr.hpp"
 
@@ -79,6 +80,14 @@ Csr<double> generate_by_name(const std::string& name);
 // False (nothing touched) for any other name.
 bool generate_rows_by_name(const std::string& name, index_t row_begin, index_t row_end,
                            Csr<double>& out, index_t& global_rows, index_t* row_unit = nullptr);
+
+// The lengths of rows [row_begin, row_end) of generate_rows_by_name's matrix, without their
+// entries: each generator's own length rule, no column drawn and nothing of nonzero size
+// allocated (what a distributed load weighs its row partition by). The same names, row unit
+// and range checks as generate_rows_by_name (0 <= row_begin <= row_end); false, `lengths`
+// untouched, for the names it refuses.
+bool generate_row_lengths_by_name(const std::string& name, index_t row_begin, index_t row_end,
+                                  std::vector<index_t>& lengths);
 
 // Where a bare matrix name ("bcsstk13") is read from: NAME.mtx or NAME.mtx.gz in
 // $SPMVKIT_MATRICES (when set; else in ../shared/matrices beside the source tree), then among

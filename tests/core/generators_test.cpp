@@ -417,6 +417,13 @@ TEST(RowRanges, RandomSplitsConcatenateToTheWholeMatrix) {
     ASSERT_EQ(rows, whole.rows);
     ASSERT_EQ(got_unit, unit);
     const index_t units = rows / unit;
+    // The lengths alone (what a distributed load balances by): the whole, and a middle range.
+    for (const auto& [u0, u1] : {std::pair<index_t, index_t>{0, units}, {units / 3, units / 2}}) {
+      std::vector<index_t> lengths, want;
+      ASSERT_TRUE(generate_row_lengths_by_name(name, u0 * unit, u1 * unit, lengths));
+      for (index_t i = u0 * unit; i < u1 * unit; ++i) want.push_back(whole.row_length(i));
+      EXPECT_EQ(lengths, want) << "rows [" << u0 * unit << ", " << u1 * unit << ")";
+    }
     for (int split = 0; split < 6; ++split) {
       // Cuts at both ends, a few anywhere, one twice (an empty range); split 0 is the whole.
       std::vector<index_t> cuts = {0, units};
@@ -453,6 +460,10 @@ TEST(RowRanges, OnlyTheRangeMustFitTheIndexLimit) {
     part.validate();
     EXPECT_EQ(part.rows, 2 * unit);
     EXPECT_GT(part.nnz(), 0);
+    std::vector<index_t> lengths;
+    ASSERT_TRUE(generate_row_lengths_by_name(name, rows - 2 * unit, rows, lengths));
+    ASSERT_EQ(lengths.size(), static_cast<std::size_t>(2 * unit));
+    for (index_t i = 0; i < part.rows; ++i) EXPECT_EQ(lengths[i], part.row_length(i));
   }
 }
 
@@ -461,8 +472,13 @@ TEST(RowRanges, BadRangesAndNames) {
   index_t rows = 0;
   const index_t n = 4 * 4 * 4 * 3;  // reservoir_bs3_4
   // Not at block rows (multiples of 3), reversed, outside.
-  for (auto [b, e] : {std::pair<index_t, index_t>{1, 6}, {3, 7}, {6, 3}, {-3, 3}, {0, n + 3}})
+  std::vector<index_t> lengths;
+  for (auto [b, e] : {std::pair<index_t, index_t>{1, 6}, {3, 7}, {6, 3}, {-3, 3}, {0, n + 3}}) {
     EXPECT_THROW(generate_rows_by_name("reservoir_bs3_4", b, e, part, rows), InputError) << b;
+    EXPECT_THROW(generate_row_lengths_by_name("reservoir_bs3_4", b, e, lengths), InputError) << b;
+  }
+  EXPECT_THROW(generate_row_lengths_by_name("expand_bs2_stencil5_4", 1, 4, lengths), InputError);
+  EXPECT_THROW(generate_row_lengths_by_name("stencil5_x", 0, 1, lengths), InputError);
   EXPECT_THROW(generate_rows_by_name("expand_bs2_stencil5_4", 1, 4, part, rows), InputError);
   EXPECT_THROW(generate_rows_by_name("powerlaw_1000", 10, 1001, part, rows), InputError);
   EXPECT_THROW(generate_rows_by_name("stencil5_x", 0, -1, part, rows), InputError);
@@ -478,7 +494,9 @@ TEST(RowRanges, BadRangesAndNames) {
                            "expand_bs2_expand_bs3_cage5"}) {
     EXPECT_FALSE(generate_rows_by_name(name, 0, -1, part, rows)) << name;
     EXPECT_FALSE(generate_rows_by_name(name, 0, 1, part, rows)) << name;
+    EXPECT_FALSE(generate_row_lengths_by_name(name, 0, 1, lengths)) << name;
   }
+  EXPECT_TRUE(lengths.empty());
   EXPECT_EQ(rows, -7);
   EXPECT_EQ(part.rows, 0);
 }
