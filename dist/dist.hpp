@@ -51,6 +51,13 @@ Partition partition_even(index_t n, int ranks);
 // Blocks balanced by nonzeros (each rank about nnz/ranks, a row counted as nnz + 1 so empty
 // rows spread too), from the row pointer.
 Partition partition_by_nnz(const std::vector<index_t>& row_ptr, int ranks);
+// The same partition when no rank holds the row pointer of the whole matrix: `slice` (any
+// contiguous split, its bounds multiples of `unit`) gives each rank some rows, and each rank
+// passes their lengths. Cuts fall at multiples of `unit` rows (a generator's block row; with
+// unit 1 the result is partition_by_nnz of the whole row pointer, exactly). One prefix scan
+// and one reduction of ranks - 1 cuts; collective.
+Partition partition_by_nnz(MPI_Comm comm, const Partition& slice,
+                           const std::vector<index_t>& lengths, index_t unit = 1);
 
 // METIS (k-way, on the symmetrised pattern) for irregular square matrices: the ranks' parts
 // made contiguous by renumbering. perm[new] = old; the matrix to distribute is
@@ -83,10 +90,11 @@ LocalRows<V> scatter_rows(MPI_Comm comm, const Csr<V>* whole, const Partition& r
 
 enum class PartitionMethod { nnz, metis };
 // Loads a matrix by name (spmvkit::load_matrix: a file, a bundled name, a generator) for a
-// distributed run. Stencils (stencil5/7/9/27_N) are generated row range by row range, each
-// rank its own rows (split by rows); anything else is read by rank 0 and scattered
-// (partitioned by nonzeros, or by METIS: then `perm` is the renumbering, else empty). A
-// failure on rank 0 (a bad file) throws on every rank.
+// distributed run. Generated matrices (generate_rows_by_name) are made row range by row
+// range, each rank its own rows, the ranges balanced by nonzeros from the generator's row
+// lengths alone; anything else is read by rank 0 and scattered (partitioned by nonzeros, or
+// by METIS: then `perm` is the renumbering, else empty). A failure on rank 0 (a bad file)
+// throws on every rank.
 struct Loaded {
   LocalRows<double> local;
   std::vector<index_t> perm;
@@ -106,6 +114,9 @@ double dot(MPI_Comm comm, const std::vector<V>& x, const std::vector<V>& y);
 enum class Transport { mpi, nccl };
 Transport parse_transport(const std::string& name);  // "mpi" | "nccl"; InputError
 bool nccl_compiled();
+// CUDA devices this process sees (0 without the CUDA build or a GPU). NCCL needs a GPU a
+// rank: on one host, ranks <= visible_gpus() (select_device gives each its own).
+int visible_gpus();
 
 // What the halo exchange moves on this rank.
 struct HaloInfo {
@@ -139,6 +150,11 @@ class DistOperator final : public Operator<V> {
   void apply(const V* x, const V* y, V* z, V alpha, V beta) const override;
   bool reduce_sum(double* partial, int count) const override;
   const HaloInfo& halo() const;
+  // Overlap (the default): the halo values travel while the local part is computed. Off:
+  // the exchange completes first, then the local and halo parts run (the comparison the
+  // scaling runs make; the result is the same).
+  void set_overlap(bool on);
+  bool overlap() const;
   MPI_Comm comm() const;
   Transport transport() const;
 

@@ -58,6 +58,7 @@ struct DistOperator<V>::Impl {
   int ranks = 1;
   Backend backend = Backend::cpu;
   Transport transport = Transport::mpi;
+  bool overlap = true;
   std::unique_ptr<Operator<V>> local, halo;
   HaloPlan plan;
   HaloInfo info;
@@ -91,6 +92,14 @@ const HaloInfo& DistOperator<V>::halo() const {
   return impl_->info;
 }
 template <class V>
+void DistOperator<V>::set_overlap(bool on) {
+  impl_->overlap = on;
+}
+template <class V>
+bool DistOperator<V>::overlap() const {
+  return impl_->overlap;
+}
+template <class V>
 MPI_Comm DistOperator<V>::comm() const {
   return impl_->comm;
 }
@@ -108,14 +117,16 @@ void DistOperator<V>::apply(const V* x, const V* y, V* z, V alpha, V beta) const
     // Pack and send first (the peers wait for it), compute the local part while it travels.
     for (std::size_t i = 0; i < m.plan.send_idx.size(); ++i) m.send_host[i] = x[m.plan.send_idx[i]];
     post_exchange(m.comm, m.plan, m.send_host.data(), m.ghost_host.data(), m.requests);
+    if (!m.overlap) wait_exchange(m.requests);
     m.apply_local(x, y, z, alpha, beta, rows);
     wait_exchange(m.requests);
     ghosts = m.ghost_host.data();
   } else {
 #if SPMVKIT_HAVE_CUDA
     m.cuda->start(x);
+    if (!m.overlap) ghosts = m.cuda->finish();
     m.apply_local(x, y, z, alpha, beta, rows);
-    ghosts = m.cuda->finish();
+    if (m.overlap) ghosts = m.cuda->finish();
 #endif
   }
   if (m.halo) m.halo->apply(ghosts, z, z, alpha, V(1));
@@ -288,5 +299,6 @@ template std::unique_ptr<DistOperator<double>> build_distributed<double>(
 #if !SPMVKIT_HAVE_CUDA
 namespace spmvkit::dist {
 void select_device(MPI_Comm) {}
+int visible_gpus() { return 0; }
 }  // namespace spmvkit::dist
 #endif

@@ -18,6 +18,8 @@ int cuda_device_count() {
   return n;
 }
 
+int visible_gpus() { return cuda_device_count(); }
+
 DeviceScope::DeviceScope(int d) {
   SPMVKIT_CUDA_CHECK(cudaGetDevice(&previous_));
   SPMVKIT_CUDA_CHECK(cudaSetDevice(d));
@@ -49,6 +51,21 @@ __global__ void shuffle_back(std::size_t n, const index_t* __restrict__ hat_to_r
   z[r] = beta == V(0) ? ax : ax + beta * y[r];
 }
 
+// Lets `from` reach `to`'s memory directly (NVLink or PCIe peer to peer), so the copies of x
+// and y^ do not go through the host; where the pair cannot, the copies still work, staged.
+void enable_peer_access(int from, int to) {
+  int can = 0;
+  SPMVKIT_CUDA_CHECK(cudaDeviceCanAccessPeer(&can, from, to));
+  if (!can) return;
+  const DeviceScope on(from);
+  const cudaError_t rc = cudaDeviceEnablePeerAccess(to, 0);
+  if (rc == cudaErrorPeerAccessAlreadyEnabled) {
+    cudaGetLastError();
+    return;
+  }
+  SPMVKIT_CUDA_CHECK(rc);
+}
+
 }  // namespace
 
 template <class V>
@@ -64,6 +81,8 @@ void multigpu_setup_cuda(MultiGpuState<V>& s) {
   c->x_ready = std::make_unique<cuda::Event>();
   for (int g = 0; g < parts; ++g) {
     if (g == c->home || !s.parts[g]) continue;
+    enable_peer_access(c->home, g);
+    enable_peer_access(g, c->home);
     const DeviceScope on(g);
     c->x[g] = cuda::DeviceBuffer<V>(static_cast<std::size_t>(s.parts[g]->cols()));
     c->y_part[g] = cuda::DeviceBuffer<V>(s.part_rows[g]);

@@ -33,9 +33,20 @@ if [ "${SKIP_TESTS:-0}" != 1 ]; then
   # 8 test processes share the cores: 2 OpenMP threads each, sleeping when idle. With the
   # default (a thread per core each, spinning) BsrCuda.EveryTuningCandidateIsCorrect took over
   # 300 s under ctest against 4 s alone (H100 machine, 16 cores, 2026-11-23).
-  OMP_NUM_THREADS=$(( $(nproc) / 8 > 1 ? $(nproc) / 8 : 1 )) OMP_WAIT_POLICY=passive \
-    ctest --test-dir build-gpu -j 8 --timeout 300 --output-on-failure > "$OUT/ctest.log" 2>&1
-  echo "tests: rc=$? in $(( $(date +%s) - t0 ))s" | tee -a "$summary"
+  # With several GPUs the tests are dealt out: ctest stride k of G (-I k,,G) on GPU k alone,
+  # all strides at once, 8 processes each (the out-of-memory tests fill only their GPU).
+  gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+  [ "$gpus" -ge 1 ] || gpus=1
+  rc=0
+  for k in $(seq 0 $((gpus - 1))); do
+    OMP_NUM_THREADS=$(( $(nproc) / (8 * gpus) > 1 ? $(nproc) / (8 * gpus) : 1 )) \
+      OMP_WAIT_POLICY=passive CUDA_VISIBLE_DEVICES=$( [ "$gpus" -gt 1 ] && echo $k || echo "${CUDA_VISIBLE_DEVICES:-0}") \
+      ctest --test-dir build-gpu -I "$((k + 1)),,$gpus" -j 8 --timeout 300 --output-on-failure \
+      > "$OUT/ctest_$k.log" 2>&1 &
+  done
+  for job in $(jobs -p); do wait "$job" || rc=$?; done
+  cat "$OUT"/ctest_*.log > "$OUT/ctest.log"
+  echo "tests: rc=$rc in $(( $(date +%s) - t0 ))s on $gpus GPU(s)" | tee -a "$summary"
   grep -E 'tests passed|tests failed' "$OUT/ctest.log" | tee -a "$summary"
   grep -c '(Skipped)' "$OUT/ctest.log" | sed 's/^/skipped: /' | tee -a "$summary"
   grep -E '\(Failed\)|\*\*\*Failed|Exception' "$OUT/ctest.log" | head -40 | tee -a "$summary"

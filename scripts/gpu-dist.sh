@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # The distributed layer's one command on the GPU machine (one GPU): build the dist tests and
 # tools for Hopper, run the tests with 1 rank (MPI and NCCL transports, multi-GPU BSR with the
-# one GPU) and 2 ranks on the one GPU (MPI transport through pinned host buffers), then the
+# one GPU), 2 ranks on the one GPU (MPI transport through pinned host buffers) and 3 ranks
+# (the CUDA tests only: the merged CUDA solver's reductions over an odd rank count), then the
 # overhead of the distributed operator with 1 rank against the plain operator on a ~1e8
-# nonzero matrix (stencil27_155, 9.7e7 nonzeros). Logs and JSON under $OUT, summary last.
-#   scripts/gpu-dist.sh        Env: MATRIX (default stencil27_155), FORMAT (default csr_vector)
+# nonzero matrix (stencil27_155, 9.7e7 nonzeros), the merged against the reference CUDA
+# solver over 1 and 2 ranks (SOLVE_MATRIX), and a power-law matrix's nonzeros per rank (its
+# rows generated per rank, balanced by nonzeros). Logs and JSON under $OUT, summary last.
+#   scripts/gpu-dist.sh        Env: MATRIX (default stencil27_155), FORMAT (default csr_vector),
+#                              SOLVE_MATRIX (default convdiff3d_100)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/gpu-out}
@@ -17,9 +21,14 @@ GPU_BUILD_LOG=$OUT/build.log gpu_build build-gpu "" spmvkit_dist_tests spmvkit_d
 grep -E 'spmvkit: (MPI|CUDA)' "$OUT/build.log" | tee -a "$summary"
 mpi="mpirun --oversubscribe"
 [ "$(id -u)" = 0 ] && mpi="$mpi --allow-run-as-root"
-for np in 1 2; do
+gpus=$(nvidia-smi -L | grep -c '^GPU')
+nps="1 2 3"
+[ "$gpus" -ge 4 ] && nps="1 2 3 4"
+for np in $nps; do
   t0=$(date +%s)
-  OMP_NUM_THREADS=4 timeout 900 $mpi -n $np build-gpu/tests/spmvkit_dist_tests \
+  filter=""
+  [ $np = 3 ] && filter="--gtest_filter=DistCuda.*"
+  OMP_NUM_THREADS=4 timeout 900 $mpi -n $np build-gpu/tests/spmvkit_dist_tests $filter \
     > "$OUT/dist_tests_np$np.log" 2>&1
   echo "dist tests, $np rank(s) on the GPU: rc=$? in $(( $(date +%s) - t0 ))s" | tee -a "$summary"
   grep -E '^\[  (PASSED|FAILED|SKIPPED) \]' "$OUT/dist_tests_np$np.log" | tee -a "$summary"
@@ -39,5 +48,24 @@ done
 $mpi -n 2 build-gpu/spmvkit-dist spmv "$M" --format "$F" --backend cuda --transport mpi \
   --runs 20 --json "$OUT/dist_2ranks_mpi.json" >> "$summary" 2>&1
 echo "spmvkit-dist 2 ranks (one GPU) mpi: rc=$?" >> "$summary"
+# The merged CUDA solver over ranks (its reductions summed at each reduction point) beside the
+# reference one: the same iterations within 1-2, the true residual, the time per iteration.
+S=${SOLVE_MATRIX:-convdiff3d_100}
+for np in 1 2; do
+  for impl in reference merged; do
+    $mpi -n $np build-gpu/spmvkit-dist solve "$S" --method bicgstab --impl $impl --backend cuda \
+      --format "$F" --rtol 1e-8 --maxiter 2000 --json "$OUT/solve_${impl}_np$np.json" \
+      >> "$summary" 2>&1
+    echo "spmvkit-dist solve $S bicgstab $impl, $np rank(s): rc=$?" >> "$summary"
+  done
+done
+# A power-law matrix generated per rank: nonzeros per rank (balanced by nonzeros).
+$mpi -n 2 build-gpu/spmvkit-dist spmv powerlaw_2000000 --format "$F" --backend cuda --runs 10 \
+  --json "$OUT/powerlaw_2ranks.json" >> "$summary" 2>&1
+echo "spmvkit-dist 2 ranks powerlaw_2000000: rc=$?" >> "$summary"
+python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))["results"][0]
+print("powerlaw nnz per rank:", [p["nnz"] for p in r["per_rank"]])' \
+  "$OUT/powerlaw_2ranks.json" >> "$summary" 2>&1
 echo "==== summary ===="
 cat "$summary"

@@ -13,6 +13,7 @@
 #include "dist/dist.hpp"
 #include "dist/halo.hpp"
 #include "spmvkit/generators.hpp"
+#include "spmvkit/preconditioners.hpp"
 #include "spmvkit/reference.hpp"
 #include "spmvkit/registry.hpp"
 #include "spmvkit/solvers.hpp"
@@ -234,6 +235,63 @@ TEST(DistLoad, EveryGeneratorsRowsAreTheWholeMatrixRows) {
   }
 }
 
+// Generated rows are cut by nonzeros, though no rank sees the whole row pointer: with a row
+// unit of 1 the cuts are partition_by_nnz's on the whole matrix, and on power-law matrices
+// (long rows anywhere) the ranks' nonzero counts stay close. Block generators cut at block
+// rows, by block-row weight.
+TEST(DistLoad, GeneratedRowsAreBalancedByNonzeros) {
+  const std::pair<const char*, index_t> cases[] = {{"powerlaw_40000_2000", 1},
+                                                   {"powerlaw_3000_300", 1},
+                                                   {"random_3000_200_4.5", 1},
+                                                   {"expand_bs2_powerlaw_20000_500", 2},
+                                                   {"reservoir_bs3_6", 3}};
+  for (const auto& [name, unit] : cases) {
+    SCOPED_TRACE(name);
+    const auto loaded = dist::load_distributed(MPI_COMM_WORLD, name, dist::PartitionMethod::nnz);
+    const Csr<double> whole = generate_by_name(name);
+    const Partition& p = loaded.local.row_part;
+    ASSERT_EQ(p.ranks(), ranks());
+    if (unit == 1) {
+      EXPECT_EQ(p.begin, dist::partition_by_nnz(whole.row_ptr, ranks()).begin);
+    }
+    // The weights (nnz + rows) of the parts: each within one block row of the ideal share.
+    index_t widest = 0;  // the heaviest block row
+    for (index_t u = 0; u < whole.rows; u += unit)
+      widest = std::max(widest, whole.row_ptr[u + unit] - whole.row_ptr[u] + unit);
+    const double share = static_cast<double>(whole.nnz() + whole.rows) / ranks();
+    std::vector<std::int64_t> nnz;
+    for (int r = 0; r < ranks(); ++r) {
+      EXPECT_EQ(p.begin[r] % unit, 0);
+      const std::int64_t nz = whole.row_ptr[p.begin[r + 1]] - whole.row_ptr[p.begin[r]];
+      EXPECT_LE(std::abs(static_cast<double>(nz + p.count(r)) - share), widest + 1.0)
+          << "rank " << r << ": " << nz << " nonzeros in " << p.count(r) << " rows";
+      nnz.push_back(nz);
+    }
+    EXPECT_EQ(loaded.local.rows.nnz(), nnz[me()]);
+    if (std::string(name) == "powerlaw_40000_2000") {
+      const auto [lo, hi] = std::minmax_element(nnz.begin(), nnz.end());
+      EXPECT_LE(static_cast<double>(*hi), 1.1 * static_cast<double>(*lo))
+          << "nonzeros per rank from " << *lo << " to " << *hi;
+    }
+  }
+}
+
+// The cuts from row lengths scattered over the ranks in any slice equal the cuts from the
+// whole row pointer (rank 0 empty, the last rank holding most rows).
+TEST(DistPartition, FromSlicedLengthsEqualsWholeRowPointer) {
+  const Csr<double> a = generate_by_name("powerlaw_3000_300");
+  Partition slice = dist::partition_even(a.rows / 2, std::max(ranks() - 1, 1));
+  if (ranks() > 1) slice.begin.insert(slice.begin.begin(), 0);
+  slice.begin.back() = a.rows;
+  std::vector<index_t> lengths;
+  for (index_t i = slice.begin[me()]; i < slice.begin[me() + 1]; ++i)
+    lengths.push_back(a.row_length(i));
+  EXPECT_EQ(dist::partition_by_nnz(MPI_COMM_WORLD, slice, lengths).begin,
+            dist::partition_by_nnz(a.row_ptr, ranks()).begin);
+  lengths.push_back(1);  // one length too many on every rank
+  EXPECT_THROW(dist::partition_by_nnz(MPI_COMM_WORLD, slice, lengths), InputError);
+}
+
 TEST(DistLoad, MetisPartitionGivesTheSameProduct) {
   if (!dist::metis_compiled() && ranks() > 1) GTEST_SKIP() << "built without METIS";
   const std::string path = data_matrix("bcsstk13.mtx.gz");
@@ -334,9 +392,108 @@ TEST(DistSolvers, MatchSingleProcess) {
   }
 }
 
-// The GPU transports (device only): MPI through pinned host buffers with every rank on the
-// one GPU, NCCL with one rank a GPU (NCCL refuses two ranks on one GPU, so with one GPU it
-// runs with one rank); SpMV against the reference, the reference solver's true residual.
+// This rank's diagonal block (its rows, the columns it owns, renumbered from 0): what a
+// per-rank preconditioner is built from.
+dist::LocalRows<double> diagonal_block(const dist::LocalRows<double>& local) {
+  dist::LocalRows<double> out = local;
+  const index_t c0 = local.col_part.begin[me()], c1 = local.col_part.begin[me() + 1];
+  Csr<double>& d = out.rows;
+  d.cols = c1 - c0;
+  d.col_idx.clear();
+  d.values.clear();
+  for (index_t i = 0; i < local.rows.rows; ++i) {
+    for (index_t k = local.rows.row_ptr[i]; k < local.rows.row_ptr[i + 1]; ++k)
+      if (local.rows.col_idx[k] >= c0 && local.rows.col_idx[k] < c1) {
+        d.col_idx.push_back(local.rows.col_idx[k] - c0);
+        d.values.push_back(local.rows.values[k]);
+      }
+    d.row_ptr[i + 1] = static_cast<index_t>(d.col_idx.size());
+  }
+  return out;
+}
+
+// The merged solver on a distributed operator (its fused reductions summed over the ranks at
+// each reduction point) against the same solver in one process on backend `be`: the same
+// iteration count within 2, and a true residual below rtol, both the solver's own (a global
+// norm) and float64 ||b - A x|| / ||b|| of the gathered x on the whole matrix. Without and
+// with Jacobi (fused into the updates) and a bs-1 block-Jacobi (the same M, applied as its
+// own step: the merged CG's separate (r, z) reduction).
+void merged_matches_single_process(Backend be, dist::Transport transport) {
+  struct Case {
+    const char* matrix;
+    SolverMethod method;
+    const char* precond;
+  };
+  const Case cases[] = {{"stencil7_12", SolverMethod::cg, "none"},
+                        {"convdiff3d_10", SolverMethod::bicgstab, "none"},
+                        {"stencil7_12", SolverMethod::cg, "jacobi"},
+                        {"stencil7_12", SolverMethod::cg, "block_jacobi:1"},
+                        {"convdiff3d_10", SolverMethod::bicgstab, "jacobi"},
+                        {"convdiff3d_10", SolverMethod::bicgstab, "block_jacobi:1"}};
+  for (const Case& c : cases) {
+    const Csr<double> a = generate_by_name(c.matrix);
+    std::mt19937_64 rng(test_seed());
+    const std::vector<double> b = random_vector(a.rows, rng);
+    SolverOptions o;
+    o.method = c.method;
+    o.impl = SolverImpl::merged;
+    o.rtol = 1e-8;
+    o.maxiter = 2000;
+    o.time_spmv = false;
+    o.record_history = true;
+    const PrecondSpec spec = parse_precond(c.precond);
+    // One process.
+    auto single = build_operator<double>("csr_vector", a, {}, be);
+    auto m1 = make_preconditioner<double>(spec, a, be);
+    auto b1 = Vector<double>::from_host(b, be);
+    Vector<double> x1(b.size(), be);
+    x1.fill(0.0);
+    const SolveResult r1 = solve(*single, b1, x1, o, m1.get());
+    // Distributed.
+    const Partition p = dist::partition_by_nnz(a.row_ptr, ranks());
+    const auto local = slice<double>(a, p, p);
+    auto op = dist::build_distributed<double>(MPI_COMM_WORLD, local, "csr_vector", {}, be,
+                                              transport);
+    auto md = make_preconditioner<double>(spec, diagonal_block(local).rows, be);
+    auto bl = Vector<double>::from_host(
+        std::vector<double>(b.begin() + p.begin[me()], b.begin() + p.begin[me() + 1]), be);
+    Vector<double> xl(bl.size(), be);
+    xl.fill(0.0);
+    const SolveResult rd = solve(*op, bl, xl, o, md.get());
+    const std::vector<double> x = dist::gather_vector(MPI_COMM_WORLD, p, xl.to_host());
+    const std::string what = std::string(c.matrix) + " " + std::string(to_string(c.method)) +
+                             " merged " + c.precond + " on " + std::string(to_string(be)) +
+                             ", " + std::to_string(ranks()) + " ranks";
+    EXPECT_EQ(r1.status, SolveStatus::converged) << what << ": one process " << r1.breakdown;
+    EXPECT_EQ(rd.status, SolveStatus::converged) << what << ": " << rd.breakdown;
+    EXPECT_LE(std::abs(rd.iterations - r1.iterations), 2)
+        << what << ": " << rd.iterations << " iterations, one process " << r1.iterations;
+    // Every iteration's (global) residual recorded once, the first ||b||.
+    EXPECT_EQ(rd.history.size(), static_cast<std::size_t>(rd.iterations) + 1) << what;
+    if (!rd.history.empty()) {
+      EXPECT_NEAR(rd.history.front(), rd.b_norm, 1e-12 * rd.b_norm) << what;
+    }
+    EXPECT_LE(rd.true_rel_residual, o.rtol) << what;
+    if (me() != 0) continue;
+    const auto ax = reference_spmv(a, x, b, -1.0, 1.0);  // b - A x in float64
+    double rr = 0, bb = 0;
+    for (std::size_t i = 0; i < b.size(); ++i) rr += ax[i] * ax[i], bb += b[i] * b[i];
+    EXPECT_LE(std::sqrt(rr / bb), o.rtol) << what;
+    EXPECT_NEAR(rd.true_rel_residual, std::sqrt(rr / bb), 1e-3 * o.rtol) << what;
+  }
+}
+
+TEST(DistSolvers, MergedCpuMatchesSingleProcess) {
+  merged_matches_single_process(Backend::cpu, dist::Transport::mpi);
+}
+
+// NCCL refuses two ranks on one GPU: it is tested where every rank has its own (one rank on
+// a one-GPU machine, up to G ranks on a machine of G GPUs).
+bool nccl_testable() { return dist::nccl_compiled() && ranks() <= dist::visible_gpus(); }
+
+// The GPU transports (device only): MPI through pinned host buffers (every rank on the one
+// GPU, or ranks dealt over the GPUs), NCCL with one GPU a rank; SpMV against the reference,
+// the reference solver's true residual.
 TEST(DistCuda, TransportsMatchReference) {
   if (!cuda_available()) GTEST_SKIP() << "no GPU: the CUDA transports are skipped";
   int gpus = 0;
@@ -349,7 +506,7 @@ TEST(DistCuda, TransportsMatchReference) {
                                                   dist::Transport::mpi);
         expect_dist_spmv(*op, a, local, test_seed(), std::string(format) + " mpi on " + name,
                          Backend::cuda);
-        if (dist::nccl_compiled() && ranks() == 1) {
+        if (nccl_testable()) {
           auto nc = dist::build_distributed<double>(MPI_COMM_WORLD, local, format, {},
                                                     Backend::cuda, dist::Transport::nccl);
           expect_dist_spmv(*nc, a, local, test_seed(), std::string(format) + " nccl on " + name,
@@ -359,10 +516,10 @@ TEST(DistCuda, TransportsMatchReference) {
       }
     }
   }
-  if (dist::nccl_compiled() && ranks() == 1) {
+  if (nccl_testable()) {
     EXPECT_GT(gpus, 0);
   }
-  // Solvers on CUDA: reference over any number of ranks; merged on one rank, refused on more.
+  // Solvers on CUDA, reference and merged, over any number of ranks.
   const Csr<double> a = generate_by_name("convdiff3d_12");
   const Partition p = dist::partition_by_nnz(a.row_ptr, ranks());
   const auto local = slice<double>(a, p, p);
@@ -386,11 +543,15 @@ TEST(DistCuda, TransportsMatchReference) {
   }
   o.impl = SolverImpl::merged;
   xv.fill(0.0);
-  if (ranks() > 1) {
-    EXPECT_THROW(solve(*op, bv, xv, o), UnsupportedError);
-  } else {
-    EXPECT_EQ(solve(*op, bv, xv, o).status, SolveStatus::converged);
-  }
+  EXPECT_EQ(solve(*op, bv, xv, o).status, SolveStatus::converged);
+}
+
+// The merged CUDA solver over the ranks (MPI transport; NCCL where every rank has a GPU).
+TEST(DistCuda, MergedMatchesSingleProcess) {
+  if (!cuda_available()) GTEST_SKIP() << "no GPU: the merged CUDA solver over ranks is skipped";
+  merged_matches_single_process(Backend::cuda, dist::Transport::mpi);
+  if (nccl_testable())
+    merged_matches_single_process(Backend::cuda, dist::Transport::nccl);
 }
 
 }  // namespace
