@@ -235,6 +235,22 @@ def test_python_m_reduces_iterations(method, impl):
     assert true_rel_residual(a, r.x, b) <= 2e-8
 
 
+@pytest.mark.parametrize("impl", ["merged", "reference"])
+def test_python_m_incomplete_lu_on_a_hard_nonsymmetric_matrix(impl):
+    # SciPy's usual preconditioner: M = LinearOperator(shape, spilu(A).solve). Without it
+    # BiCGSTAB does not converge on west0479 in 5000 iterations.
+    a = spmvkit.read_matrix_market(DATA / "west0479.mtx")
+    ilu = scipy.sparse.linalg.spilu(a.tocsc(), drop_tol=1e-4, fill_factor=10)
+    m = scipy.sparse.linalg.LinearOperator(a.shape, ilu.solve)
+    b = np.ones(a.shape[0])
+    args = dict(rtol=1e-10, maxiter=5000, impl=impl, backend="cpu", full_result=True)
+    plain = linalg.bicgstab(a, b, **args)
+    r = linalg.bicgstab(a, b, M=m, **args)
+    assert r.info == 0 and r.iterations < 500
+    assert plain.info != 0 or plain.iterations > 10 * r.iterations
+    assert true_rel_residual(a, r.x, b) <= 10 * 1e-10  # the library's acceptance of the gap
+
+
 def test_python_m_with_an_operator_and_a_callback():
     a = scaled_stencil()
     op = spmvkit.Operator(a, format="csr_vector", backend="cpu")
