@@ -4,9 +4,14 @@ The iteration is spmvkit's (solvers/, docs/solvers.md): stop when ||b - A x_k|| 
 ||b||, atol), the true residual checked at the end. Two differences from SciPy:
 - callback(k, residual_norm) gets the iteration number and the residual norm (the iterate
   stays on the device between checks), not x_k;
-- preconditioners come by name, precond="jacobi" or "block_jacobi[:BS]" (spmvkit's own,
-  applied inside the merged solvers; A must then be a scipy.sparse matrix); M, a Python
-  preconditioner, is refused.
+- M, SciPy's preconditioner (an approximation of inv(A)), is applied by calling back into
+  Python from the solver: on NumPy arrays for a scipy.sparse matrix, a NumPy array, a
+  scipy.sparse.linalg.LinearOperator or anything aslinearoperator() takes; on CuPy arrays
+  for a cupyx.scipy.sparse matrix, a CuPy array or a cupyx LinearOperator (cuda backend).
+  Each apply waits for the GPU, so the merged CUDA solver then runs without CUDA graphs and
+  learns the residual every iteration (check_every=1 unless given);
+- or preconditioners come by name, precond="jacobi" or "block_jacobi[:BS]" (spmvkit's own,
+  applied inside the merged solvers, on the GPU; A must then be a scipy.sparse matrix).
 """
 import dataclasses
 import numbers
@@ -59,11 +64,73 @@ def _info(result):
     return -1
 
 
+def _is_device_object(M):
+    """True for CuPy arrays, cupyx.scipy.sparse matrices and cupyx LinearOperators."""
+    return _arrays.is_device_array(M) or type(M).__module__.split(".")[0] in ("cupy", "cupyx")
+
+
+def _m_apply(M, n, dtype, backend):
+    """(apply, device_arrays) for the extension's PythonPreconditioner: apply(x, y, z, alpha,
+    beta) writes z = alpha*M*x + beta*y (y None when beta is 0), on NumPy arrays, or on
+    device addresses when device_arrays (wrapped here as CuPy arrays)."""
+    device = _is_device_object(M)
+    if device and backend != "cuda":
+        raise ValueError(f"M: a CuPy (device) preconditioner, but the operator is on the "
+                         f"{backend} backend")
+    if device:
+        cp = _arrays._cupy()
+        import cupyx.scipy.sparse.linalg as splinalg
+    else:
+        import scipy.sparse.linalg as splinalg
+    try:
+        op = splinalg.aslinearoperator(M)
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"M: expected a sparse matrix, a dense array or a LinearOperator, got "
+                         f"{type(M).__name__} ({e})") from e
+    if tuple(op.shape) != (n, n):
+        raise ValueError(f"M: shape {tuple(op.shape)}, expected ({n}, {n}) like A")
+    if op.dtype is not None and np.dtype(op.dtype).kind == "c":
+        raise ValueError(f"M: dtype {op.dtype}: complex preconditioners are not supported")
+
+    def combine(r, y, z, alpha, beta):
+        # M's result may be (n, 1) (a matrix-like M) or of another real dtype; z may be y.
+        r = r.reshape(-1)
+        if r.shape != (n,):
+            raise ValueError(f"M: matvec returned shape {r.shape}, expected ({n},)")
+        if alpha != 1.0:
+            r = alpha * r
+        if y is not None:
+            r = r + beta * y
+        z[...] = r
+
+    if not device:
+        def apply(x, y, z, alpha, beta):
+            combine(np.asarray(op.matvec(x)), y, z, alpha, beta)
+        return apply, False
+
+    def view(ptr):
+        mem = cp.cuda.UnownedMemory(ptr, n * np.dtype(dtype).itemsize, None)
+        return cp.ndarray((n,), dtype, cp.cuda.MemoryPointer(mem, 0))
+
+    def apply_device(x_ptr, y_ptr, z_ptr, alpha, beta):
+        # spmvkit's stream is done with x (the extension waited for it); the work queued here,
+        # on CuPy's current stream, must be done before spmvkit goes on.
+        stream = cp.cuda.get_current_stream()
+        try:
+            r = cp.asarray(op.matvec(view(x_ptr)))
+            combine(r, view(y_ptr) if y_ptr else None, view(z_ptr), alpha, beta)
+        finally:
+            stream.synchronize()
+    return apply_device, True
+
+
 def _solve(method, A, b, x0, rtol, atol, maxiter, M, callback, impl, precond, full_result,
            format, backend, check_every, cuda_graph):
-    if M is not None:
-        raise NotImplementedError("M: a Python preconditioner is not supported; use "
-                                  "precond='jacobi' or precond='block_jacobi[:BS]'")
+    if M is not None and precond is not None:
+        raise ValueError("M and precond: give one preconditioner, not both")
+    if M is not None and cuda_graph:
+        raise ValueError("cuda_graph: a Python M cannot run inside a CUDA graph (leave "
+                         "cuda_graph None or False)")
     if precond is not None and not isinstance(precond, str):
         raise ValueError(f"precond: expected None, 'jacobi' or 'block_jacobi[:BS]', "
                          f"got {precond!r}")
@@ -87,6 +154,9 @@ def _solve(method, A, b, x0, rtol, atol, maxiter, M, callback, impl, precond, fu
                              "its format's arrays, not the matrix the preconditioner needs)")
         _, _, row_ptr, col_idx, values = canonical_csr(A, op.dtype)
         op._core.set_preconditioner(precond, rows, cols, row_ptr, col_idx, values)
+    m_apply = None
+    if M is not None:
+        m_apply, m_device_arrays = _m_apply(M, rows, op.dtype, op.backend)
     device = _arrays.is_device_array(b)
     b = _arrays.as_input(b, "b", op.dtype, rows, device)
     if x0 is None:
@@ -114,6 +184,8 @@ def _solve(method, A, b, x0, rtol, atol, maxiter, M, callback, impl, precond, fu
     if cuda_graph is not None:
         req.cuda_graph = 1 if cuda_graph else 0
     req.callback = callback
+    if m_apply is not None:
+        req.m_apply, req.m_device_arrays = m_apply, m_device_arrays
     if not isinstance(impl, str):
         raise ValueError(f"impl: expected 'merged' or 'reference', got {impl!r}")
     if device:
@@ -132,8 +204,10 @@ def cg(A, b, x0=None, *, rtol=1e-5, atol=0.0, maxiter=None, M=None, callback=Non
        check_every=None, cuda_graph=None):
     """Conjugate gradients for a symmetric positive definite A (scipy.sparse.linalg.cg's
     signature). A: a spmvkit.Operator, or a scipy.sparse matrix built with `format` on
-    `backend`. b, x0: NumPy or CuPy arrays (x comes back in the same kind). impl: "merged"
-    or "reference". Returns (x, info), or a SolveResult with full_result=True."""
+    `backend`. b, x0: NumPy or CuPy arrays (x comes back in the same kind). M: a
+    preconditioner approximating inv(A), SciPy's kinds (see the module's docstring), or
+    precond: one of spmvkit's by name, not both. impl: "merged" or "reference". Returns
+    (x, info), or a SolveResult with full_result=True."""
     return _solve("cg", A, b, x0, rtol, atol, maxiter, M, callback, impl, precond,
                   full_result, format, backend, check_every, cuda_graph)
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "python/src/device_sync.hpp"
+#include "python/src/python_preconditioner.hpp"
 #include "spmvkit/error.hpp"
 #include "spmvkit/preconditioners.hpp"
 #include "spmvkit/registry.hpp"
@@ -59,6 +60,10 @@ SolverOptions options_for(const SolveRequest& r, std::exception_ptr& callback_er
   o.maxiter = r.maxiter;
   if (r.check_every > 0) o.check_every = r.check_every;
   if (r.cuda_graph >= 0) o.cuda_graph = r.cuda_graph != 0;
+  if (r.has_m()) {
+    if (r.check_every <= 0) o.check_every = 1;
+    o.cuda_graph = false;
+  }
   if (!r.callback.is_none()) {
     // Called with the GIL released (the solve runs without it). A Python exception stops the
     // solve: it is kept here and raised again once the solver has unwound.
@@ -99,9 +104,24 @@ py::dict result_dict(const SolveResult& r) {
   return d;
 }
 
-// Runs `solve` without the GIL; a callback's Python exception is raised again with it held.
-template <class Fn>
-SolveResult run_solve(const SolveRequest& request, Fn&& fn) {
+// M given in Python (request.m_apply), or null. Constructed with the GIL held.
+template <class V>
+std::unique_ptr<PythonPreconditioner<V>> python_m(const Operator<V>& a,
+                                                  const Operator<V>* library_m,
+                                                  const SolveRequest& request) {
+  if (!request.has_m()) return nullptr;
+  if (library_m) throw InputError("M: given together with precond (give one preconditioner)");
+  if (!PyCallable_Check(request.m_apply.ptr())) throw InputError("M: the apply is not callable");
+  using Arrays = typename PythonPreconditioner<V>::Arrays;
+  return std::make_unique<PythonPreconditioner<V>>(
+      request.m_apply, request.m_device_arrays ? Arrays::device_arrays : Arrays::host_arrays,
+      a.rows(), a.backend());
+}
+
+// Runs `solve` without the GIL; a Python exception of the callback or of M (`m`, may be null)
+// is raised again with it held, once the solver has unwound.
+template <class V, class Fn>
+SolveResult run_solve(const SolveRequest& request, const PythonPreconditioner<V>* m, Fn&& fn) {
   std::exception_ptr callback_error;
   const SolverOptions o = options_for(request, callback_error);
   SolveResult r;
@@ -110,6 +130,7 @@ SolveResult run_solve(const SolveRequest& request, Fn&& fn) {
     r = fn(o);
   } catch (const Error&) {
     if (callback_error) std::rethrow_exception(callback_error);
+    if (m && m->error()) std::rethrow_exception(m->error());
     throw;
   }
   return r;
@@ -202,10 +223,12 @@ SolveResult solve_host_impl(const Operator<V>& a, const Operator<V>* precond, co
   V* bp = host_pointer<V>(b, a.rows(), "b", false);
   V* xp = host_pointer<V>(x, a.cols(), "x", true);
   const std::size_t n = static_cast<std::size_t>(a.cols());
-  return run_solve(request, [&](const SolverOptions& o) {
+  const auto pm = python_m(a, precond, request);
+  const Operator<V>* m = pm ? pm.get() : precond;
+  return run_solve(request, pm.get(), [&](const SolverOptions& o) {
     const auto bv = Vector<V>::from_host(std::vector<V>(bp, bp + a.rows()), a.backend());
     auto xv = Vector<V>::from_host(std::vector<V>(xp, xp + n), a.backend());
-    SolveResult r = solve(a, bv, xv, o, precond);
+    SolveResult r = solve(a, bv, xv, o, m);
     const std::vector<V> out = xv.to_host();
     if (n > 0) std::memcpy(xp, out.data(), n * sizeof(V));
     return r;
@@ -220,13 +243,16 @@ SolveResult solve_device_impl(const Operator<V>& a, const Operator<V>* precond, 
     throw InputError("b: a CuPy (device) array, but the operator is on the cpu backend");
   check_device_pointer(b, "b");
   check_device_pointer(x, "x0");
-  const std::size_t m = static_cast<std::size_t>(a.rows()), n = static_cast<std::size_t>(a.cols());
-  return run_solve(request, [&](const SolverOptions& o) {
-    Vector<V> bv(m, Backend::cuda), xv(n, Backend::cuda);
+  const std::size_t rows = static_cast<std::size_t>(a.rows()),
+                    n = static_cast<std::size_t>(a.cols());
+  const auto pm = python_m(a, precond, request);
+  const Operator<V>* m = pm ? pm.get() : precond;
+  return run_solve(request, pm.get(), [&](const SolverOptions& o) {
+    Vector<V> bv(rows, Backend::cuda), xv(n, Backend::cuda);
     wait_for_user_stream(stream);
-    copy_device(reinterpret_cast<std::uintptr_t>(bv.data()), b, m * sizeof(V));
+    copy_device(reinterpret_cast<std::uintptr_t>(bv.data()), b, rows * sizeof(V));
     copy_device(reinterpret_cast<std::uintptr_t>(xv.data()), x, n * sizeof(V));
-    SolveResult r = solve(a, bv, xv, o, precond);
+    SolveResult r = solve(a, bv, xv, o, m);
     copy_device(x, reinterpret_cast<std::uintptr_t>(xv.data()), n * sizeof(V));
     signal_user_stream(stream);
     // bv and xv are freed when this returns: wait for the copy out of xv first.
@@ -314,7 +340,9 @@ void bind_operator(py::module_& m) {
       .def_readwrite("maxiter", &SolveRequest::maxiter)
       .def_readwrite("check_every", &SolveRequest::check_every)
       .def_readwrite("cuda_graph", &SolveRequest::cuda_graph)
-      .def_readwrite("callback", &SolveRequest::callback);
+      .def_readwrite("callback", &SolveRequest::callback)
+      .def_readwrite("m_apply", &SolveRequest::m_apply)
+      .def_readwrite("m_device_arrays", &SolveRequest::m_device_arrays);
   py::class_<CoreOperator>(m, "CoreOperator")
       .def(py::init<const std::string&, index_t, index_t, const py::array&, const py::array&,
                     const py::array&, const std::map<std::string, std::string>&,

@@ -26,6 +26,14 @@ struct SolveRequest {
   int check_every = 0;  // 0: the library's default
   int cuda_graph = -1;  // -1: the library's default, else 0/1
   py::object callback;  // None, or callable(iteration, residual_norm)
+  // M given in Python: None, or the callable of PythonPreconditioner (python_preconditioner.hpp),
+  // called with device addresses when m_device_arrays, else with NumPy arrays. Not with a
+  // preconditioner of set_preconditioner. It turns CUDA graphs off and makes check_every 1
+  // unless given (each apply waits for the GPU anyway; iterations queued past convergence
+  // would still call M).
+  py::object m_apply = py::none();
+  bool m_device_arrays = false;
+  bool has_m() const { return m_apply && !m_apply.is_none(); }
 };
 
 class CoreOperator {

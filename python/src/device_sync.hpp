@@ -19,5 +19,11 @@ void wait_for_user_stream(std::uintptr_t user_stream);
 void signal_user_stream(std::uintptr_t user_stream);
 // Device-to-device copy of `bytes` on spmvkit's stream (asynchronous).
 void copy_device(std::uintptr_t dst, std::uintptr_t src, std::size_t bytes);
+// Copies between device and host memory on spmvkit's stream; they return once the copy is done.
+void copy_to_host(void* dst, std::uintptr_t src, std::size_t bytes);
+void copy_to_device(std::uintptr_t dst, const void* src, std::size_t bytes);
+// True while spmvkit's stream is being captured into a CUDA graph (work queued then is only
+// recorded, not run, so the host must not wait for it or read its results).
+bool stream_capturing();
 
 }  // namespace spmvkit::python

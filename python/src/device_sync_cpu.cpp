@@ -12,5 +12,12 @@ void signal_user_stream(std::uintptr_t) {}
 void copy_device(std::uintptr_t, std::uintptr_t, std::size_t bytes) {
   if (bytes > 0) throw UnsupportedError("device copy: this build has no CUDA backend");
 }
+void copy_to_host(void*, std::uintptr_t, std::size_t bytes) {
+  if (bytes > 0) throw UnsupportedError("device copy: this build has no CUDA backend");
+}
+void copy_to_device(std::uintptr_t, const void*, std::size_t bytes) {
+  if (bytes > 0) throw UnsupportedError("device copy: this build has no CUDA backend");
+}
+bool stream_capturing() { return false; }
 
 }  // namespace spmvkit::python

@@ -41,4 +41,18 @@ void copy_device(std::uintptr_t dst, std::uintptr_t src, std::size_t bytes) {
     cuda::copy_on_device(reinterpret_cast<void*>(dst), reinterpret_cast<const void*>(src), bytes);
 }
 
+void copy_to_host(void* dst, std::uintptr_t src, std::size_t bytes) {
+  if (bytes > 0) cuda::copy_to_host(dst, reinterpret_cast<const void*>(src), bytes);
+}
+
+void copy_to_device(std::uintptr_t dst, const void* src, std::size_t bytes) {
+  if (bytes > 0) cuda::copy_to_device(reinterpret_cast<void*>(dst), src, bytes);
+}
+
+bool stream_capturing() {
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  SPMVKIT_CUDA_CHECK(cudaStreamIsCapturing(cuda::Context::get().stream(), &status));
+  return status != cudaStreamCaptureStatusNone;
+}
+
 }  // namespace spmvkit::python

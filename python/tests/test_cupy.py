@@ -152,3 +152,109 @@ def test_solve_float32_with_cupy(cp):
     x, info = linalg.bicgstab(op, cp.ones(300, dtype=np.float32), rtol=1e-5)
     assert info == 0 and x.dtype == np.float32
     assert rel_err(host(x), scipy.sparse.linalg.spsolve(a.tocsc(), np.ones(300))) < 1e-4
+
+
+# --- M: a preconditioner in Python on the cuda backend -----------------------------------
+
+def scaled_stencil():
+    """Ill-conditioned SPD: a 2-D Laplacian scaled by D = diag(10^U(-1, 1)) on both sides."""
+    s = spmvkit.generate("stencil5_16")
+    d = scipy.sparse.diags(10.0 ** np.random.default_rng(20).uniform(-1, 1, s.shape[0]))
+    return (d @ s @ d).tocsr()
+
+
+def device_m(cp, kind, a):
+    import cupyx.scipy.sparse
+    import cupyx.scipy.sparse.linalg
+    inv = cp.asarray(1.0 / a.diagonal())
+    if kind == "cupyx_sparse":
+        return cupyx.scipy.sparse.diags(inv).tocsr()
+    if kind == "cupy_dense":
+        return cp.diag(inv)
+    if kind == "cupyx_linear_operator":
+        return cupyx.scipy.sparse.linalg.LinearOperator(a.shape, matvec=lambda x: inv * x,
+                                                        dtype=inv.dtype)
+    assert kind == "scipy_sparse"  # a host M on the cuda backend: applied to host copies
+    return scipy.sparse.diags(1.0 / a.diagonal())
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("kind", ["cupyx_sparse", "cupy_dense", "cupyx_linear_operator",
+                                  "scipy_sparse"])
+@pytest.mark.parametrize("impl", ["merged", "reference"])
+@pytest.mark.parametrize("solver", [linalg.cg, linalg.bicgstab])
+def test_python_m_with_cupy(cp, solver, impl, kind, dtype):
+    a = scaled_stencil().astype(dtype)
+    bh = np.random.default_rng(21).uniform(-1, 1, a.shape[0]).astype(dtype)
+    rtol = 1e-4 if dtype == np.float32 else 1e-10
+    args = dict(rtol=rtol, maxiter=3000, impl=impl, backend="cuda", full_result=True)
+    r = solver(a, cp.asarray(bh), M=device_m(cp, kind, a), **args)
+    assert r.info == 0 and r.converged and not r.cuda_graph
+    assert isinstance(r.x, cp.ndarray) and r.x.dtype == dtype
+    ad = a.astype(np.float64)
+    true = np.linalg.norm(bh - ad @ host(r.x).astype(np.float64)) / np.linalg.norm(bh)
+    assert true <= (10 if dtype == np.float32 else 2) * rtol
+    if dtype == np.float64:
+        plain = solver(a, cp.asarray(bh), **args)
+        assert plain.converged and r.iterations < 0.25 * plain.iterations
+    x, info = solver(a, bh, M=device_m(cp, kind, a), rtol=rtol, maxiter=3000, impl=impl,
+                     backend="cuda")  # NumPy b: the solve on the device, M as it comes
+    assert info == 0 and isinstance(x, np.ndarray)
+
+
+def test_python_m_with_cupy_on_a_stream(cp):
+    import cupyx.scipy.sparse.linalg
+    a = scaled_stencil()
+    inv = cp.asarray(1.0 / a.diagonal())
+    streams = []
+
+    def apply_m(x):
+        streams.append(cp.cuda.get_current_stream().ptr)
+        return inv * x  # queued on the current stream; spmvkit must wait for it
+    m = cupyx.scipy.sparse.linalg.LinearOperator(a.shape, matvec=apply_m, dtype=np.float64)
+    s = cp.cuda.Stream(non_blocking=True)
+    with s:
+        b = cp.asarray(np.ones(a.shape[0])) * 2.0
+        r = linalg.cg(a, b, M=m, rtol=1e-10, backend="cuda", full_result=True)
+        w = r.x * 1.0
+    s.synchronize()
+    assert r.info == 0 and set(streams) == {s.ptr}
+    # z0 = M r0, one apply per iteration, and at most one iteration queued past convergence
+    # (check_every is 1 with M) per restart.
+    assert r.iterations + 1 <= len(streams) <= r.iterations + 2 * (r.restarts + 1)
+    true = np.linalg.norm(2.0 - a @ host(w)) / np.linalg.norm(np.full(a.shape[0], 2.0))
+    assert true <= 2e-10
+
+
+@pytest.mark.parametrize("impl", ["merged", "reference"])
+def test_python_m_exception_with_cupy(cp, impl):
+    import cupyx.scipy.sparse.linalg
+    a = scaled_stencil()
+    inv = cp.asarray(1.0 / a.diagonal())
+    stop = KeyError("stop in M")
+    calls = []
+
+    def apply_m(x):
+        calls.append(1)
+        if len(calls) == 4:
+            raise stop
+        return inv * x
+    m = cupyx.scipy.sparse.linalg.LinearOperator(a.shape, matvec=apply_m, dtype=np.float64)
+    b = cp.ones(a.shape[0])
+    with pytest.raises(KeyError) as raised:
+        linalg.bicgstab(a, b, M=m, impl=impl, rtol=1e-10, backend="cuda")
+    assert raised.value is stop and len(calls) == 4
+    x, info = linalg.bicgstab(a, b, M=device_m(cp, "cupyx_sparse", a), impl=impl, rtol=1e-10,
+                              backend="cuda")  # the module and the GPU work on
+    assert info == 0
+    assert np.linalg.norm(1.0 - a @ host(x)) / np.sqrt(a.shape[0]) <= 2e-10
+
+
+def test_python_m_errors_with_cupy(cp):
+    a = scaled_stencil()
+    with pytest.raises(ValueError, match="cpu backend"):
+        linalg.cg(a, np.ones(a.shape[0]), M=device_m(cp, "cupyx_sparse", a), backend="cpu")
+    with pytest.raises(ValueError, match=r"M: shape \(257, 257\)"):
+        linalg.cg(a, cp.ones(a.shape[0]), M=cp.eye(257), backend="cuda")
+    with pytest.raises(ValueError, match="cuda_graph"):
+        linalg.cg(a, cp.ones(a.shape[0]), M=cp.eye(256), cuda_graph=True, backend="cuda")
