@@ -224,6 +224,10 @@ void run_matrix(const std::string& name, const Csr<double>& a64, const Options& 
 
 }  // namespace
 
+double check_tolerance(index_t longest, std::size_t value_bytes) {
+  return value_bytes == 4 ? tolerance<float>(longest) : tolerance<double>(longest);
+}
+
 Report run(const std::vector<std::string>& all_matrices, const Options& opt) {
   if (opt.reps < 1) throw InputError("--reps must be at least 1");
   if (opt.parts < 1 || opt.part < 1 || opt.part > opt.parts)

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "spmvkit/backend.hpp"
+#include "spmvkit/csr.hpp"
 #include "spmvkit/params.hpp"
 
 namespace spmvkit::bench {
@@ -98,7 +99,12 @@ std::string now_iso8601();
 std::string commit_id();
 
 Report run(const std::vector<std::string>& matrices, const Options& options);
+// The bound on ||z - ref|| / ||ref|| a record is checked against (status WRONG above it), for
+// rows of up to `longest` nonzeros and values of `value_bytes` (4 or 8).
+double check_tolerance(index_t longest, std::size_t value_bytes);
 void print_table(const Report& report, std::ostream& out);
 nlohmann::json to_json(const Report& report);
+// The rows that make `spmvkit bench` exit non-zero, as "matrix/format, ..." (empty: none).
+std::string not_measured(const Report& report, bool formats_requested);
 
 }  // namespace spmvkit::bench

@@ -114,4 +114,21 @@ nlohmann::json to_json(const Report& rep) {
   return j;
 }
 
+// The rows that make `spmvkit bench` exit non-zero, as "matrix/format, ...": a failed build or
+// run ("error: ..."), a wrong result, and, for formats named with --formats, a refused matrix
+// ("unsupported: ..."). In a run over all formats or a suite's, a format refusing a matrix it
+// cannot hold (ELL on a wide row) is an answer, not a failure; skipped matrices never fail.
+std::string not_measured(const Report& report, bool formats_requested) {
+  std::string out;
+  int n = 0;
+  for (const auto& r : report.results) {
+    const bool failed = r.status.rfind("error", 0) == 0 || r.status == "WRONG" ||
+                        (formats_requested && r.status.rfind("unsupported", 0) == 0);
+    if (!failed) continue;
+    if (++n <= 5) out += (out.empty() ? "" : ", ") + r.matrix + "/" + r.format;
+  }
+  if (n > 5) out += " and " + std::to_string(n - 5) + " more";
+  return out;
+}
+
 }  // namespace spmvkit::bench

@@ -15,6 +15,7 @@
 #include "spmvkit/generators.hpp"
 #include "spmvkit/registry.hpp"
 #include "tools/commands.hpp"
+#include "tools/dist/dist_run.hpp"
 
 namespace spmvkit::cli {
 
@@ -41,22 +42,6 @@ bool missing_real_matrix(const std::string& name) {
   return find_named_matrix(inner).empty();
 }
 
-// The rows that make `spmvkit bench` exit non-zero, as "matrix/format, ...": a failed build or
-// run ("error: ..."), a wrong result, and, for formats named with --formats, a refused matrix
-// ("unsupported: ..."). In a run over all formats or a suite's, a format refusing a matrix it
-// cannot hold (ELL on a wide row) is an answer, not a failure; skipped matrices never fail.
-std::string not_measured(const bench::Report& report, bool formats_requested) {
-  std::string out;
-  int n = 0;
-  for (const auto& r : report.results) {
-    const bool failed = r.status.rfind("error", 0) == 0 || r.status == "WRONG" ||
-                        (formats_requested && r.status.rfind("unsupported", 0) == 0);
-    if (!failed) continue;
-    if (++n <= 5) out += (out.empty() ? "" : ", ") + r.matrix + "/" + r.format;
-  }
-  if (n > 5) out += " and " + std::to_string(n - 5) + " more";
-  return out;
-}
 }  // namespace
 
 // "64M", "1e6", "0" -> a count (K, M, G: powers of 1000).
@@ -136,7 +121,8 @@ void add_bench(CLI::App& app) {
     std::vector<std::string> matrices;
     std::string backend = "auto", precision = "f64", formats, params, json, reorder = "none";
     int reps = 50, warmup = 10;
-    bool no_check = false;
+    bool no_check = false, dist = false;
+    DistArgs d;
     std::string max_expanded_nnz = "64M", part = "1/1";
     double time_limit = 0;
   };
@@ -166,7 +152,29 @@ void add_bench(CLI::App& app) {
                   "Seconds: matrices not started by then are recorded as skipped (0: none)")
       ->check(CLI::Range(0.0, 1e9));
   cmd->add_option("--part", a->part, "K/N: run every N-th matrix from the K-th (split a suite)");
+  add_dist_options(cmd, a->dist, a->d);
+  cmd->add_option("--overlap", a->d.overlap,
+                  "--dist: halo exchange beside the local part (on), after it (off), or both timed")
+      ->check(CLI::IsMember({"on", "off", "both"}));
   cmd->callback([a, formats_opt, params_opt, reps_opt, warmup_opt] {
+    if (a->dist) {
+      if (params_opt->count() || a->reorder != "none")
+        throw InputError("--params and --reorder do not go with --dist yet");
+      DistArgs& d = a->d;
+      d.command = "spmv";
+      for (const auto& m : a->matrices)
+        for (const auto& name : bench::suite(m)) d.matrices.push_back(name);
+      // Without --formats, every format of the backend, as one process.
+      d.formats = formats_opt->count() ? split(a->formats, ',') : std::vector<std::string>{};
+      d.backend = a->backend == "auto" ? (cuda_available() ? "cuda" : "cpu") : a->backend;
+      d.precision = a->precision;
+      d.json = a->json;
+      d.runs = a->reps;
+      d.warmup = a->warmup;
+      d.check = !a->no_check;
+      run_dist(d);
+      return;
+    }
     if (!a->matrices.empty() && a->matrices.front() == "precond") {
       run_precond_suite(a->backend, a->formats, *reps_opt ? a->reps : 0, a->json);
       return;
@@ -250,7 +258,7 @@ void add_bench(CLI::App& app) {
       out << bench::to_json(report).dump(2) << "\n";
     }
     // After the whole table: a non-zero exit when a requested format was not measured.
-    const std::string failed = not_measured(report, formats_opt->count() > 0);
+    const std::string failed = bench::not_measured(report, formats_opt->count() > 0);
     if (!failed.empty()) throw Error("not measured: " + failed);
   });
 }

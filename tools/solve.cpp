@@ -18,6 +18,7 @@
 #include "spmvkit/solvers.hpp"
 #include "spmvkit/timing.hpp"
 #include "tools/commands.hpp"
+#include "tools/dist/dist_run.hpp"
 
 namespace spmvkit::cli {
 namespace {
@@ -27,7 +28,8 @@ struct SolveArgs {
   std::string precision = "f64", history, json, backend = "auto", precond = "none";
   double rtol = 1e-8, atol = 0;
   int maxiter = 1000, check_every = 16;
-  bool no_graph = false;
+  bool no_graph = false, dist = false;
+  DistArgs d;
 };
 
 std::vector<double> make_rhs(const std::string& rhs, const Csr<double>& a) {
@@ -168,8 +170,28 @@ void add_solve(CLI::App& app) {
   cmd->add_option("--history", s->history, "Write the residual history (CSV) to this file");
   cmd->add_option("--json", s->json, "Write every figure as JSON to this file");
   cmd->add_option("--backend", s->backend, "cuda, cpu, or auto (cuda when a GPU is present)");
+  add_dist_options(cmd, s->dist, s->d);
   cmd->callback([s] {
     parse_precond(s->precond);  // a bad name fails before the matrix is loaded
+    if (s->dist) {
+      if (s->precond != "none" || s->precision == "mixed" || s->rhs != "ones" ||
+          !s->history.empty())
+        throw InputError("--precond, --precision mixed, --rhs and --history do not go with "
+                         "--dist yet");
+      DistArgs& d = s->d;
+      d.command = "solve";
+      d.matrices = {s->matrix};
+      d.formats = {s->format};  // auto: chosen for each rank's parts
+      d.backend = s->backend == "auto" ? (cuda_available() ? "cuda" : "cpu") : s->backend;
+      d.precision = s->precision;
+      d.method = s->method;
+      d.impl = s->impl;
+      d.rtol = s->rtol;
+      d.maxiter = s->maxiter;
+      d.json = s->json;
+      run_dist(d);
+      return;
+    }
     if (s->precision == "f32")
       run<float>(*s);
     else
