@@ -2,6 +2,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <map>
+#include <memory>
 #include <mutex>
 
 #include "backend/cuda/device_csr.hpp"
@@ -14,10 +16,13 @@ namespace {
 // Staging: two pinned buffers of this many bytes; below it a plain (driver-staged) copy.
 constexpr std::size_t kStageBytes = std::size_t{32} << 20;
 
+// The pinned buffers serve every device (pinned memory is portable under unified
+// addressing); an event belongs to the device that made it, so each device has its own pair
+// (the multi-GPU BSR mode builds its parts on several GPUs in turn).
 struct Staging {
   std::mutex m;
   PinnedBuffer<unsigned char> buffer[2];
-  Event copied[2];
+  std::map<int, std::unique_ptr<Event[]>> copied;  // by device
 };
 Staging& staging() {
   static Staging* s = new Staging;  // kept for the process (pinned allocations are slow)
@@ -47,7 +52,10 @@ void upload_staged(void* dst, const void* src, std::size_t bytes) {
   std::lock_guard<std::mutex> lock(s.m);
   if (s.buffer[0].size() == 0)
     for (auto& b : s.buffer) b = PinnedBuffer<unsigned char>(kStageBytes);
-  cudaStream_t stream = Context::get().stream();
+  Context& ctx = Context::get();
+  cudaStream_t stream = ctx.stream();
+  std::unique_ptr<Event[]>& events = s.copied[ctx.device()];
+  if (!events) events = std::make_unique<Event[]>(2);
   const auto* from = static_cast<const unsigned char*>(src);
   auto* to = static_cast<unsigned char*>(dst);
   bool used[2] = {false, false};
@@ -56,11 +64,11 @@ void upload_staged(void* dst, const void* src, std::size_t bytes) {
     const std::size_t k = i % 2;
     // The buffer's previous transfer must be done before the host overwrites it; the other
     // buffer's transfer runs meanwhile.
-    if (used[k]) SPMVKIT_CUDA_CHECK(cudaEventSynchronize(s.copied[k].get()));
+    if (used[k]) SPMVKIT_CUDA_CHECK(cudaEventSynchronize(events[k].get()));
     host_copy(s.buffer[k].data(), from + off, n);
     SPMVKIT_CUDA_CHECK(
         cudaMemcpyAsync(to + off, s.buffer[k].data(), n, cudaMemcpyHostToDevice, stream));
-    SPMVKIT_CUDA_CHECK(cudaEventRecord(s.copied[k].get(), stream));
+    SPMVKIT_CUDA_CHECK(cudaEventRecord(events[k].get(), stream));
     used[k] = true;
   }
   SPMVKIT_CUDA_CHECK(cudaStreamSynchronize(stream));
