@@ -38,6 +38,9 @@ if [ "${SKIP_TESTS:-0}" != 1 ]; then
   gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
   [ "$gpus" -ge 1 ] || gpus=1
   rc=0
+  # The test lists are discovered once first: strides discovering at once race on the same
+  # files (a stride then ran no test on the 4-GPU machine, 2026-11-26).
+  ctest --test-dir build-gpu -N > /dev/null 2>&1
   for k in $(seq 0 $((gpus - 1))); do
     OMP_NUM_THREADS=$(( $(nproc) / (8 * gpus) > 1 ? $(nproc) / (8 * gpus) : 1 )) \
       OMP_WAIT_POLICY=passive CUDA_VISIBLE_DEVICES=$( [ "$gpus" -gt 1 ] && echo $k || echo "${CUDA_VISIBLE_DEVICES:-0}") \
