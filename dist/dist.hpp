@@ -124,6 +124,8 @@ struct HaloInfo {
   index_t sent = 0;         // owned values sent each apply
   int neighbours = 0;       // ranks it exchanges with
   std::int64_t local_nnz = 0, halo_nnz = 0;
+  index_t halo_rows = 0;    // rows the halo operator passes over (only those reading ghosts
+                            // when they are at most half of the rank's rows)
 };
 
 template <class V>

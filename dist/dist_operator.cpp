@@ -2,7 +2,9 @@
 // halo operator (ghost columns, numbered 0..ghosts-1 in global order), both built through the
 // registry. apply() overlaps the halo exchange with the local SpMV: receives posted and sends
 // packed first, the local part computed while the values travel, the halo part added when
-// they have arrived (y = alpha*A_local*x + beta*y, then y += alpha*A_halo*x_ghost).
+// they have arrived (y = alpha*A_local*x + beta*y, then y += alpha*A_halo*x_ghost). Where
+// few rows read ghosts (a grid's boundary layers), the halo operator holds those rows alone
+// and its result is added into y at them (scatter), so it never passes over every row.
 #include <algorithm>
 #include <string>
 
@@ -60,6 +62,9 @@ struct DistOperator<V>::Impl {
   Transport transport = Transport::mpi;
   bool overlap = true;
   std::unique_ptr<Operator<V>> local, halo;
+  // The rows of the compressed halo operator (empty: it holds every row).
+  std::vector<index_t> halo_rows;
+  mutable std::vector<V> halo_host;  // CPU backend: its result before the scatter
   HaloPlan plan;
   HaloInfo info;
   mutable std::vector<V> send_host, ghost_host;  // CPU backend
@@ -129,7 +134,18 @@ void DistOperator<V>::apply(const V* x, const V* y, V* z, V alpha, V beta) const
     if (m.overlap) ghosts = m.cuda->finish();
 #endif
   }
-  if (m.halo) m.halo->apply(ghosts, z, z, alpha, V(1));
+  if (!m.halo) return;
+  if (m.halo_rows.empty()) {
+    m.halo->apply(ghosts, z, z, alpha, V(1));
+  } else if (m.backend == Backend::cpu) {
+    m.halo->apply(ghosts, nullptr, m.halo_host.data(), alpha, V(0));
+    for (std::size_t k = 0; k < m.halo_rows.size(); ++k) z[m.halo_rows[k]] += m.halo_host[k];
+  } else {
+#if SPMVKIT_HAVE_CUDA
+    m.halo->apply(ghosts, nullptr, m.cuda->halo_result(), alpha, V(0));
+    m.cuda->add_halo_result(z);
+#endif
+  }
 }
 
 template <class V>
@@ -185,6 +201,23 @@ Split<V> split_rows(const Csr<V>& a, index_t c0, index_t c1) {
     s.halo.row_ptr[i + 1] = static_cast<index_t>(s.halo.col_idx.size());
   }
   return s;
+}
+
+// Keeps only the rows of h that hold entries, when they are at most half of its rows (a
+// grid's boundary layers; not a power-law matrix, where most rows read ghosts): the rows
+// kept, in order, or empty when h stays whole. Empty rows add nothing to the row pointer, so
+// its entries at the kept rows are the compressed pointer.
+template <class V>
+std::vector<index_t> compress_rows(Csr<V>& h) {
+  std::vector<index_t> rows;
+  for (index_t i = 0; i < h.rows; ++i)
+    if (h.row_ptr[i + 1] > h.row_ptr[i]) rows.push_back(i);
+  if (rows.size() * 2 > static_cast<std::size_t>(h.rows)) return {};
+  std::vector<index_t> ptr(rows.size() + 1, 0);
+  for (std::size_t k = 0; k < rows.size(); ++k) ptr[k + 1] = h.row_ptr[rows[k] + 1];
+  h.row_ptr = std::move(ptr);
+  h.rows = static_cast<index_t>(rows.size());
+  return rows;
 }
 
 std::string partition_problem(const Partition& p, int ranks, const char* what) {
@@ -257,6 +290,8 @@ std::unique_ptr<DistOperator<V>> build_distributed(MPI_Comm comm, const LocalRow
     hi.neighbours += (plan.recv_counts[r] > 0 || plan.send_counts[r] > 0) ? 1 : 0;
   hi.local_nnz = s.local.nnz();
   hi.halo_nnz = s.halo.nnz();
+  m->halo_rows = compress_rows(s.halo);
+  hi.halo_rows = m->halo_rows.empty() ? s.halo.rows : static_cast<index_t>(m->halo_rows.size());
 
   OperatorInfo info;
   info.rows = in.rows.rows;
@@ -270,9 +305,10 @@ std::unique_ptr<DistOperator<V>> build_distributed(MPI_Comm comm, const LocalRow
     if (b == Backend::cpu) {
       m->send_host.resize(plan.send_idx.size());
       m->ghost_host.resize(s.ghosts.size());
+      m->halo_host.resize(m->halo_rows.size());
     } else {
 #if SPMVKIT_HAVE_CUDA
-      m->cuda = std::make_unique<CudaHalo<V>>(comm, plan, t);
+      m->cuda = std::make_unique<CudaHalo<V>>(comm, plan, t, m->halo_rows);
 #else
       throw UnsupportedError("this build of spmvkit has no CUDA backend");
 #endif

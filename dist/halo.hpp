@@ -29,13 +29,18 @@ void wait_exchange(std::vector<MPI_Request>& requests);
 // The CUDA side of one operator's exchange. start() queues the gather of the values to send
 // on the context stream and begins their transfer; finish() returns the device array of
 // ghost values, ready on the context stream. The caller queues the local SpMV between them.
+// With `halo_rows` (the compressed halo operator's rows), halo_result() is where that
+// operator writes and add_halo_result(z) adds it into z at those rows (on the stream).
 template <class V>
 class CudaHalo {
  public:
-  CudaHalo(MPI_Comm comm, const HaloPlan& plan, Transport t);
+  CudaHalo(MPI_Comm comm, const HaloPlan& plan, Transport t,
+           const std::vector<index_t>& halo_rows = {});
   ~CudaHalo();
   void start(const V* x);
   const V* finish();
+  V* halo_result();
+  void add_halo_result(V* z);
   // NCCL transport: sums over the ranks through ncclAllReduce.
   void allreduce(double* values, int count);
 

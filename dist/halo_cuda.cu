@@ -29,6 +29,15 @@ __global__ void gather_send(std::size_t n, const index_t* __restrict__ idx, cons
   if (i < n) send[i] = x[idx[i]];
 }
 
+// The compressed halo part's result added where it belongs: z[rows[k]] += h[k], one thread a
+// row reading ghosts. Reads 4 + 2 sizeof(V), writes sizeof(V) a row.
+template <class V>
+__global__ void add_at_rows(std::size_t n, const index_t* __restrict__ rows, const V* __restrict__ h,
+                            V* z) {
+  const std::size_t k = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
+  if (k < n) z[rows[k]] += h[k];
+}
+
 #if SPMVKIT_HAVE_NCCL
 void check_nccl(ncclResult_t rc, const char* call) {
   if (rc != ncclSuccess) throw CommError(std::string(call) + ": " + ncclGetErrorString(rc));
@@ -46,8 +55,8 @@ struct CudaHalo<V>::State {
   MPI_Comm comm;
   HaloPlan plan;
   Transport transport;
-  cuda::DeviceBuffer<index_t> send_idx;
-  cuda::DeviceBuffer<V> send, ghosts;
+  cuda::DeviceBuffer<index_t> send_idx, halo_rows;
+  cuda::DeviceBuffer<V> send, ghosts, halo_result;
   cuda::PinnedBuffer<V> send_host, ghost_host;
   cuda::Event packed;
   std::vector<MPI_Request> requests;
@@ -59,11 +68,17 @@ struct CudaHalo<V>::State {
 };
 
 template <class V>
-CudaHalo<V>::CudaHalo(MPI_Comm comm, const HaloPlan& plan, Transport t) : s_(new State) {
+CudaHalo<V>::CudaHalo(MPI_Comm comm, const HaloPlan& plan, Transport t,
+                      const std::vector<index_t>& halo_rows)
+    : s_(new State) {
   State& s = *s_;
   s.comm = comm;
   s.plan = plan;
   s.transport = t;
+  if (!halo_rows.empty()) {
+    s.halo_rows = cuda::DeviceBuffer<index_t>(halo_rows);
+    s.halo_result = cuda::DeviceBuffer<V>(halo_rows.size());
+  }
   s.send_idx = cuda::DeviceBuffer<index_t>(plan.send_idx);
   s.send = cuda::DeviceBuffer<V>(plan.send_idx.size());
   s.ghosts = cuda::DeviceBuffer<V>(static_cast<std::size_t>(plan.ghosts()));
@@ -149,6 +164,21 @@ const V* CudaHalo<V>::finish() {
 #endif
   }
   return s.ghosts.data();
+}
+
+template <class V>
+V* CudaHalo<V>::halo_result() {
+  return s_->halo_result.data();
+}
+
+template <class V>
+void CudaHalo<V>::add_halo_result(V* z) {
+  State& s = *s_;
+  const std::size_t n = s.halo_rows.size();
+  if (n == 0) return;
+  add_at_rows<<<cuda::grid_for(n, 256), 256, 0, cuda::Context::get().stream()>>>(
+      n, s.halo_rows.data(), s.halo_result.data(), z);
+  SPMVKIT_LAUNCH_CHECK();
 }
 
 template <class V>

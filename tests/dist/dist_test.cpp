@@ -159,8 +159,26 @@ TEST(DistSpmv, AwkwardShapes) {
     if (n == 64 && ranks() > 1) {
       EXPECT_EQ(op->halo().local_nnz, 0);
       EXPECT_EQ(op->halo().halo_nnz, local.rows.nnz());
+      EXPECT_EQ(op->halo().halo_rows, local.rows.rows);  // every row reads ghosts: kept whole
     }
     expect_dist_spmv(*op, a, local, test_seed(), "halo-only n=" + std::to_string(n));
+  }
+}
+
+// A grid's halo part holds only its boundary rows (the compressed halo operator, its result
+// added at those rows); the product stays the reference's, every CPU format, alpha and beta.
+TEST(DistSpmv, GridHaloKeepsOnlyBoundaryRows) {
+  // 24^3 rows: on 4 ranks six layers a rank, at most two of them boundary layers.
+  const Csr<double> a = generate_by_name("stencil7_24");
+  const Partition p = dist::partition_by_nnz(a.row_ptr, ranks());
+  const auto local = slice<double>(a, p, p);
+  for (const char* format : {"csr_scalar", "csr_vector", "sellp", "csr_balanced"}) {
+    auto op = dist::build_distributed<double>(MPI_COMM_WORLD, local, format);
+    if (ranks() > 1 && local.rows.rows > 0) {
+      EXPECT_GT(op->halo().halo_rows, 0) << format;
+      EXPECT_LE(2 * op->halo().halo_rows, local.rows.rows) << format;
+    }
+    expect_dist_spmv(*op, a, local, test_seed(), std::string(format) + " on stencil7_24");
   }
 }
 
