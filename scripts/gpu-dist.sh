@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The distributed layer's one command on the GPU machine (one GPU): build the dist tests and
-# tools for Hopper, run the tests with 1 rank (MPI and NCCL transports, multi-GPU BSR with the
-# one GPU), 2 ranks on the one GPU (MPI transport through pinned host buffers) and 3 ranks
-# (the CUDA tests only: the merged CUDA solver's reductions over an odd rank count), then the
+# The distributed layer's one command on the GPU machine: build the dist tests and tools for
+# Hopper, run the tests with 1 rank (MPI and NCCL transports, multi-GPU BSR over the visible
+# GPUs), 2 ranks (on one GPU: MPI through pinned host buffers; on several: NCCL too, a GPU a
+# rank), 3 ranks (the CUDA tests only: the merged CUDA solver's reductions over an odd rank
+# count) and, with 4 GPUs or more, 4 ranks; then the
 # overhead of the distributed operator with 1 rank against the plain operator on a ~1e8
 # nonzero matrix (stencil27_155, 9.7e7 nonzeros), the merged against the reference CUDA
 # solver over 1 and 2 ranks (SOLVE_MATRIX), and a power-law matrix's nonzeros per rank (its
