@@ -151,6 +151,8 @@ class DistOperator final : public Operator<V> {
   // z = alpha*A*x + beta*y on this rank's rows; x holds the owned columns. Collective.
   void apply(const V* x, const V* y, V* z, V alpha, V beta) const override;
   bool reduce_sum(double* partial, int count) const override;
+  // Several ranks over NCCL: ncclAllReduce on the context stream (no host wait).
+  bool reduce_sum_device(double* partial, int count) const override;
   const HaloInfo& halo() const;
   // Overlap (the default): the halo values travel while the local part is computed. Off:
   // the exchange completes first, then the local and halo parts run (the comparison the

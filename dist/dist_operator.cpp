@@ -164,6 +164,19 @@ bool DistOperator<V>::reduce_sum(double* partial, int count) const {
   return true;
 }
 
+template <class V>
+bool DistOperator<V>::reduce_sum_device(double* partial, int count) const {
+  const Impl& m = *impl_;
+  if (m.ranks == 1 || m.transport != Transport::nccl || m.backend != Backend::cuda) return false;
+#if SPMVKIT_HAVE_CUDA
+  if (count > 0) m.cuda->allreduce_device(partial, count);
+  return true;
+#else
+  (void)partial;
+  return false;
+#endif
+}
+
 namespace {
 
 // The local and halo parts of one rank's rows, and the ghost columns (sorted, global).

@@ -41,8 +41,10 @@ class CudaHalo {
   const V* finish();
   V* halo_result();
   void add_halo_result(V* z);
-  // NCCL transport: sums over the ranks through ncclAllReduce.
+  // NCCL transport: sums over the ranks through ncclAllReduce: host values (waits), or device
+  // values in place on the context stream (queued, no wait).
   void allreduce(double* values, int count);
+  void allreduce_device(double* values, int count);
 
  private:
   struct State;

@@ -201,6 +201,19 @@ void CudaHalo<V>::allreduce(double* values, int count) {
 #endif
 }
 
+template <class V>
+void CudaHalo<V>::allreduce_device(double* values, int count) {
+#if SPMVKIT_HAVE_NCCL
+  check_nccl(ncclAllReduce(values, values, count, ncclDouble, ncclSum, s_->nccl,
+                           cuda::Context::get().stream()),
+             "ncclAllReduce");
+#else
+  (void)values;
+  (void)count;
+  throw UnsupportedError("this build of spmvkit has no NCCL");
+#endif
+}
+
 template class CudaHalo<float>;
 template class CudaHalo<double>;
 

@@ -17,9 +17,12 @@
 // stream (captured in the graph like the SpMV).
 // A distributed operator of several ranks (Operator::reduce_sum sums): the same kernels, but
 // at each reduction point (BiCGSTAB 3 an iteration, CG 2, +1 with a separate preconditioner,
-// as the merged CPU solver) the host waits for this rank's partial sums, sums all of them in
-// one reduce_sum, and take_sums forms the scalars on the GPU from the global sums; the
-// stop test reads the global residual norm. No graphs then (the host is in every iteration).
+// as the merged CPU solver) this rank's partial sums are summed over the ranks and take_sums
+// forms the scalars on the GPU from the global sums; the stop test reads the global residual
+// norm. Where the operator sums on the device (reduce_sum_device: NCCL), the sum is queued on
+// the stream and the loop runs in groups as on one rank (the host reads the residual every
+// check_every iterations); otherwise the host waits for the partials at each point and sums
+// them with reduce_sum (MPI). No CUDA graphs over several ranks.
 #include <chrono>
 #include <cmath>
 #include <functional>
@@ -112,6 +115,7 @@ class MergedSolve {
         k_(o.check_every),
         stream_(cuda::Context::get().stream()),
         ranks_(a.reduce_sum(nullptr, 0)),
+        device_sums_(ranks_ && a.reduce_sum_device(nullptr, 0)),
         pinned_(2 * static_cast<std::size_t>(o.check_every)) {
     const bool bicg = o.method == SolverMethod::bicgstab;
     r_ = cuda::DeviceBuffer<V>(n_);
@@ -212,7 +216,7 @@ class MergedSolve {
 
     SPMVKIT_CUDA_CHECK(cudaStreamSynchronize(stream_));
     const auto t0 = Clock::now();
-    if (ranks_) {
+    if (ranks_ && !device_sums_) {
       // One iteration at a time; each reduction point reports the state (record_ranks), and
       // the last iteration's residual is read after the loop.
       record_ = record;
@@ -300,6 +304,15 @@ class MergedSolve {
   bool sum_over_ranks(ops::krylov::KrylovSums which) {
     if (!ranks_) return true;
     const int count = ops::krylov::sums_count(which);
+    if (device_sums_) {
+      // Queued: the sum over the ranks, then the scalars (every rank queues the same steps;
+      // after a stop the kernels return at once, the sums still match rank to rank).
+      a_.reduce_sum_device(dsums_.data(), count);
+      ops::krylov::take_sums<<<1, 1, 0, stream_>>>(which, state_.data(), dsums_.data(),
+                                                   dhist_.data(), 2 * k_);
+      SPMVKIT_LAUNCH_CHECK();
+      return true;
+    }
     KrylovState<V>* host_state = pinned_.state();
     SPMVKIT_CUDA_CHECK(cudaMemcpyAsync(hsums_.data(), dsums_.data(), count * sizeof(double),
                                        cudaMemcpyDeviceToHost, stream_));
@@ -518,6 +531,7 @@ class MergedSolve {
   // residuals recorded so far and where they go.
   static constexpr int kMaxSums = 2;
   bool ranks_ = false;
+  bool device_sums_ = false;  // the sums over the ranks queued on the device (NCCL)
   cuda::DeviceBuffer<double> dsums_;
   cuda::PinnedBuffer<double> hsums_;
   int recorded_ = 0;

@@ -46,6 +46,15 @@ class Operator {
     (void)count;
     return false;
   }
+  // The same sum on the device, in stream order: `partial` is device memory, summed in place
+  // by work queued on the backend's current stream, with no host wait (a distributed
+  // operator over NCCL). False when this operator cannot (reduce_sum on the host then).
+  // count == 0 asks without summing.
+  virtual bool reduce_sum_device(double* partial, int count) const {
+    (void)partial;
+    (void)count;
+    return false;
+  }
 
   const OperatorInfo& info() const { return info_; }
   index_t rows() const { return info_.rows; }
