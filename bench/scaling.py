@@ -7,7 +7,7 @@ Strong scaling: records of one matrix and scheme over several rank counts, speed
 time on the fewest GPUs (1) / the time on P, efficiency = speedup / P; for row blocks also
 without overlap and the merged CG / BiCGSTAB iteration. Weak scaling: row-block records of one
 generator family (the name without its sizes) at about the same nonzeros per GPU, efficiency
-= time on 1 GPU / time on P. Speedups are recomputed from the files' own `median_ms`.
+= time on 1 GPU / time on P. Speedups are recomputed from the files' own times (ms()).
 """
 import json
 import re
@@ -23,8 +23,16 @@ def load(paths):
             r = dict(r)
             r.setdefault("scheme", "row_block")
             r["_device"], r["_commit"], r["_date"] = doc.get("device"), doc.get("commit"), doc.get("date")
+            if ms(r) is None or "ranks" not in r:
+                continue  # a refused format or a record of no time
             recs.append(r)
     return recs
+
+
+def ms(r):
+    """The SpMV time: `spmv_ms` (spmvkit bench --dist and spmvkit-dist since 2026-11-26), or
+    `median_ms` (the records before, and the cyclic mode's)."""
+    return r.get("spmv_ms", r.get("median_ms"))
 
 
 def family(name):
@@ -57,9 +65,9 @@ def strong(recs):
         pts = []
         for p in sorted(by):
             r = by[p]
-            s = base["median_ms"] / r["median_ms"]
+            s = ms(base) / ms(r)
             pts.append((p, s))
-            row = [str(p), fmt(r["median_ms"], ".4f"), fmt(s, ".2f") + "x", fmt(s / p, ".0%")]
+            row = [str(p), fmt(ms(r), ".4f"), fmt(s, ".2f") + "x", fmt(s / p, ".0%")]
             if scheme == "row_block":
                 for key in ("median_ms_no_overlap", "cg_iter_ms", "bicgstab_iter_ms"):
                     v, b = r.get(key), base.get(key)
@@ -94,10 +102,10 @@ def weak(recs):
         b = by[1]
         for p in sorted(by):
             r = by[p]
-            eff = b["median_ms"] / r["median_ms"]
+            eff = ms(b) / ms(r)
             it = r.get("bicgstab_iter_ms")
             ieff = b["bicgstab_iter_ms"] / it if it and b.get("bicgstab_iter_ms") else None
-            lines.append(f"| {p} | {r['matrix']} | {r['nnz'] / p / 1e6:.0f}M | {r['median_ms']:.4f} | "
+            lines.append(f"| {p} | {r['matrix']} | {r['nnz'] / p / 1e6:.0f}M | {ms(r):.4f} | "
                          f"{eff:.0%} | {fmt(it, '.4f')} | {fmt(ieff, '.0%')} |")
     return lines
 
