@@ -189,8 +189,7 @@ void CudaHalo<V>::allreduce(double* values, int count) {
   if (static_cast<std::size_t>(count) > s.sums.size()) s.sums = cuda::DeviceBuffer<double>(count);
   SPMVKIT_CUDA_CHECK(cudaMemcpyAsync(s.sums.data(), values, count * sizeof(double),
                                      cudaMemcpyHostToDevice, stream));
-  check_nccl(ncclAllReduce(s.sums.data(), s.sums.data(), count, ncclDouble, ncclSum, s.nccl, stream),
-             "ncclAllReduce");
+  allreduce_device(s.sums.data(), count);
   SPMVKIT_CUDA_CHECK(cudaMemcpyAsync(values, s.sums.data(), count * sizeof(double),
                                      cudaMemcpyDeviceToHost, stream));
   SPMVKIT_CUDA_CHECK(cudaStreamSynchronize(stream));

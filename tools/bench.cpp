@@ -166,7 +166,7 @@ void add_bench(CLI::App& app) {
         for (const auto& name : bench::suite(m)) d.matrices.push_back(name);
       // Without --formats, every format of the backend, as one process.
       d.formats = formats_opt->count() ? split(a->formats, ',') : std::vector<std::string>{};
-      d.backend = a->backend == "auto" ? (cuda_available() ? "cuda" : "cpu") : a->backend;
+      d.backend = a->backend;
       d.precision = a->precision;
       d.json = a->json;
       d.runs = a->reps;

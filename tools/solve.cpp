@@ -182,7 +182,7 @@ void add_solve(CLI::App& app) {
       d.command = "solve";
       d.matrices = {s->matrix};
       d.formats = {s->format};  // auto: chosen for each rank's parts
-      d.backend = s->backend == "auto" ? (cuda_available() ? "cuda" : "cpu") : s->backend;
+      d.backend = s->backend;
       d.precision = s->precision;
       d.method = s->method;
       d.impl = s->impl;

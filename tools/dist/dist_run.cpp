@@ -425,7 +425,8 @@ void run_cyclic(const DistArgs& s, Backend be) {
 template <class V>
 void run_typed(const DistArgs& s) {
   MPI_Comm comm = MPI_COMM_WORLD;
-  const Backend be = parse_backend(s.backend);
+  const Backend be = s.backend == "auto" ? (cuda_available() ? Backend::cuda : Backend::cpu)
+                                         : parse_backend(s.backend);
   if (s.command == "cyclic") return run_cyclic<V>(s, be);
   if (be == Backend::cuda) dist::select_device(comm);
   if (s.command == "solve") return run_solve<V>(s, comm, be);

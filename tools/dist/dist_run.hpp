@@ -18,7 +18,8 @@ struct DistArgs {
   std::string command = "spmv";  // spmv | solve | cyclic
   std::vector<std::string> matrices;
   std::vector<std::string> formats{"csr_vector"};  // spmv: empty for every format of the backend
-  std::string backend = "cpu", transport = "mpi", partition = "nnz", precision = "f64", json;
+  std::string backend = "cpu";  // cpu, cuda, or auto (cuda when a GPU is present)
+  std::string transport = "mpi", partition = "nnz", precision = "f64", json;
   std::string method = "cg", impl = "reference";
   std::string overlap = "on";  // spmv: on | off | both
   std::string gpus = "0";      // cyclic: GPU counts, "1,2,4" (0: every visible GPU)
