@@ -68,5 +68,15 @@ python3 -c 'import json, sys
 r = json.load(open(sys.argv[1]))["results"][0]
 print("powerlaw nnz per rank:", [p["nnz"] for p in r["per_rank"]])' \
   "$OUT/powerlaw_2ranks.json" >> "$summary" 2>&1
+# The one-process CLI under mpirun (spmvkit bench|solve --dist) on the GPU: NCCL with a GPU a
+# rank where there are 2 GPUs, else MPI with both ranks on the one GPU.
+t=mpi
+[ "$gpus" -ge 2 ] && t=nccl
+timeout 120 $mpi -n 2 build-gpu/spmvkit bench stencil27_100 --dist --backend cuda --transport $t \
+  --formats csr_vector,sellp --reps 20 --json "$OUT/cli_bench_dist.json" >> "$summary" 2>&1
+echo "spmvkit bench --dist --backend cuda, 2 ranks, $t: rc=$?" >> "$summary"
+timeout 120 $mpi -n 2 build-gpu/spmvkit solve convdiff3d_60 --dist --backend cuda --transport $t \
+  --method bicgstab --impl merged --format csr_vector --rtol 1e-8 >> "$summary" 2>&1
+echo "spmvkit solve --dist --backend cuda, 2 ranks, $t: rc=$?" >> "$summary"
 echo "==== summary ===="
 cat "$summary"

@@ -8,7 +8,8 @@
 # build-nodp/: racecheck checks nothing in a program that holds a device-side launch (suraa's
 # G1 then runs its static kernel). Each tool first runs on its deliberate defect
 # (scripts/sanitizer_probes.cu) and the sweep stops unless the tool reports it. Then every tool
-# runs over each test program, split into SHARDS gtest shards, all tools and shards at once.
+# runs over each test program, split into SHARDS gtest shards, all tools and shards at once
+# (with several GPUs, tool i on GPU i mod G).
 # Writes one <tool>.txt under $OUT (every shard's output, in order) and prints a table: tool x
 # tests: passed, failed, errors, shards that ran to the end.
 set -uo pipefail
@@ -44,14 +45,20 @@ for t in "${tests[@]}"; do targets+=("spmvkit_${t}_tests"); done
 gpu_build build-nodp -DSPMVKIT_CUDA_DYNAMIC_PARALLELISM=OFF "${targets[@]}" || exit 1
 t0=$(date +%s)
 pids=()
+# Several GPUs (CUDA_VISIBLE_DEVICES or all the machine has): tool i runs on GPU i mod G.
+IFS=, read -ra gpu_ids <<< "${CUDA_VISIBLE_DEVICES:-$(nvidia-smi --query-gpu=index --format=csv,noheader 2>/dev/null | paste -sd,)}"
+[ ${#gpu_ids[@]} -gt 0 ] || gpu_ids=(0)
+ti=0
 for tool in "${tools[@]}"; do
+  gpu=${gpu_ids[$((ti % ${#gpu_ids[@]}))]}
+  ti=$((ti + 1))
   for t in "${tests[@]}"; do
     exe=build-nodp/tests/spmvkit_${t}_tests
     [ -x "$exe" ] || continue
     f_var=FILTER_$t s_var=SHARDS_$t
     n=${!s_var:-$shards}
     for ((s = 0; s < n; ++s)); do
-      OMP_NUM_THREADS=1 GTEST_TOTAL_SHARDS=$n GTEST_SHARD_INDEX=$s \
+      CUDA_VISIBLE_DEVICES=$gpu OMP_NUM_THREADS=1 GTEST_TOTAL_SHARDS=$n GTEST_SHARD_INDEX=$s \
         timeout "${TOOL_TIMEOUT:-480}" "$CS" --tool "$tool" --print-limit 20 "$exe" \
         --gtest_filter="${!f_var:-$filter}" > "$logs/${tool}_${t}_$s.txt" 2>&1 &
       pids+=($!)
