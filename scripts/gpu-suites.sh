@@ -2,7 +2,8 @@
 # Benchmark suites dealt over the GPUs of one machine, every format of each suite (format=auto
 # and the cuSPARSE peers included), then the setup table (issue 24) and auto against the oracle
 # (issue 25) over all of them. Each GPU runs its suites one after another, alone on its GPU.
-#   scripts/gpu-suites.sh 0:csr,ell 1:bsr 2:auto 3:real
+#   scripts/gpu-suites.sh 0:csr,ell 1:bsr@1/2 2:bsr@2/2 3:real
+# (SUITE@K/N: every N-th matrix of the suite from the K-th, spmvkit bench --part).
 # Env: SKIP_BUILD=1, TIME_LIMIT (s: matrices not started by then are recorded as skipped,
 #      default 240), BENCH_ARGS (more bench options), SPMVKIT_COMMIT.
 set -uo pipefail
@@ -23,13 +24,19 @@ for spec in "$@"; do
   gpu=${spec%%:*}
   (
     IFS=, read -ra list <<< "${spec#*:}"
-    for s in "${list[@]}"; do
+    for item in "${list[@]}"; do
+      s=${item%@*} part=() tag=$item
+      if [ "$item" != "$s" ]; then
+        part=(--part "${item#*@}")
+        tag=${s}_${item#*@}
+        tag=${tag//\//of}
+      fi
       t0=$(date +%s)
       # shellcheck disable=SC2086  # BENCH_ARGS holds several options
-      CUDA_VISIBLE_DEVICES=$gpu OMP_NUM_THREADS=$threads build-gpu/spmvkit bench "$s" \
-        --backend cuda --time-limit "${TIME_LIMIT:-240}" --json "$OUT/bench_$s.json" \
-        ${BENCH_ARGS:-} > "$OUT/bench_$s.txt" 2>&1
-      echo "bench $s on GPU $gpu: rc=$? in $(( $(date +%s) - t0 ))s" >> "$summary"
+      CUDA_VISIBLE_DEVICES=$gpu OMP_NUM_THREADS=$threads build-gpu/spmvkit bench "$s" "${part[@]}" \
+        --backend cuda --time-limit "${TIME_LIMIT:-240}" --json "$OUT/bench_$tag.json" \
+        ${BENCH_ARGS:-} > "$OUT/bench_$tag.txt" 2>&1
+      echo "bench $item on GPU $gpu: rc=$? in $(( $(date +%s) - t0 ))s" >> "$summary"
     done
   ) &
 done
