@@ -25,6 +25,7 @@
 // them with reduce_sum (MPI). No CUDA graphs over several ranks.
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <functional>
 #include <memory>
 
@@ -43,6 +44,18 @@ using ops::KrylovState;
 using ops::krylov::KrylovLaunch;
 using ops::krylov::PrecondView;
 
+struct GraphExec {
+  cudaGraphExec_t exec = nullptr;
+  GraphExec() = default;
+  GraphExec(const GraphExec&) = delete;
+  GraphExec& operator=(const GraphExec&) = delete;
+  ~GraphExec() { reset(); }
+  void reset() {
+    if (exec) cudaGraphExecDestroy(exec);
+    exec = nullptr;
+  }
+};
+
 struct Graph {
   cudaGraph_t graph = nullptr;
   Graph() = default;
@@ -53,59 +66,113 @@ struct Graph {
   }
 };
 
-struct GraphExec {
-  cudaGraphExec_t exec = nullptr;
-  GraphExec() = default;
-  GraphExec(const GraphExec&) = delete;
-  GraphExec& operator=(const GraphExec&) = delete;
-  ~GraphExec() {
-    if (exec) cudaGraphExecDestroy(exec);
+// What a captured group bakes in besides the workspace's own buffers: the operator and the
+// preconditioner (by Operator::id, never by address: a new operator may reuse a destroyed
+// one's address), x, n (and so the grid), the method, check_every (the history's length and
+// the group's end) and the stream. Everything else that changes from one solve to the next
+// (tol, maxiter, the initial scalars) lives in the KrylovState uploaded by each solve.
+struct GraphKey {
+  std::uint64_t a = 0, m = 0;
+  const void* x = nullptr;
+  std::size_t n = 0;
+  int method = -1, check_every = 0;
+  cudaStream_t stream = nullptr;
+  bool operator==(const GraphKey& o) const {
+    return a == o.a && m == o.m && x == o.x && n == o.n && method == o.method &&
+           check_every == o.check_every && stream == o.stream;
   }
 };
 
-// The pinned slots the host reads the residuals from, kept per thread from one solve to the
-// next: page-locking memory (cudaHostAlloc, cudaFreeHost) costs far more than these few bytes
-// and would otherwise be paid by every solve (the inner solves of solve_mixed included). A
-// solve started while another holds them on the same thread (from its callback) leases fresh
-// ones.
+// The merged solver's work vectors, scalars, pinned host copies and captured graphs, kept per
+// thread from one solve to the next: allocating and freeing them (cudaMalloc, cudaFree, which
+// waits for the device; cudaHostAlloc), and capturing and instantiating two graphs, cost
+// several ms a solve on a large system, against ~1 ms an iteration (issue 26). A solve reuses
+// them when it needs no more than they hold (they grow otherwise, and the graphs go), and
+// reuses the graphs when its GraphKey equals the one they were captured for. A solve started
+// while they are in use on the same thread (from a callback) gets a workspace of its own.
+// They are freed when the thread ends; n values of each vector of the largest solve stay
+// allocated until then.
 template <class V>
-struct PinnedSlots {
-  cuda::PinnedBuffer<V> hist;
-  cuda::PinnedBuffer<KrylovState<V>> state;
+struct Workspace {
+  int device = -1;
+  cuda::DeviceBuffer<V> r, r0, p, v, s, t, ph, sh, partials, dhist;
+  cuda::DeviceBuffer<unsigned> counter;
+  cuda::DeviceBuffer<KrylovState<V>> state;
+  cuda::DeviceBuffer<double> dsums;
+  cuda::PinnedBuffer<V> hist;                  // the host's copies of the residuals
+  cuda::PinnedBuffer<KrylovState<V>> hstate;   // ... and of the state, one per slot
+  cuda::PinnedBuffer<double> hsums;
+  GraphKey key;
+  bool graphs = false;        // graph[] holds graphs captured for `key`
+  bool while_graphs = false;  // ... ending their groups on the GPU
+  GraphExec graph[2];
   bool in_use = false;
+
+  void drop_graphs() {
+    for (GraphExec& g : graph) g.reset();
+    graphs = while_graphs = false;
+  }
+  void clear() {
+    drop_graphs();
+    for (cuda::DeviceBuffer<V>* b : {&r, &r0, &p, &v, &s, &t, &ph, &sh, &partials, &dhist})
+      *b = cuda::DeviceBuffer<V>();
+    counter = cuda::DeviceBuffer<unsigned>();
+    state = cuda::DeviceBuffer<KrylovState<V>>();
+    dsums = cuda::DeviceBuffer<double>();
+    hist = cuda::PinnedBuffer<V>();
+    hstate = cuda::PinnedBuffer<KrylovState<V>>();
+    hsums = cuda::PinnedBuffer<double>();
+    device = -1;
+  }
 };
 
+// Grows `buf` to at least n elements; true when it reallocated (contents and address gone).
+template <class T>
+bool grow(cuda::DeviceBuffer<T>& buf, std::size_t n) {
+  if (buf.size() >= n) return false;
+  buf = cuda::DeviceBuffer<T>();  // the old one first: the peak stays at one copy
+  buf = cuda::DeviceBuffer<T>(n);
+  return true;
+}
+template <class T>
+bool grow(cuda::PinnedBuffer<T>& buf, std::size_t n) {
+  if (buf.size() >= n) return false;
+  buf = cuda::PinnedBuffer<T>();
+  buf = cuda::PinnedBuffer<T>(n);
+  return true;
+}
+
 template <class V>
-class SlotLease {
+class WorkspaceLease {
  public:
-  explicit SlotLease(std::size_t hist_size) {
-    thread_local PinnedSlots<V> cached;
+  WorkspaceLease() {
+    thread_local Workspace<V> cached;
     if (!cached.in_use) {
-      slots_ = &cached;
+      ws_ = &cached;
       cached.in_use = true;
     } else {
-      own_ = std::make_unique<PinnedSlots<V>>();
-      slots_ = own_.get();
+      own_ = std::make_unique<Workspace<V>>();
+      ws_ = own_.get();
     }
-    if (slots_->hist.size() < hist_size) slots_->hist = cuda::PinnedBuffer<V>(hist_size);
-    if (slots_->state.size() < 2) slots_->state = cuda::PinnedBuffer<KrylovState<V>>(2);
   }
-  SlotLease(const SlotLease&) = delete;
-  SlotLease& operator=(const SlotLease&) = delete;
-  ~SlotLease() {
-    if (!own_) slots_->in_use = false;
+  WorkspaceLease(const WorkspaceLease&) = delete;
+  WorkspaceLease& operator=(const WorkspaceLease&) = delete;
+  ~WorkspaceLease() {
+    if (!own_) ws_->in_use = false;
   }
-  V* hist() { return slots_->hist.data(); }
-  KrylovState<V>* state() { return slots_->state.data(); }
+  Workspace<V>& operator*() { return *ws_; }
+  Workspace<V>* operator->() { return ws_; }
 
  private:
-  PinnedSlots<V>* slots_ = nullptr;
-  std::unique_ptr<PinnedSlots<V>> own_;
+  Workspace<V>* ws_ = nullptr;
+  std::unique_ptr<Workspace<V>> own_;
 };
 
 template <class V>
 class MergedSolve {
  public:
+  static constexpr int kMaxSums = 2;
+
   MergedSolve(const Operator<V>& a, const Operator<V>* m, V* x, const SolverOptions& o)
       : a_(a),
         m_(m),
@@ -115,17 +182,8 @@ class MergedSolve {
         k_(o.check_every),
         stream_(cuda::Context::get().stream()),
         ranks_(a.reduce_sum(nullptr, 0)),
-        device_sums_(ranks_ && a.reduce_sum_device(nullptr, 0)),
-        pinned_(2 * static_cast<std::size_t>(o.check_every)) {
+        device_sums_(ranks_ && a.reduce_sum_device(nullptr, 0)) {
     const bool bicg = o.method == SolverMethod::bicgstab;
-    r_ = cuda::DeviceBuffer<V>(n_);
-    p_ = cuda::DeviceBuffer<V>(n_);
-    v_ = cuda::DeviceBuffer<V>(n_);  // CG: q = A p
-    if (bicg) {
-      r0_ = cuda::DeviceBuffer<V>(n_);
-      s_ = cuda::DeviceBuffer<V>(n_);
-      t_ = cuda::DeviceBuffer<V>(n_);
-    }
     const auto* bj = dynamic_cast<const BlockJacobiPreconditioner<V>*>(m);
     if (const auto* j = dynamic_cast<const JacobiPreconditioner<V>*>(m)) {
       fused_.dinv = j->inverse_diagonal();
@@ -136,27 +194,73 @@ class MergedSolve {
     } else {
       separate_ = m;
     }
-    if (m) {
-      ph_ = cuda::DeviceBuffer<V>(n_);  // CG: z = M r
-      if (bicg) sh_ = cuda::DeviceBuffer<V>(n_);
-    }
     const unsigned max_blocks =
         static_cast<unsigned>(cuda::Context::get().sm_count() * KrylovLaunch::blocks_per_sm);
     blocks_ = std::min(cuda::grid_for(n_, KrylovLaunch::threads), max_blocks);
-    partials_ = cuda::DeviceBuffer<V>(std::size_t{blocks_} * 2);
-    counter_ = cuda::DeviceBuffer<unsigned>(1);
-    cuda::fill_bytes(counter_.data(), 0, sizeof(unsigned));
-    state_ = cuda::DeviceBuffer<KrylovState<V>>(1);
-    dhist_ = cuda::DeviceBuffer<V>(2 * static_cast<std::size_t>(k_));
-    // Iterations queued after the solve stopped leave their residual slots unwritten, yet the
-    // group's copy to the host takes all of them (the host reads only up to `iterations`):
-    // zeroed once, so that copy never reads never-written memory (initcheck).
-    cuda::fill_bytes(dhist_.data(), 0, dhist_.bytes());
-    if (ranks_) {
-      dsums_ = cuda::DeviceBuffer<double>(kMaxSums);
-      cuda::fill_bytes(dsums_.data(), 0, dsums_.bytes());
-      hsums_ = cuda::PinnedBuffer<double>(kMaxSums);
+    Workspace<V>& w = *ws_;
+    const int device = cuda::Context::get().device();
+    try {
+      if (w.device != device) w.clear();
+      w.device = device;
+      bool grown = false;
+      grown |= grow(w.r, n_);
+      grown |= grow(w.p, n_);
+      grown |= grow(w.v, n_);  // CG: q = A p
+      if (bicg) {
+        grown |= grow(w.r0, n_);
+        grown |= grow(w.s, n_);
+        grown |= grow(w.t, n_);
+      }
+      if (m) grown |= grow(w.ph, n_);  // CG: z = M r
+      if (m && bicg) grown |= grow(w.sh, n_);
+      grown |= grow(w.partials, std::size_t{blocks_} * 2);
+      if (grow(w.counter, 1)) {
+        grown = true;
+        cuda::fill_bytes(w.counter.data(), 0, sizeof(unsigned));
+      }
+      grown |= grow(w.state, 1);
+      if (grow(w.dhist, 2 * static_cast<std::size_t>(k_))) {
+        grown = true;
+        // Iterations queued after the solve stopped leave their residual slots unwritten,
+        // yet the group's copy to the host takes all of them (the host reads only up to
+        // `iterations`): zeroed once, so that copy never reads never-written memory
+        // (initcheck).
+        cuda::fill_bytes(w.dhist.data(), 0, w.dhist.bytes());
+      }
+      grown |= grow(w.hist, 2 * static_cast<std::size_t>(k_));
+      grown |= grow(w.hstate, 2);
+      if (ranks_) {
+        if (grow(w.dsums, kMaxSums)) cuda::fill_bytes(w.dsums.data(), 0, w.dsums.bytes());
+        grow(w.hsums, kMaxSums);
+      }
+      if (grown) w.drop_graphs();  // they point into buffers that are gone
+    } catch (...) {
+      w.clear();  // an allocation failed: hold nothing
+      throw;
     }
+    r_ = w.r.data();
+    r0_ = w.r0.data();
+    p_ = w.p.data();
+    v_ = w.v.data();
+    s_ = w.s.data();
+    t_ = w.t.data();
+    ph_ = w.ph.data();
+    sh_ = w.sh.data();
+    partials_ = w.partials.data();
+    dhist_ = w.dhist.data();
+    counter_ = w.counter.data();
+    state_ = w.state.data();
+    dsums_ = w.dsums.data();
+    hsums_ = w.hsums.data();
+    pinned_hist_ = w.hist.data();
+    pinned_state_ = w.hstate.data();
+    key_.a = a.id();
+    key_.m = m ? m->id() : 0;
+    key_.x = x;
+    key_.n = n_;
+    key_.method = static_cast<int>(o.method);
+    key_.check_every = k_;
+    key_.stream = stream_;
   }
 
   LoopResult run(const V* b, double tol, std::vector<double>* history) {
@@ -166,8 +270,18 @@ class MergedSolve {
       if (history) history->push_back(res);
       if (o_.callback) o_.callback(k, res);
     };
-    a_.apply(x_, b, r_.data(), V(-1), V(1));
-    const V res0 = global_nrm2(a_, ops::cuda_blas::nrm2(n_, r_.data()));
+    const bool profile = solve_profile();
+    if (profile) SPMVKIT_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    auto t_phase = Clock::now();
+    auto phase_ms = [&] {
+      if (profile) SPMVKIT_CUDA_CHECK(cudaStreamSynchronize(stream_));
+      const auto now = Clock::now();
+      const double ms = std::chrono::duration<double, std::milli>(now - t_phase).count();
+      t_phase = now;
+      return ms;
+    };
+    a_.apply(x_, b, r_, V(-1), V(1));
+    const V res0 = global_nrm2(a_, ops::cuda_blas::nrm2(n_, r_));
     record(0, res0);
     if (!std::isfinite(res0)) {
       out.status = SolveStatus::non_finite;
@@ -181,21 +295,21 @@ class MergedSolve {
 
     const bool bicg = o_.method == SolverMethod::bicgstab;
     if (bicg) {
-      cuda::copy_on_device(r0_.data(), r_.data(), n_ * sizeof(V));
-      cuda::fill_bytes(p_.data(), 0, n_ * sizeof(V));
-      cuda::fill_bytes(v_.data(), 0, n_ * sizeof(V));
+      cuda::copy_on_device(r0_, r_, n_ * sizeof(V));
+      cuda::fill_bytes(p_, 0, n_ * sizeof(V));
+      cuda::fill_bytes(v_, 0, n_ * sizeof(V));
     } else if (m_) {
-      m_->apply(r_.data(), nullptr, ph_.data(), V(1), V(0));  // z0 = M r0
-      cuda::copy_on_device(p_.data(), ph_.data(), n_ * sizeof(V));
+      m_->apply(r_, nullptr, ph_, V(1), V(0));  // z0 = M r0
+      cuda::copy_on_device(p_, ph_, n_ * sizeof(V));
     } else {
-      cuda::copy_on_device(p_.data(), r_.data(), n_ * sizeof(V));
+      cuda::copy_on_device(p_, r_, n_ * sizeof(V));
     }
     KrylovState<V> init{};
     init.rho_old = V(1);
     init.rho = res0 * res0;  // BiCGSTAB (r0^, r0) = ||r0||^2; CG (r, r)
     if (!bicg && m_) {
       // PCG: (r0, M r0)
-      init.rho = global_dot(a_, ops::cuda_blas::dot(n_, r_.data(), ph_.data()));
+      init.rho = global_dot(a_, ops::cuda_blas::dot(n_, r_, ph_));
       if (!(init.rho > V(0))) {
         out.status = std::isfinite(init.rho) ? SolveStatus::breakdown : SolveStatus::non_finite;
         out.breakdown = ops::breakdown_name(ops::kRZ);
@@ -209,10 +323,12 @@ class MergedSolve {
     init.tol = static_cast<V>(tol);
     init.status = ops::kRunning;
     init.iteration_limit = o_.maxiter;
-    state_.upload(&init, 1);
+    cuda::copy_to_device(state_, &init, sizeof init);
+    out.r0_ms = phase_ms();
 
-    const bool graphs = !ranks_ && o_.cuda_graph && capture_graphs();
+    const bool graphs = !ranks_ && o_.cuda_graph && graphs_for_this_solve(out.graphs_reused);
     out.cuda_graph = graphs;
+    out.capture_ms = phase_ms();
 
     SPMVKIT_CUDA_CHECK(cudaStreamSynchronize(stream_));
     const auto t0 = Clock::now();
@@ -224,7 +340,7 @@ class MergedSolve {
       }
       SPMVKIT_CUDA_CHECK(cudaStreamSynchronize(stream_));
       out.loop_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-      const KrylovState<V> st = state_.download().front();
+      const KrylovState<V> st = download_state();
       record_ranks(st);
       return finish(st, out);
     }
@@ -234,11 +350,11 @@ class MergedSolve {
     bool stopped = false;
     auto consume = [&](int slot) {
       SPMVKIT_CUDA_CHECK(cudaEventSynchronize(done[slot].get()));
-      const KrylovState<V>& st = pinned_.state()[slot];
+      const KrylovState<V>& st = pinned_state_[slot];
       for (int j = 0; j < group_size[slot]; ++j) {
         const int it = group_first[slot] + j + 1;
         if (it > st.iterations) break;
-        record(it, pinned_.hist()[static_cast<std::size_t>(slot) * k_ + j]);
+        record(it, pinned_hist_[static_cast<std::size_t>(slot) * k_ + j]);
       }
       stopped = st.status != ops::kRunning;
     };
@@ -252,7 +368,7 @@ class MergedSolve {
       group_first[slot] = queued;
       group_size[slot] = m;
       if (graphs && (m == k_ || while_graphs_)) {
-        SPMVKIT_CUDA_CHECK(cudaGraphLaunch(graph_[slot].exec, stream_));
+        SPMVKIT_CUDA_CHECK(cudaGraphLaunch(ws_->graph[slot].exec, stream_));
       } else {
         enqueue_group(slot, m);
       }
@@ -264,10 +380,16 @@ class MergedSolve {
     for (int g = std::max(0, group - 2); g < group && !stopped; ++g) consume(g & 1);
     SPMVKIT_CUDA_CHECK(cudaStreamSynchronize(stream_));
     out.loop_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-    return finish(state_.download().front(), out);
+    return finish(download_state(), out);
   }
 
  private:
+  KrylovState<V> download_state() {
+    KrylovState<V> st;
+    cuda::copy_to_host(&st, state_, sizeof st);
+    return st;
+  }
+
   // The loop's result from the final state.
   static LoopResult finish(const KrylovState<V>& st, LoopResult& out) {
     out.iterations = st.iterations;
@@ -307,25 +429,25 @@ class MergedSolve {
     if (device_sums_) {
       // Queued: the sum over the ranks, then the scalars (every rank queues the same steps;
       // after a stop the kernels return at once, the sums still match rank to rank).
-      a_.reduce_sum_device(dsums_.data(), count);
-      ops::krylov::take_sums<<<1, 1, 0, stream_>>>(which, state_.data(), dsums_.data(),
-                                                   dhist_.data(), 2 * k_);
+      a_.reduce_sum_device(dsums_, count);
+      ops::krylov::take_sums<<<1, 1, 0, stream_>>>(which, state_, dsums_,
+                                                   dhist_, 2 * k_);
       SPMVKIT_LAUNCH_CHECK();
       return true;
     }
-    KrylovState<V>* host_state = pinned_.state();
-    SPMVKIT_CUDA_CHECK(cudaMemcpyAsync(hsums_.data(), dsums_.data(), count * sizeof(double),
+    KrylovState<V>* host_state = pinned_state_;
+    SPMVKIT_CUDA_CHECK(cudaMemcpyAsync(hsums_, dsums_, count * sizeof(double),
                                        cudaMemcpyDeviceToHost, stream_));
-    SPMVKIT_CUDA_CHECK(cudaMemcpyAsync(host_state, state_.data(), sizeof(KrylovState<V>),
+    SPMVKIT_CUDA_CHECK(cudaMemcpyAsync(host_state, state_, sizeof(KrylovState<V>),
                                        cudaMemcpyDeviceToHost, stream_));
     SPMVKIT_CUDA_CHECK(cudaStreamSynchronize(stream_));
     record_ranks(*host_state);
     if (host_state->status != ops::kRunning) return false;
-    a_.reduce_sum(hsums_.data(), count);
-    SPMVKIT_CUDA_CHECK(cudaMemcpyAsync(dsums_.data(), hsums_.data(), count * sizeof(double),
+    a_.reduce_sum(hsums_, count);
+    SPMVKIT_CUDA_CHECK(cudaMemcpyAsync(dsums_, hsums_, count * sizeof(double),
                                        cudaMemcpyHostToDevice, stream_));
-    ops::krylov::take_sums<<<1, 1, 0, stream_>>>(which, state_.data(), dsums_.data(),
-                                                 dhist_.data(), 2 * k_);
+    ops::krylov::take_sums<<<1, 1, 0, stream_>>>(which, state_, dsums_,
+                                                 dhist_, 2 * k_);
     SPMVKIT_LAUNCH_CHECK();
     return true;
   }
@@ -335,55 +457,55 @@ class MergedSolve {
   bool enqueue_iteration() {
     using namespace ops::krylov;
     const unsigned g = blocks_, t = KrylovLaunch::threads;
-    KrylovState<V>* st = state_.data();
-    V* part = partials_.data();
-    unsigned* cnt = counter_.data();
-    V* hist = dhist_.data();
+    KrylovState<V>* st = state_;
+    V* part = partials_;
+    unsigned* cnt = counter_;
+    V* hist = dhist_;
     const int hlen = 2 * k_;
-    double* sums = ranks_ ? dsums_.data() : nullptr;
+    double* sums = ranks_ ? dsums_ : nullptr;
     // M p and M s (BiCGSTAB) or z = M r (CG), or the vectors themselves without M.
-    V* pm = m_ ? ph_.data() : p_.data();
-    V* sm = m_ ? sh_.data() : s_.data();
-    V* z = m_ ? ph_.data() : r_.data();
+    V* pm = m_ ? ph_ : p_;
+    V* sm = m_ ? sh_ : s_;
+    V* z = m_ ? ph_ : r_;
     if (o_.method == SolverMethod::bicgstab) {
       (fused_.binv ? bicg_p_update<V, true> : bicg_p_update<V, false>)<<<g, t, 0, stream_>>>(
-          n_, st, r_.data(), v_.data(), p_.data(), fused_, pm);
+          n_, st, r_, v_, p_, fused_, pm);
       SPMVKIT_LAUNCH_CHECK();
-      if (separate_) separate_->apply(p_.data(), nullptr, pm, V(1), V(0));
-      a_.apply(pm, nullptr, v_.data(), V(1), V(0));
-      bicg_alpha<<<g, t, 0, stream_>>>(n_, st, r0_.data(), v_.data(), part, cnt, sums);
+      if (separate_) separate_->apply(p_, nullptr, pm, V(1), V(0));
+      a_.apply(pm, nullptr, v_, V(1), V(0));
+      bicg_alpha<<<g, t, 0, stream_>>>(n_, st, r0_, v_, part, cnt, sums);
       SPMVKIT_LAUNCH_CHECK();
       if (!sum_over_ranks(KrylovSums::bicg_alpha)) return false;
       (fused_.binv ? bicg_s_update<V, true> : bicg_s_update<V, false>)<<<g, t, 0, stream_>>>(
-          n_, st, r_.data(), v_.data(), s_.data(), fused_, sm);
+          n_, st, r_, v_, s_, fused_, sm);
       SPMVKIT_LAUNCH_CHECK();
-      if (separate_) separate_->apply(s_.data(), nullptr, sm, V(1), V(0));
-      a_.apply(sm, nullptr, t_.data(), V(1), V(0));
-      bicg_omega<<<g, t, 0, stream_>>>(n_, st, t_.data(), s_.data(), part, cnt, sums);
+      if (separate_) separate_->apply(s_, nullptr, sm, V(1), V(0));
+      a_.apply(sm, nullptr, t_, V(1), V(0));
+      bicg_omega<<<g, t, 0, stream_>>>(n_, st, t_, s_, part, cnt, sums);
       SPMVKIT_LAUNCH_CHECK();
       if (!sum_over_ranks(KrylovSums::bicg_omega)) return false;
-      bicg_xr_update<<<g, t, 0, stream_>>>(n_, st, r0_.data(), pm, sm, s_.data(), t_.data(), x_,
-                                           r_.data(), part, cnt, hist, hlen, sums);
+      bicg_xr_update<<<g, t, 0, stream_>>>(n_, st, r0_, pm, sm, s_, t_, x_,
+                                           r_, part, cnt, hist, hlen, sums);
       SPMVKIT_LAUNCH_CHECK();
       return sum_over_ranks(KrylovSums::bicg_rho);
     } else {
-      a_.apply(p_.data(), nullptr, v_.data(), V(1), V(0));
-      cg_alpha<<<g, t, 0, stream_>>>(n_, st, p_.data(), v_.data(), part, cnt, sums);
+      a_.apply(p_, nullptr, v_, V(1), V(0));
+      cg_alpha<<<g, t, 0, stream_>>>(n_, st, p_, v_, part, cnt, sums);
       SPMVKIT_LAUNCH_CHECK();
       if (!sum_over_ranks(KrylovSums::cg_alpha)) return false;
       (fused_.binv ? cg_xr_update<V, true> : cg_xr_update<V, false>)<<<g, t, 0, stream_>>>(
-          n_, st, p_.data(), v_.data(), x_, r_.data(), fused_, z, separate_ != nullptr, part, cnt,
+          n_, st, p_, v_, x_, r_, fused_, z, separate_ != nullptr, part, cnt,
           hist, hlen, sums);
       SPMVKIT_LAUNCH_CHECK();
       if (!sum_over_ranks(separate_ ? KrylovSums::cg_rr_defer : KrylovSums::cg_rr)) return false;
       if (separate_) {
         // Applied even after the solve stopped (the kernels around it return at once).
-        separate_->apply(r_.data(), nullptr, z, V(1), V(0));
-        cg_rz<<<g, t, 0, stream_>>>(n_, st, r_.data(), z, part, cnt, sums);
+        separate_->apply(r_, nullptr, z, V(1), V(0));
+        cg_rz<<<g, t, 0, stream_>>>(n_, st, r_, z, part, cnt, sums);
         SPMVKIT_LAUNCH_CHECK();
         if (!sum_over_ranks(KrylovSums::cg_rz)) return false;
       }
-      cg_p_update<<<g, t, 0, stream_>>>(n_, st, z, p_.data());
+      cg_p_update<<<g, t, 0, stream_>>>(n_, st, z, p_);
       SPMVKIT_LAUNCH_CHECK();
     }
     return true;
@@ -392,9 +514,9 @@ class MergedSolve {
   // The asynchronous copies of the state and the group's residuals to pinned `slot`.
   void enqueue_copies(int slot) {
     const std::size_t off = static_cast<std::size_t>(slot) * k_;
-    SPMVKIT_CUDA_CHECK(cudaMemcpyAsync(pinned_.hist() + off, dhist_.data() + off, k_ * sizeof(V),
+    SPMVKIT_CUDA_CHECK(cudaMemcpyAsync(pinned_hist_ + off, dhist_ + off, k_ * sizeof(V),
                                        cudaMemcpyDeviceToHost, stream_));
-    SPMVKIT_CUDA_CHECK(cudaMemcpyAsync(pinned_.state() + slot, state_.data(),
+    SPMVKIT_CUDA_CHECK(cudaMemcpyAsync(pinned_state_ + slot, state_,
                                        sizeof(KrylovState<V>), cudaMemcpyDeviceToHost, stream_));
   }
 
@@ -403,6 +525,23 @@ class MergedSolve {
   void enqueue_group(int slot, int m) {
     for (int j = 0; j < m; ++j) enqueue_iteration();
     enqueue_copies(slot);
+  }
+
+  // The workspace's graphs when they were captured for this solve's GraphKey (`reused`),
+  // else freshly captured ones, kept in the workspace for the next solve.
+  bool graphs_for_this_solve(bool& reused) {
+    Workspace<V>& w = *ws_;
+    reused = w.graphs && w.key == key_ && (w.while_graphs || o_.maxiter >= k_);
+    if (reused) {
+      while_graphs_ = w.while_graphs;
+      return true;
+    }
+    w.drop_graphs();
+    if (!capture_graphs()) return false;
+    w.graphs = true;
+    w.while_graphs = while_graphs_;
+    w.key = key_;
+    return true;
   }
 
   // The WHILE graphs where conditional nodes work (any maxiter: they stop there), else the
@@ -432,7 +571,7 @@ class MergedSolve {
       // group_begin, the graph's first node.
       if (cudaStreamBeginCaptureToGraph(stream_, g.graph, nullptr, nullptr, 0, mode) != cudaSuccess)
         return failed();
-      group_begin<<<1, 1, 0, stream_>>>(state_.data(), handle);
+      group_begin<<<1, 1, 0, stream_>>>(state_, handle);
       cudaGraph_t captured = nullptr;
       if (cudaStreamEndCapture(stream_, &captured) != cudaSuccess) return failed();
       cudaGraphNode_t begin = nullptr;
@@ -457,7 +596,7 @@ class MergedSolve {
       bool ok = true;
       try {
         enqueue_iteration();
-        group_continue<<<1, 1, 0, stream_>>>(state_.data(), k_, handle);
+        group_continue<<<1, 1, 0, stream_>>>(state_, k_, handle);
       } catch (const std::exception&) {
         ok = false;
       }
@@ -471,7 +610,7 @@ class MergedSolve {
         ok = false;
       }
       if (cudaStreamEndCapture(stream_, &captured) != cudaSuccess || !ok) return failed();
-      if (cudaGraphInstantiate(&graph_[slot].exec, g.graph, 0) != cudaSuccess) return failed();
+      if (cudaGraphInstantiate(&ws_->graph[slot].exec, g.graph, 0) != cudaSuccess) return failed();
     }
     return true;
 #else
@@ -482,10 +621,7 @@ class MergedSolve {
   // Clears a failed capture's error and any half-built executable graph.
   bool failed() {
     cudaGetLastError();
-    for (GraphExec& e : graph_) {
-      if (e.exec) cudaGraphExecDestroy(e.exec);
-      e.exec = nullptr;
-    }
+    ws_->drop_graphs();
     return false;
   }
 
@@ -504,15 +640,11 @@ class MergedSolve {
       const cudaError_t end = cudaStreamEndCapture(stream_, &graph);
       if (!ok || end != cudaSuccess || graph == nullptr) {
         if (graph) cudaGraphDestroy(graph);
-        cudaGetLastError();  // clear the capture error
-        return false;
+        return failed();  // clears the capture error
       }
-      const cudaError_t inst = cudaGraphInstantiate(&graph_[slot].exec, graph, 0);
+      const cudaError_t inst = cudaGraphInstantiate(&ws_->graph[slot].exec, graph, 0);
       cudaGraphDestroy(graph);
-      if (inst != cudaSuccess) {
-        cudaGetLastError();
-        return false;
-      }
+      if (inst != cudaSuccess) return failed();
     }
     return true;
   }
@@ -529,19 +661,19 @@ class MergedSolve {
   cudaStream_t stream_;
   // Several ranks: the partial sums of one reduction point (device, and pinned for MPI), the
   // residuals recorded so far and where they go.
-  static constexpr int kMaxSums = 2;
   bool ranks_ = false;
   bool device_sums_ = false;  // the sums over the ranks queued on the device (NCCL)
-  cuda::DeviceBuffer<double> dsums_;
-  cuda::PinnedBuffer<double> hsums_;
   int recorded_ = 0;
   std::function<void(int, double)> record_;
   unsigned blocks_ = 1;
-  cuda::DeviceBuffer<V> r_, r0_, p_, v_, s_, t_, ph_, sh_, partials_, dhist_;
-  cuda::DeviceBuffer<unsigned> counter_;
-  cuda::DeviceBuffer<KrylovState<V>> state_;
-  SlotLease<V> pinned_;  // the host's pinned copies of the residuals and the state
-  GraphExec graph_[2];
+  WorkspaceLease<V> ws_;  // everything below points into it
+  GraphKey key_;
+  V *r_, *r0_, *p_, *v_, *s_, *t_, *ph_, *sh_, *partials_, *dhist_;
+  unsigned* counter_;
+  KrylovState<V>* state_;
+  double *dsums_, *hsums_;
+  V* pinned_hist_;                 // the host's pinned copies of the residuals
+  KrylovState<V>* pinned_state_;   // ... and of the state, one per slot
 };
 
 }  // namespace
@@ -549,8 +681,15 @@ class MergedSolve {
 template <class V>
 LoopResult merged_cuda_loop(const Operator<V>& a, const Operator<V>* m, const V* b, V* x,
                             double tol, const SolverOptions& o, std::vector<double>* history) {
+  const bool profile = solve_profile();
+  if (profile) SPMVKIT_CUDA_CHECK(cudaStreamSynchronize(cuda::Context::get().stream()));
+  const auto t0 = Clock::now();
   MergedSolve<V> solve(a, m, x, o);
-  return solve.run(b, tol, history);
+  if (profile) SPMVKIT_CUDA_CHECK(cudaStreamSynchronize(cuda::Context::get().stream()));
+  const double alloc_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  LoopResult out = solve.run(b, tol, history);
+  out.alloc_ms = alloc_ms;
+  return out;
 }
 
 template LoopResult merged_cuda_loop<float>(const Operator<float>&, const Operator<float>*,

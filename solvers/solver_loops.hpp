@@ -9,6 +9,7 @@
 
 #include "spmvkit/operator.hpp"
 #include "spmvkit/solvers.hpp"
+#include "spmvkit/vector.hpp"
 
 namespace spmvkit::solvers_detail {
 
@@ -19,6 +20,62 @@ struct LoopResult {
   double residual_norm = 0;
   double loop_ms = 0;  // the iterations only (setup excluded)
   bool cuda_graph = false;
+  // The per-solve fixed cost by phase (merged CUDA loop), measured with a stream
+  // synchronisation around each only under SPMVKIT_SOLVE_PROFILE=1 (solve_profile()).
+  double alloc_ms = 0;    // work vectors (a cached workspace: nothing to allocate)
+  double r0_ms = 0;       // r0 = b - A x0, ||r0||, the initial vectors and state
+  double capture_ms = 0;  // capturing and instantiating the CUDA graphs (0 when reused)
+  bool graphs_reused = false;
+};
+
+// SPMVKIT_SOLVE_PROFILE=1 in the environment: solve() prints each solve's phases (allocation,
+// r0, capture, loop, true residual; ms, the stream synchronised around each) to stderr.
+bool solve_profile();
+
+// A vector kept per thread from one solve to the next: on CUDA an allocation and its free
+// (cudaMalloc, cudaFree, which waits for the device) cost more than a small solve does. `Tag`
+// keeps different uses apart; a solve started while the vector is leased on the same thread
+// (from a callback) gets a vector of its own. Grown, never shrunk: it holds n values of the
+// largest solve of this thread, on each backend.
+template <class V, int Tag>
+class ScratchLease {
+ public:
+  ScratchLease(std::size_t n, Backend be) {
+    thread_local Slot cached[2];
+    Slot& slot = cached[be == Backend::cpu ? 0 : 1];
+    if (!slot.in_use) {
+      slot_ = &slot;
+      slot.in_use = true;
+      if (slot.v.size() < n || slot.v.backend() != be) {
+        slot.v = Vector<V>();  // the old one first: the peak stays at one copy
+        try {
+          slot.v = Vector<V>(n, be);
+        } catch (...) {
+          slot.in_use = false;
+          throw;
+        }
+      }
+      data_ = slot.v.data();
+    } else {
+      own_ = Vector<V>(n, be);
+      data_ = own_.data();
+    }
+  }
+  ScratchLease(const ScratchLease&) = delete;
+  ScratchLease& operator=(const ScratchLease&) = delete;
+  ~ScratchLease() {
+    if (slot_) slot_->in_use = false;
+  }
+  V* data() { return data_; }
+
+ private:
+  struct Slot {
+    Vector<V> v;
+    bool in_use = false;
+  };
+  Slot* slot_ = nullptr;
+  Vector<V> own_;
+  V* data_ = nullptr;
 };
 
 // Reductions over the operator's rows, wherever they live: the local result, summed over the

@@ -3,7 +3,11 @@
 // Also the traffic model and the merged-kernels paper's savings model (section 4.5).
 #include "spmvkit/solvers.hpp"
 
+#include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <string>
 
@@ -41,6 +45,16 @@ SolverImpl parse_solver_impl(std::string_view name) {
   if (name == "reference") return SolverImpl::reference;
   throw InputError("unknown solver implementation '" + std::string(name) + "' (merged, reference)");
 }
+
+namespace solvers_detail {
+bool solve_profile() {
+  static const bool on = [] {
+    const char* v = std::getenv("SPMVKIT_SOLVE_PROFILE");
+    return v && *v && std::strcmp(v, "0") != 0;
+  }();
+  return on;
+}
+}  // namespace solvers_detail
 
 namespace {
 
@@ -105,7 +119,9 @@ SolveResult solve(const Operator<V>& a, const Vector<V>& b, Vector<V>& x, const 
   // convergence that the true residual denies: after large intermediate residuals the two
   // drift apart by rounding (a "residual gap"), and such an x must not come back as converged.
   const double accept = 10.0 * res.tolerance;
-  Vector<V> r(n, be);
+  // The true residual's vector, kept per thread (solver_loops.hpp ScratchLease).
+  solvers_detail::ScratchLease<V, 0> r(n, be);
+  const bool profile = solvers_detail::solve_profile();
   int done = 0;
   for (int restart = 0;; ++restart) {
     SolverOptions lo = o;
@@ -136,8 +152,24 @@ SolveResult solve(const Operator<V>& a, const Vector<V>& b, Vector<V>& x, const 
     res.solve_ms += loop.loop_ms;
     res.cuda_graph = res.cuda_graph || loop.cuda_graph;
     // The true residual, from x.
+    if (profile) synchronize(be);
+    const auto t_true = std::chrono::steady_clock::now();
     a.apply(x.data(), b.data(), r.data(), V(-1), V(1));
     res.true_residual_norm = solvers_detail::global_nrm2(a, ops::nrm2(be, n, r.data()));
+    if (profile) {
+      synchronize(be);
+      const double true_ms =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_true)
+              .count();
+      std::fprintf(stderr,
+                   "spmvkit solve profile: n %zu, %s %s, %d its | alloc %.3f ms, r0 %.3f ms, "
+                   "capture %.3f ms (%s), loop %.3f ms, true residual %.3f ms\n",
+                   n, std::string(to_string(o.method)).c_str(),
+                   sizeof(V) == 4 ? "f32" : "f64", loop.iterations, loop.alloc_ms, loop.r0_ms,
+                   loop.capture_ms,
+                   loop.graphs_reused ? "graphs reused" : (loop.cuda_graph ? "captured" : "no graph"),
+                   loop.loop_ms, true_ms);
+    }
     if (loop.status != SolveStatus::converged || res.true_residual_norm <= accept) break;
     if (restart >= o.max_restarts || done >= o.maxiter) {
       res.status = SolveStatus::breakdown;

@@ -1,6 +1,7 @@
 // A built sparse operator: one format's data on one backend, for value type V.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -56,6 +57,11 @@ class Operator {
     return false;
   }
 
+  // A number no other operator of this process has had: an address can be reused once an
+  // operator is destroyed, an id cannot. The merged CUDA solver keys the CUDA graphs it
+  // captured over this operator's applies by it, to reuse them in the next solve.
+  std::uint64_t id() const { return id_; }
+
   const OperatorInfo& info() const { return info_; }
   index_t rows() const { return info_.rows; }
   index_t cols() const { return info_.cols; }
@@ -68,6 +74,13 @@ class Operator {
 
  protected:
   OperatorInfo info_;
+
+ private:
+  static std::uint64_t next_id() {
+    static std::atomic<std::uint64_t> counter{0};
+    return counter.fetch_add(1, std::memory_order_relaxed) + 1;
+  }
+  std::uint64_t id_ = next_id();
 };
 
 }  // namespace spmvkit
