@@ -34,7 +34,8 @@ void reduce_pair(const Operator<V>& a, ops::fused::Dot2& d) {
 
 template <class V>
 LoopResult merged_cpu_loop(const Operator<V>& a, const Operator<V>* m, const V* b, V* x, double tol,
-                           const SolverOptions& o, std::vector<double>* history) {
+                           const SolverOptions& o, std::vector<double>* history,
+                           const ReplaceFn<V>* replace) {
   namespace fz = ops::fused;
   const Backend be = Backend::cpu;
   const std::size_t n = static_cast<std::size_t>(a.rows());
@@ -68,6 +69,32 @@ LoopResult merged_cpu_loop(const Operator<V>& a, const Operator<V>* m, const V* 
 
   const auto t0 = Clock::now();
   int k = 0;
+  // Reliable updates (replace given): the current segment's first iteration, its limit and
+  // trigger, and the time spent in the driver's replacements (not the loop's).
+  int seg0 = 0, limit = o.maxiter;
+  double trigger = tol, replace_ms = 0;
+  // Calls the driver; false when the loop must stop (the driver finished, or resuming met a
+  // breakdown). `st` carries the loop's scalars in and out.
+  auto replace_now = [&](bool at_limit, const V* r0, V* p, V* v, V* z, ops::KrylovState<V>& st) {
+    const auto tr = Clock::now();
+    const Replacement rep = (*replace)(k - seg0, x, r.data());
+    bool go = rep.resume;
+    if (!go) {
+      stop(SolveStatus::converged);
+    } else {
+      resume_after_replacement(a, m, o.method, at_limit, rep.ratio, r.data(), r0, p, v, z, st);
+      if (st.status != ops::kRunning) {
+        stop(st.status == ops::kBreakdown ? SolveStatus::breakdown : SolveStatus::non_finite,
+             st.breakdown);
+        go = false;
+      }
+      trigger = rep.tol;
+      seg0 = k;
+      limit = rep.limit;
+    }
+    replace_ms += std::chrono::duration<double, std::milli>(Clock::now() - tr).count();
+    return go;
+  };
   if (o.method == SolverMethod::bicgstab) {
     Vector<V> r0(n, be), p(n, be), v(n, be), s(n, be), t(n, be), ph, sh;
     if (m) {
@@ -79,8 +106,25 @@ LoopResult merged_cpu_loop(const Operator<V>& a, const Operator<V>* m, const V* 
     ops::copy(be, n, r.data(), r0.data());
     ops::fill_zero(be, n, p.data());
     ops::fill_zero(be, n, v.data());
-    V rho = static_cast<V>(rr0), beta = 0, omega = 1, alpha = 1;
-    while (k < o.maxiter) {
+    V rho = static_cast<V>(rr0), rho_old = 1, beta = 0, omega = 1, alpha = 1;
+    auto bicg_replace = [&](bool at_limit) {
+      ops::KrylovState<V> st{};
+      st.rho = rho;
+      st.rho_old = rho_old;
+      st.alpha = alpha;
+      st.beta = beta;
+      st.omega = omega;
+      const bool go = replace_now(at_limit, r0.data(), p.data(), v.data(), nullptr, st);
+      rho = st.rho;
+      rho_old = st.rho_old;
+      beta = st.beta;
+      return go;
+    };
+    for (;;) {
+      if (k - seg0 >= limit) {
+        if (replace && bicg_replace(true)) continue;
+        break;
+      }
       fz::bicg_p_update(n, beta, omega, r.data(), v.data(), p.data(), dinv, pm);
       if (separate) separate->apply(p.data(), nullptr, pm, V(1), V(0));
       a.apply(pm, nullptr, v.data(), V(1), V(0));
@@ -114,8 +158,9 @@ LoopResult merged_cpu_loop(const Operator<V>& a, const Operator<V>* m, const V* 
         stop(SolveStatus::non_finite);
         break;
       }
-      if (res <= tol) {
-        stop(SolveStatus::converged);
+      if (res <= trigger) {
+        if (replace && bicg_replace(false)) continue;
+        if (!replace) stop(SolveStatus::converged);
         break;
       }
       if (omega == V(0)) {
@@ -127,6 +172,7 @@ LoopResult merged_cpu_loop(const Operator<V>& a, const Operator<V>* m, const V* 
         break;
       }
       beta = (rho_new / rho) * (alpha / omega);
+      rho_old = rho;
       rho = rho_new;
     }
   } else {
@@ -138,7 +184,18 @@ LoopResult merged_cpu_loop(const Operator<V>& a, const Operator<V>* m, const V* 
     V rz = m ? global_dot(a, fz::dot(n, r.data(), z)) : static_cast<V>(rr0);
     const bool start = !m || rz > V(0);
     if (!start) stop(finite(rz) ? SolveStatus::breakdown : SolveStatus::non_finite, ops::kRZ);
-    while (start && k < o.maxiter) {
+    auto cg_replace = [&](bool at_limit) {
+      ops::KrylovState<V> st{};
+      st.rho = rz;
+      const bool go = replace_now(at_limit, nullptr, p.data(), q.data(), m ? z : nullptr, st);
+      rz = st.rho;
+      return go;
+    };
+    while (start) {
+      if (k - seg0 >= limit) {
+        if (replace && cg_replace(true)) continue;
+        break;
+      }
       a.apply(p.data(), nullptr, q.data(), V(1), V(0));
       const V pq = global_dot(a, fz::dot(n, p.data(), q.data()));
       if (!finite(pq)) {
@@ -158,8 +215,9 @@ LoopResult merged_cpu_loop(const Operator<V>& a, const Operator<V>* m, const V* 
         stop(SolveStatus::non_finite);
         break;
       }
-      if (res <= tol) {
-        stop(SolveStatus::converged);
+      if (res <= trigger) {
+        if (replace && cg_replace(false)) continue;
+        if (!replace) stop(SolveStatus::converged);
         break;
       }
       if (separate) separate->apply(r.data(), nullptr, z, V(1), V(0));
@@ -177,16 +235,19 @@ LoopResult merged_cpu_loop(const Operator<V>& a, const Operator<V>* m, const V* 
       rz = rz_new;
     }
   }
-  out.loop_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  out.loop_ms =
+      std::chrono::duration<double, std::milli>(Clock::now() - t0).count() - replace_ms;
   out.iterations = k;
   return out;
 }
 
 template LoopResult merged_cpu_loop<float>(const Operator<float>&, const Operator<float>*,
                                            const float*, float*, double,
-                                           const SolverOptions&, std::vector<double>*);
+                                           const SolverOptions&, std::vector<double>*,
+                                           const ReplaceFn<float>*);
 template LoopResult merged_cpu_loop<double>(const Operator<double>&, const Operator<double>*,
                                             const double*, double*, double,
-                                            const SolverOptions&, std::vector<double>*);
+                                            const SolverOptions&, std::vector<double>*,
+                                            const ReplaceFn<double>*);
 
 }  // namespace spmvkit::solvers_detail

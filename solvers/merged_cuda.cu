@@ -263,7 +263,8 @@ class MergedSolve {
     key_.stream = stream_;
   }
 
-  LoopResult run(const V* b, double tol, std::vector<double>* history) {
+  LoopResult run(const V* b, double tol, std::vector<double>* history,
+                 const ReplaceFn<V>* replace) {
     LoopResult out;
     auto record = [&](int k, double res) {
       out.residual_norm = res;
@@ -345,42 +346,76 @@ class MergedSolve {
       return finish(st, out);
     }
     cuda::Event done[2];
-    int queued = 0, group = 0;
-    int group_first[2] = {0, 0}, group_size[2] = {0, 0};
-    bool stopped = false;
-    auto consume = [&](int slot) {
-      SPMVKIT_CUDA_CHECK(cudaEventSynchronize(done[slot].get()));
-      const KrylovState<V>& st = pinned_state_[slot];
-      for (int j = 0; j < group_size[slot]; ++j) {
-        const int it = group_first[slot] + j + 1;
-        if (it > st.iterations) break;
-        record(it, pinned_hist_[static_cast<std::size_t>(slot) * k_ + j]);
+    // Reliable updates (replace given): the loop runs in segments, each from iteration 0 of
+    // the state (so the groups stay aligned with the history slots) up to its limit; between
+    // two the driver replaces the residual and resume_after_replacement sets the scalars.
+    // `base` counts the iterations of the segments before; the replacements' time is not
+    // the loop's.
+    int base = 0, limit = o_.maxiter;
+    double replace_ms = 0;
+    for (;;) {
+      int queued = 0, group = 0;
+      int group_first[2] = {0, 0}, group_size[2] = {0, 0};
+      bool stopped = false;
+      auto consume = [&](int slot) {
+        SPMVKIT_CUDA_CHECK(cudaEventSynchronize(done[slot].get()));
+        const KrylovState<V>& st = pinned_state_[slot];
+        for (int j = 0; j < group_size[slot]; ++j) {
+          const int it = group_first[slot] + j + 1;
+          if (it > st.iterations) break;
+          record(base + it, pinned_hist_[static_cast<std::size_t>(slot) * k_ + j]);
+        }
+        stopped = st.status != ops::kRunning;
+      };
+      while (queued < limit) {
+        const int slot = group & 1;
+        if (group >= 2) {
+          consume(slot);  // the group that used this slot, two groups ago
+          if (stopped) break;
+        }
+        const int m = std::min(k_, limit - queued);
+        group_first[slot] = queued;
+        group_size[slot] = m;
+        if (graphs && (m == k_ || while_graphs_)) {
+          SPMVKIT_CUDA_CHECK(cudaGraphLaunch(ws_->graph[slot].exec, stream_));
+        } else {
+          enqueue_group(slot, m);
+        }
+        SPMVKIT_CUDA_CHECK(cudaEventRecord(done[slot].get(), stream_));
+        queued += m;
+        ++group;
       }
-      stopped = st.status != ops::kRunning;
-    };
-    while (queued < o_.maxiter) {
-      const int slot = group & 1;
-      if (group >= 2) {
-        consume(slot);  // the group that used this slot, two groups ago
-        if (stopped) break;
+      // The groups still unread, oldest first.
+      for (int g = std::max(0, group - 2); g < group && !stopped; ++g) consume(g & 1);
+      SPMVKIT_CUDA_CHECK(cudaStreamSynchronize(stream_));
+      KrylovState<V> st = download_state();
+      const bool at_limit = st.status == ops::kRunning && st.iterations >= st.iteration_limit;
+      if (!replace || !(st.status == ops::kConverged || at_limit)) {
+        st.iterations += base;
+        out.loop_ms =
+            std::chrono::duration<double, std::milli>(Clock::now() - t0).count() - replace_ms;
+        return finish(st, out);
       }
-      const int m = std::min(k_, o_.maxiter - queued);
-      group_first[slot] = queued;
-      group_size[slot] = m;
-      if (graphs && (m == k_ || while_graphs_)) {
-        SPMVKIT_CUDA_CHECK(cudaGraphLaunch(ws_->graph[slot].exec, stream_));
-      } else {
-        enqueue_group(slot, m);
+      const auto tr = Clock::now();
+      const Replacement rep = (*replace)(st.iterations, x_, r_);
+      base += st.iterations;
+      if (rep.resume)
+        resume_after_replacement(a_, m_, o_.method, at_limit, rep.ratio, r_, r0_, p_, v_, ph_, st);
+      if (!rep.resume || st.status != ops::kRunning) {
+        if (!rep.resume) st.status = ops::kConverged;  // the driver is finished
+        st.iterations = base;
+        out.loop_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count() -
+                      replace_ms -
+                      std::chrono::duration<double, std::milli>(Clock::now() - tr).count();
+        return finish(st, out);
       }
-      SPMVKIT_CUDA_CHECK(cudaEventRecord(done[slot].get(), stream_));
-      queued += m;
-      ++group;
+      st.iterations = 0;
+      st.tol = static_cast<V>(rep.tol);
+      st.iteration_limit = rep.limit;
+      limit = rep.limit;
+      cuda::copy_to_device(state_, &st, sizeof st);
+      replace_ms += std::chrono::duration<double, std::milli>(Clock::now() - tr).count();
     }
-    // The groups still unread, oldest first.
-    for (int g = std::max(0, group - 2); g < group && !stopped; ++g) consume(g & 1);
-    SPMVKIT_CUDA_CHECK(cudaStreamSynchronize(stream_));
-    out.loop_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-    return finish(download_state(), out);
   }
 
  private:
@@ -680,23 +715,24 @@ class MergedSolve {
 
 template <class V>
 LoopResult merged_cuda_loop(const Operator<V>& a, const Operator<V>* m, const V* b, V* x,
-                            double tol, const SolverOptions& o, std::vector<double>* history) {
+                            double tol, const SolverOptions& o, std::vector<double>* history,
+                            const ReplaceFn<V>* replace) {
   const bool profile = solve_profile();
   if (profile) SPMVKIT_CUDA_CHECK(cudaStreamSynchronize(cuda::Context::get().stream()));
   const auto t0 = Clock::now();
   MergedSolve<V> solve(a, m, x, o);
   if (profile) SPMVKIT_CUDA_CHECK(cudaStreamSynchronize(cuda::Context::get().stream()));
   const double alloc_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-  LoopResult out = solve.run(b, tol, history);
+  LoopResult out = solve.run(b, tol, history, a.reduce_sum(nullptr, 0) ? nullptr : replace);
   out.alloc_ms = alloc_ms;
   return out;
 }
 
 template LoopResult merged_cuda_loop<float>(const Operator<float>&, const Operator<float>*,
                                             const float*, float*, double, const SolverOptions&,
-                                            std::vector<double>*);
+                                            std::vector<double>*, const ReplaceFn<float>*);
 template LoopResult merged_cuda_loop<double>(const Operator<double>&, const Operator<double>*,
                                              const double*, double*, double, const SolverOptions&,
-                                             std::vector<double>*);
+                                             std::vector<double>*, const ReplaceFn<double>*);
 
 }  // namespace spmvkit::solvers_detail

@@ -4,9 +4,11 @@
 
 #include <cmath>
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
+#include "ops/krylov_state.hpp"
 #include "spmvkit/operator.hpp"
 #include "spmvkit/solvers.hpp"
 #include "spmvkit/vector.hpp"
@@ -92,6 +94,32 @@ V global_nrm2(const Operator<V>& a, double local_nrm2) {
   return a.reduce_sum(&sq, 1) ? static_cast<V>(std::sqrt(sq)) : static_cast<V>(local_nrm2);
 }
 
+// --- reliable updates (solve_mixed's default scheme, solvers/refine.cpp) ---------------------
+// A float loop given a ReplaceFn calls it where a plain loop would stop converged (its
+// recursive residual at its tol, the trigger) and where a segment reaches its iteration
+// limit: the driver adds the correction x to its double solution, zeroes x, recomputes the
+// residual in double and writes it, scaled, to r. Resuming, the loop keeps p (and BiCGSTAB's
+// r0^ and v), rescaled by `ratio`, and takes its scalars from the new r
+// (resume_after_replacement); iterations go on counting.
+struct Replacement {
+  bool resume = false;  // false: the driver is finished; the loop returns at once
+  double ratio = 1;     // sigma_old / sigma_new, the float vectors' scales (x / sigma)
+  double tol = 0;       // the next trigger: ||r|| <= tol
+  int limit = 0;        // iterations of the next segment at most
+};
+template <class V>
+using ReplaceFn = std::function<Replacement(int segment_iterations, V* x, V* r)>;
+
+// The loop's side of a replacement, on either backend: p (and v) times `ratio`; BiCGSTAB
+// rho = (r0^, r), beta from it; CG z = M r (into z; r without m), rz = (r, z), and at the
+// trigger p = z + beta p. `at_limit`: the segment ended at its limit, after the iteration's
+// scalars moved on (rho_old is then the previous rho). st.status is kRunning, or the
+// breakdown / non-finite it met (st.breakdown names it).
+template <class V>
+void resume_after_replacement(const Operator<V>& a, const Operator<V>* m, SolverMethod method,
+                              bool at_limit, double ratio, const V* r, const V* r0, V* p, V* v,
+                              V* z, ops::KrylovState<V>& st);
+
 // Each loop: r0 = b - A x; stops at once when ||r0|| <= tol; history (when non-null) gets
 // ||r_k|| for k = 0 .. iterations; options.callback is called with each. `m` is the
 // preconditioner (nullptr: none), applied on the right (BiCGSTAB) or as in PCG, so r stays
@@ -101,11 +129,13 @@ LoopResult reference_loop(const Operator<V>& a, const Operator<V>* m, const V* b
                           const SolverOptions& o, std::vector<double>* history);
 template <class V>
 LoopResult merged_cpu_loop(const Operator<V>& a, const Operator<V>* m, const V* b, V* x, double tol,
-                           const SolverOptions& o, std::vector<double>* history);
+                           const SolverOptions& o, std::vector<double>* history,
+                           const ReplaceFn<V>* replace = nullptr);
 #if SPMVKIT_HAVE_CUDA
 template <class V>
 LoopResult merged_cuda_loop(const Operator<V>& a, const Operator<V>* m, const V* b, V* x,
-                            double tol, const SolverOptions& o, std::vector<double>* history);
+                            double tol, const SolverOptions& o, std::vector<double>* history,
+                            const ReplaceFn<V>* replace = nullptr);
 #endif
 
 }  // namespace spmvkit::solvers_detail

@@ -473,7 +473,9 @@ TEST_P(MixedSolve, ReachesWhereFloatStalls) {
     EXPECT_LE(true_rel_residual(s.a, b64, m.x), rtol);
     EXPECT_LE(m.result.true_rel_residual, rtol);
     EXPECT_GE(m.result.outer_iterations, 2);
-    EXPECT_GT(m.result.iterations, m.result.outer_iterations);
+    // Reliable updates (the default) may replace the residual after every float iteration
+    // where one iteration gains more than reliable_delta (block-Jacobi on the reservoir).
+    EXPECT_GE(m.result.iterations, m.result.outer_iterations);
     EXPECT_EQ(m.result.history.size(), static_cast<std::size_t>(m.result.outer_iterations) + 1);
   }
 }
