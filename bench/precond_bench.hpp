@@ -28,7 +28,11 @@ struct PrecondBenchOptions {
   std::vector<double> couplings = {10, 100};
   std::vector<double> rtols_reservoir = {1e-8, 1e-10};
   double rtol_mixed = 1e-10;
-  std::vector<double> inner_rtols = {1e-4, 1e-5, 1e-6};  // mixed: the inner solves' rtol
+  // Mixed precision: the reliable-update scheme (solve_mixed's default) at each
+  // MixedOptions::reliable_delta, and the restarted refinement, for comparison, at each inner
+  // solve's rtol.
+  std::vector<double> reliable_deltas = {0.1, 0.01};
+  std::vector<double> inner_rtols = {1e-4};
   // The mixed-precision systems (generator names).
   std::string convdiff = "convdiff3d_160";
   std::string stencil = "stencil7_160";
