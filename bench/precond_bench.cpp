@@ -35,8 +35,9 @@ std::vector<double> rhs(std::size_t n) {
 // the last solve's status, iterations and true residual. The time splits into the solver's
 // own loop (SolveResult::solve_ms: the iterations, timed inside solve()) and the rest, the
 // per-solve fixed cost (r0 = b - A x0, the final true residual, downloads; the work vectors
-// and the graphs' capture only where the warm-up's, kept per thread, cannot be reused): iter_ms is loop_ms / iterations, not time_ms / iterations, so a
-// solve of few iterations does not show its fixed cost as a slow iteration.
+// and the graphs' capture only where the warm-up's, kept per thread, cannot be reused): iter_ms is
+// loop_ms / iterations, not time_ms / iterations, so a solve of few iterations does not show its
+// fixed cost as a slow iteration.
 nlohmann::json timed(const std::string& label, int reps, Backend be,
                      const std::function<SolveResult()>& run) {
   run();  // warm-up: caches, lazily built state

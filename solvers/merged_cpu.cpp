@@ -235,19 +235,16 @@ LoopResult merged_cpu_loop(const Operator<V>& a, const Operator<V>* m, const V* 
       rz = rz_new;
     }
   }
-  out.loop_ms =
-      std::chrono::duration<double, std::milli>(Clock::now() - t0).count() - replace_ms;
+  out.loop_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count() - replace_ms;
   out.iterations = k;
   return out;
 }
 
 template LoopResult merged_cpu_loop<float>(const Operator<float>&, const Operator<float>*,
-                                           const float*, float*, double,
-                                           const SolverOptions&, std::vector<double>*,
-                                           const ReplaceFn<float>*);
+                                           const float*, float*, double, const SolverOptions&,
+                                           std::vector<double>*, const ReplaceFn<float>*);
 template LoopResult merged_cpu_loop<double>(const Operator<double>&, const Operator<double>*,
-                                            const double*, double*, double,
-                                            const SolverOptions&, std::vector<double>*,
-                                            const ReplaceFn<double>*);
+                                            const double*, double*, double, const SolverOptions&,
+                                            std::vector<double>*, const ReplaceFn<double>*);
 
 }  // namespace spmvkit::solvers_detail

@@ -99,8 +99,8 @@ struct Workspace {
   cuda::DeviceBuffer<unsigned> counter;
   cuda::DeviceBuffer<KrylovState<V>> state;
   cuda::DeviceBuffer<double> dsums;
-  cuda::PinnedBuffer<V> hist;                  // the host's copies of the residuals
-  cuda::PinnedBuffer<KrylovState<V>> hstate;   // ... and of the state, one per slot
+  cuda::PinnedBuffer<V> hist;                 // the host's copies of the residuals
+  cuda::PinnedBuffer<KrylovState<V>> hstate;  // ... and of the state, one per slot
   cuda::PinnedBuffer<double> hsums;
   GraphKey key;
   bool graphs = false;        // graph[] holds graphs captured for `key`
@@ -465,24 +465,22 @@ class MergedSolve {
       // Queued: the sum over the ranks, then the scalars (every rank queues the same steps;
       // after a stop the kernels return at once, the sums still match rank to rank).
       a_.reduce_sum_device(dsums_, count);
-      ops::krylov::take_sums<<<1, 1, 0, stream_>>>(which, state_, dsums_,
-                                                   dhist_, 2 * k_);
+      ops::krylov::take_sums<<<1, 1, 0, stream_>>>(which, state_, dsums_, dhist_, 2 * k_);
       SPMVKIT_LAUNCH_CHECK();
       return true;
     }
     KrylovState<V>* host_state = pinned_state_;
-    SPMVKIT_CUDA_CHECK(cudaMemcpyAsync(hsums_, dsums_, count * sizeof(double),
-                                       cudaMemcpyDeviceToHost, stream_));
+    SPMVKIT_CUDA_CHECK(
+        cudaMemcpyAsync(hsums_, dsums_, count * sizeof(double), cudaMemcpyDeviceToHost, stream_));
     SPMVKIT_CUDA_CHECK(cudaMemcpyAsync(host_state, state_, sizeof(KrylovState<V>),
                                        cudaMemcpyDeviceToHost, stream_));
     SPMVKIT_CUDA_CHECK(cudaStreamSynchronize(stream_));
     record_ranks(*host_state);
     if (host_state->status != ops::kRunning) return false;
     a_.reduce_sum(hsums_, count);
-    SPMVKIT_CUDA_CHECK(cudaMemcpyAsync(dsums_, hsums_, count * sizeof(double),
-                                       cudaMemcpyHostToDevice, stream_));
-    ops::krylov::take_sums<<<1, 1, 0, stream_>>>(which, state_, dsums_,
-                                                 dhist_, 2 * k_);
+    SPMVKIT_CUDA_CHECK(
+        cudaMemcpyAsync(dsums_, hsums_, count * sizeof(double), cudaMemcpyHostToDevice, stream_));
+    ops::krylov::take_sums<<<1, 1, 0, stream_>>>(which, state_, dsums_, dhist_, 2 * k_);
     SPMVKIT_LAUNCH_CHECK();
     return true;
   }
@@ -519,8 +517,8 @@ class MergedSolve {
       bicg_omega<<<g, t, 0, stream_>>>(n_, st, t_, s_, part, cnt, sums);
       SPMVKIT_LAUNCH_CHECK();
       if (!sum_over_ranks(KrylovSums::bicg_omega)) return false;
-      bicg_xr_update<<<g, t, 0, stream_>>>(n_, st, r0_, pm, sm, s_, t_, x_,
-                                           r_, part, cnt, hist, hlen, sums);
+      bicg_xr_update<<<g, t, 0, stream_>>>(n_, st, r0_, pm, sm, s_, t_, x_, r_, part, cnt, hist,
+                                           hlen, sums);
       SPMVKIT_LAUNCH_CHECK();
       return sum_over_ranks(KrylovSums::bicg_rho);
     } else {
@@ -529,8 +527,7 @@ class MergedSolve {
       SPMVKIT_LAUNCH_CHECK();
       if (!sum_over_ranks(KrylovSums::cg_alpha)) return false;
       (fused_.binv ? cg_xr_update<V, true> : cg_xr_update<V, false>)<<<g, t, 0, stream_>>>(
-          n_, st, p_, v_, x_, r_, fused_, z, separate_ != nullptr, part, cnt,
-          hist, hlen, sums);
+          n_, st, p_, v_, x_, r_, fused_, z, separate_ != nullptr, part, cnt, hist, hlen, sums);
       SPMVKIT_LAUNCH_CHECK();
       if (!sum_over_ranks(separate_ ? KrylovSums::cg_rr_defer : KrylovSums::cg_rr)) return false;
       if (separate_) {
@@ -551,8 +548,8 @@ class MergedSolve {
     const std::size_t off = static_cast<std::size_t>(slot) * k_;
     SPMVKIT_CUDA_CHECK(cudaMemcpyAsync(pinned_hist_ + off, dhist_ + off, k_ * sizeof(V),
                                        cudaMemcpyDeviceToHost, stream_));
-    SPMVKIT_CUDA_CHECK(cudaMemcpyAsync(pinned_state_ + slot, state_,
-                                       sizeof(KrylovState<V>), cudaMemcpyDeviceToHost, stream_));
+    SPMVKIT_CUDA_CHECK(cudaMemcpyAsync(pinned_state_ + slot, state_, sizeof(KrylovState<V>),
+                                       cudaMemcpyDeviceToHost, stream_));
   }
 
   // m iterations launched directly (their kernels return at once after the solve stopped),
@@ -566,11 +563,13 @@ class MergedSolve {
   // else freshly captured ones, kept in the workspace for the next solve.
   bool graphs_for_this_solve(bool& reused) {
     Workspace<V>& w = *ws_;
-    reused = w.graphs && w.key == key_ && (w.while_graphs || o_.maxiter >= k_);
-    if (reused) {
+    if (w.graphs && w.key == key_) {
+      // Unrolled graphs run full groups only: none for a maxiter below check_every (kept).
+      reused = w.while_graphs || o_.maxiter >= k_;
       while_graphs_ = w.while_graphs;
-      return true;
+      return reused;
     }
+    reused = false;
     w.drop_graphs();
     if (!capture_graphs()) return false;
     w.graphs = true;
@@ -707,8 +706,8 @@ class MergedSolve {
   unsigned* counter_;
   KrylovState<V>* state_;
   double *dsums_, *hsums_;
-  V* pinned_hist_;                 // the host's pinned copies of the residuals
-  KrylovState<V>* pinned_state_;   // ... and of the state, one per slot
+  V* pinned_hist_;                // the host's pinned copies of the residuals
+  KrylovState<V>* pinned_state_;  // ... and of the state, one per slot
 };
 
 }  // namespace

@@ -189,7 +189,8 @@ SolveResult solve_mixed(const Operator<double>& a, const Operator<float>& a32,
                      ", the double one " + std::to_string(a.rows()) + " x " +
                      std::to_string(a.cols()) + " on " + std::string(to_string(a.backend())));
   if (!(mo.inner_rtol > 0 && mo.inner_rtol < 1) ||
-      !(mo.reliable_delta > 0 && mo.reliable_delta < 1) || mo.inner_maxiter < 1 || mo.max_outer < 0 || !(mo.stall_factor > 0 && mo.stall_factor <= 1))
+      !(mo.reliable_delta > 0 && mo.reliable_delta < 1) || mo.inner_maxiter < 1 ||
+      mo.max_outer < 0 || !(mo.stall_factor > 0 && mo.stall_factor <= 1))
     throw InputError(
         "solve_mixed: needs 0 < inner_rtol < 1, 0 < reliable_delta < 1, inner_maxiter >= 1, "
         "max_outer >= 0 and 0 < stall_factor <= 1");

@@ -161,14 +161,14 @@ SolveResult solve(const Operator<V>& a, const Vector<V>& b, Vector<V>& x, const 
       const double true_ms =
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_true)
               .count();
-      std::fprintf(stderr,
-                   "spmvkit solve profile: n %zu, %s %s, %d its | alloc %.3f ms, r0 %.3f ms, "
-                   "capture %.3f ms (%s), loop %.3f ms, true residual %.3f ms\n",
-                   n, std::string(to_string(o.method)).c_str(),
-                   sizeof(V) == 4 ? "f32" : "f64", loop.iterations, loop.alloc_ms, loop.r0_ms,
-                   loop.capture_ms,
-                   loop.graphs_reused ? "graphs reused" : (loop.cuda_graph ? "captured" : "no graph"),
-                   loop.loop_ms, true_ms);
+      std::fprintf(
+          stderr,
+          "spmvkit solve profile: n %zu, %s %s, %d its | alloc %.3f ms, r0 %.3f ms, "
+          "capture %.3f ms (%s), loop %.3f ms, true residual %.3f ms\n",
+          n, std::string(to_string(o.method)).c_str(), sizeof(V) == 4 ? "f32" : "f64",
+          loop.iterations, loop.alloc_ms, loop.r0_ms, loop.capture_ms,
+          loop.graphs_reused ? "graphs reused" : (loop.cuda_graph ? "captured" : "no graph"),
+          loop.loop_ms, true_ms);
     }
     if (loop.status != SolveStatus::converged || res.true_residual_norm <= accept) break;
     if (restart >= o.max_restarts || done >= o.maxiter) {

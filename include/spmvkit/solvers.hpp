@@ -103,12 +103,12 @@ SolveResult solve(const Operator<V>& a, const Vector<V>& b, Vector<V>& x,
 // a32 must be the same matrix on the same backend. Two schemes (docs/solvers.md):
 // - MixedScheme::reliable (the default; merged implementation, one process): reliable
 //   updates. One float iteration runs on; each time its residual has dropped by
-//   reliable_delta since the last outer step (or by the looser 0.5 tol / ||r|| the last step needs), or
-//   after inner_maxiter iterations, the outer step adds its correction to x, recomputes the
-//   residual in double and replaces the float residual with it, keeping the search
-//   direction: the Krylov space is not lost. A float breakdown (a zero divisor) restarts the
-//   iteration from x if its correction reduced the residual (else undoes it and stops); a NaN
-//   stops as non_finite, its correction not applied.
+//   reliable_delta since the last outer step (or by the looser 0.5 tol / ||r|| the last step
+//   needs), or after inner_maxiter iterations, the outer step adds its correction to x, recomputes
+//   the residual in double and replaces the float residual with it, keeping the search direction:
+//   the Krylov space is not lost. A float breakdown (a zero divisor) restarts the iteration from x
+//   if its correction reduced the residual (else undoes it and stops); a NaN stops as non_finite,
+//   its correction not applied.
 // - MixedScheme::restart (and always for the reference implementation or a distributed
 //   operator): iterative refinement, each correction from A32 d = r / ||r|| solved afresh by
 //   solve() to inner_rtol (at most inner_maxiter iterations), restarting the Krylov method;
@@ -122,8 +122,8 @@ struct MixedOptions {
   // steps but costs iterations (CPU, rtol 1e-10: convdiff3d_48 BiCGSTAB 1.06x the double
   // solve's iterations at 0.1, 1.34x at 1e-4; docs/solvers.md).
   double reliable_delta = 0.1;
-  double inner_rtol = 1e-4;   // restart: each inner solve's relative tolerance
-  int inner_maxiter = 500;    // float iterations per outer step at most
+  double inner_rtol = 1e-4;  // restart: each inner solve's relative tolerance
+  int inner_maxiter = 500;   // float iterations per outer step at most
   int max_outer = 50;
   double stall_factor = 0.9;  // an outer step must give ||r_new|| <= stall_factor ||r||
 };

@@ -69,7 +69,8 @@ struct MixedRun {
 // solve_mixed from x0 = 0; x poisoned with NaN first, then zeroed, so that a solve that does
 // not write x leaves a residual of 1, never a small one by accident.
 MixedRun run_mixed(const Csr<double>& a, const std::vector<double>& b64, Backend be,
-              SolverMethod method, const std::string& pc, double rtol, const MixedOptions& mo) {
+                   SolverMethod method, const std::string& pc, double rtol,
+                   const MixedOptions& mo) {
   const auto op = build_operator<double>("csr_vector", a, {}, be);
   const auto op32 = build_operator<float>("csr_vector", a.cast<float>(), {}, be);
   const auto m32 = make_preconditioner<float>(parse_precond(pc), a.cast<float>(), be);
@@ -140,13 +141,12 @@ TEST_P(ReliableMixed, ReachesWhereFloatStalls) {
       const SolveResult f = solve(*op32, b32, x32, o);
       EXPECT_NE(f.status, SolveStatus::converged) << s.name;
       const std::vector<float> xf = x32.to_host();
-      EXPECT_GT(true_rel_residual(s.a, b64, std::vector<double>(xf.begin(), xf.end())),
-                100 * rtol)
+      EXPECT_GT(true_rel_residual(s.a, b64, std::vector<double>(xf.begin(), xf.end())), 100 * rtol)
           << s.name;
     }
-    const std::string block = s.name.find("bs4") != std::string::npos ? "block_jacobi:4"
+    const std::string block = s.name.find("bs4") != std::string::npos   ? "block_jacobi:4"
                               : s.name.find("bs7") != std::string::npos ? "block_jacobi:7"
-                                                                         : "block_jacobi:3";
+                                                                        : "block_jacobi:3";
     for (const std::string& pc : {std::string("none"), std::string("jacobi"), block}) {
       for (const MixedScheme scheme : {MixedScheme::reliable, MixedScheme::restart}) {
         SCOPED_TRACE(s.name + " " + pc +
@@ -160,8 +160,7 @@ TEST_P(ReliableMixed, ReachesWhereFloatStalls) {
         EXPECT_LE(m.result.true_rel_residual, rtol);
         EXPECT_GE(m.result.outer_iterations, 2);
         EXPECT_GE(m.result.iterations, m.result.outer_iterations);
-        EXPECT_EQ(m.result.history.size(),
-                  static_cast<std::size_t>(m.result.outer_iterations) + 1);
+        EXPECT_EQ(m.result.history.size(), static_cast<std::size_t>(m.result.outer_iterations) + 1);
       }
     }
   }
@@ -195,8 +194,8 @@ TEST_P(ReliableMixed, InnerIterationsCloseToDouble) {
     MixedOptions restart;
     restart.scheme = MixedScheme::restart;
     const MixedRun r = run_mixed(a, b64, be, s.method, s.pc, rtol, restart);
-    std::printf("%s %s %s: double %d, reliable %d (%d outer, %.2fx), restart %d (%.2fx)\n",
-                s.name, std::string(to_string(s.method)).c_str(), s.pc, d, m.result.iterations,
+    std::printf("%s %s %s: double %d, reliable %d (%d outer, %.2fx), restart %d (%.2fx)\n", s.name,
+                std::string(to_string(s.method)).c_str(), s.pc, d, m.result.iterations,
                 m.result.outer_iterations, double(m.result.iterations) / d, r.result.iterations,
                 double(r.result.iterations) / d);
     ASSERT_EQ(m.result.status, SolveStatus::converged) << m.result.breakdown;
@@ -217,16 +216,19 @@ TEST_P(ReliableMixed, StopsAndBadInput) {
   bad.reliable_delta = 1.0;
   EXPECT_THROW(run_mixed(a, random_rhs(100, 1), be, SolverMethod::cg, "none", 1e-10, bad),
                InputError);
-  const MixedRun s = run_mixed(a, random_rhs(100, test_seed()), be, SolverMethod::cg, "none", 0, {});
+  const MixedRun s =
+      run_mixed(a, random_rhs(100, test_seed()), be, SolverMethod::cg, "none", 0, {});
   EXPECT_NE(s.result.status, SolveStatus::converged);
   EXPECT_LE(s.result.true_rel_residual, 1e-12);
-  const MixedRun z = run_mixed(a, std::vector<double>(100, 0.0), be, SolverMethod::cg, "none", 1e-10, {});
+  const MixedRun z =
+      run_mixed(a, std::vector<double>(100, 0.0), be, SolverMethod::cg, "none", 1e-10, {});
   EXPECT_EQ(z.result.status, SolveStatus::converged);
   for (const double v : z.x) EXPECT_EQ(v, 0.0);
   // max_outer reached: max_iterations, x better than x0 all the same.
   MixedOptions few;
   few.max_outer = 1;
-  const MixedRun f = run_mixed(a, random_rhs(100, test_seed()), be, SolverMethod::cg, "none", 1e-12, few);
+  const MixedRun f =
+      run_mixed(a, random_rhs(100, test_seed()), be, SolverMethod::cg, "none", 1e-12, few);
   EXPECT_EQ(f.result.status, SolveStatus::max_iterations);
   EXPECT_EQ(f.result.outer_iterations, 1);
   EXPECT_LT(f.result.true_rel_residual, 0.5);
