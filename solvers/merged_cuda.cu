@@ -90,8 +90,9 @@ struct GraphKey {
 // them when it needs no more than they hold (they grow otherwise, and the graphs go), and
 // reuses the graphs when its GraphKey equals the one they were captured for. A solve started
 // while they are in use on the same thread (from a callback) gets a workspace of its own.
-// They are freed when the thread ends; n values of each vector of the largest solve stay
-// allocated until then.
+// They are freed when the thread ends, by release_solver_workspace(), or when a device
+// allocation runs out of memory (device_alloc's release hook); until then n values of each
+// vector of the largest solve stay allocated.
 template <class V>
 struct Workspace {
   int device = -1;
@@ -143,10 +144,24 @@ bool grow(cuda::PinnedBuffer<T>& buf, std::size_t n) {
 }
 
 template <class V>
+Workspace<V>& thread_workspace() {
+  thread_local Workspace<V> cached;
+  return cached;
+}
+
+// Frees a workspace no solve is using; true when it held anything.
+template <class V>
+bool release_workspace(Workspace<V>& w) {
+  if (w.in_use || (w.r.size() == 0 && w.hist.size() == 0 && !w.graphs)) return false;
+  w.clear();
+  return true;
+}
+
+template <class V>
 class WorkspaceLease {
  public:
   WorkspaceLease() {
-    thread_local Workspace<V> cached;
+    Workspace<V>& cached = thread_workspace<V>();
     if (!cached.in_use) {
       ws_ = &cached;
       cached.in_use = true;
@@ -710,6 +725,23 @@ class MergedSolve {
   KrylovState<V>* pinned_state_;  // ... and of the state, one per slot
 };
 
+}  // namespace
+
+bool release_cuda_workspaces() {
+  bool freed = false;
+  for (bool f : {release_workspace(thread_workspace<float>()),
+                 release_workspace(thread_workspace<double>())})
+    freed = freed || f;
+  return freed;
+}
+
+namespace {
+// Out of device memory, device_alloc frees the calling thread's idle solver workspaces (these
+// and solve()'s kept vectors) and retries.
+const bool kReleaseHookAdded = [] {
+  cuda::add_release_hook(&release_solver_workspace);
+  return true;
+}();
 }  // namespace
 
 template <class V>

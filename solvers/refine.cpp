@@ -59,9 +59,9 @@ SolveResult mixed_reliable(const Operator<double>& a, const Operator<float>& a32
                            const Operator<float>* m32, const MixedOptions& mo, SolveResult res) {
   const Backend be = a.backend();
   const std::size_t n = b.size();
-  solvers_detail::ScratchLease<double, 1> r(n, be);
-  solvers_detail::ScratchLease<float, 2> r32(n, be);
-  solvers_detail::ScratchLease<float, 3> x32(n, be);
+  solvers_detail::ScratchLease<double, solvers_detail::kMixedResidual> r(n, be);
+  solvers_detail::ScratchLease<float, solvers_detail::kMixedResidual32> r32(n, be);
+  solvers_detail::ScratchLease<float, solvers_detail::kMixedX32> x32(n, be);
   SolverOptions inner = o;
   inner.record_history = false;
   inner.time_spmv = false;

@@ -38,13 +38,14 @@ bool solve_profile();
 // (cudaMalloc, cudaFree, which waits for the device) cost more than a small solve does. `Tag`
 // keeps different uses apart; a solve started while the vector is leased on the same thread
 // (from a callback) gets a vector of its own. Grown, never shrunk: it holds n values of the
-// largest solve of this thread, on each backend.
+// largest solve of this thread, on each backend, until release() (release_solver_workspace).
+// The uses (release_solver_workspace frees each).
+enum ScratchTag : int { kTrueResidual, kMixedResidual, kMixedResidual32, kMixedX32 };
 template <class V, int Tag>
 class ScratchLease {
  public:
   ScratchLease(std::size_t n, Backend be) {
-    thread_local Slot cached[2];
-    Slot& slot = cached[be == Backend::cpu ? 0 : 1];
+    Slot& slot = slots()[be == Backend::cpu ? 0 : 1];
     if (!slot.in_use) {
       slot_ = &slot;
       slot.in_use = true;
@@ -70,11 +71,26 @@ class ScratchLease {
   }
   V* data() { return data_; }
 
+  // Frees this thread's vectors that no solve is using; true when it freed any.
+  static bool release() {
+    bool freed = false;
+    for (Slot& slot : slots())
+      if (!slot.in_use && slot.v.size() > 0) {
+        slot.v = Vector<V>();
+        freed = true;
+      }
+    return freed;
+  }
+
  private:
   struct Slot {
     Vector<V> v;
     bool in_use = false;
   };
+  static Slot (&slots())[2] {
+    thread_local Slot cached[2];
+    return cached;
+  }
   Slot* slot_ = nullptr;
   Vector<V> own_;
   V* data_ = nullptr;
@@ -132,6 +148,8 @@ LoopResult merged_cpu_loop(const Operator<V>& a, const Operator<V>* m, const V* 
                            const SolverOptions& o, std::vector<double>* history,
                            const ReplaceFn<V>* replace = nullptr);
 #if SPMVKIT_HAVE_CUDA
+// Frees this thread's merged-solver workspaces (float and double) that no solve is using.
+bool release_cuda_workspaces();
 template <class V>
 LoopResult merged_cuda_loop(const Operator<V>& a, const Operator<V>* m, const V* b, V* x,
                             double tol, const SolverOptions& o, std::vector<double>* history,

@@ -56,6 +56,21 @@ bool solve_profile() {
 }
 }  // namespace solvers_detail
 
+bool release_solver_workspace() {
+  using namespace solvers_detail;
+  bool freed = false;
+  for (bool f : {ScratchLease<float, kTrueResidual>::release(),
+                 ScratchLease<double, kTrueResidual>::release(),
+                 ScratchLease<double, kMixedResidual>::release(),
+                 ScratchLease<float, kMixedResidual32>::release(),
+                 ScratchLease<float, kMixedX32>::release()})
+    freed = freed || f;
+#if SPMVKIT_HAVE_CUDA
+  freed = release_cuda_workspaces() || freed;
+#endif
+  return freed;
+}
+
 namespace {
 
 void check_inputs(const OperatorInfo& a, std::size_t b_size, Backend b_backend, std::size_t x_size,
@@ -120,7 +135,7 @@ SolveResult solve(const Operator<V>& a, const Vector<V>& b, Vector<V>& x, const 
   // drift apart by rounding (a "residual gap"), and such an x must not come back as converged.
   const double accept = 10.0 * res.tolerance;
   // The true residual's vector, kept per thread (solver_loops.hpp ScratchLease).
-  solvers_detail::ScratchLease<V, 0> r(n, be);
+  solvers_detail::ScratchLease<V, solvers_detail::kTrueResidual> r(n, be);
   const bool profile = solvers_detail::solve_profile();
   int done = 0;
   for (int restart = 0;; ++restart) {

@@ -6,6 +6,7 @@
 #include <mutex>
 #include <sstream>
 #include <unordered_map>
+#include <vector>
 
 #include "spmvkit/error.hpp"
 
@@ -127,9 +128,24 @@ AllocLedger& ledger() {
 }
 }  // namespace
 
+std::vector<ReleaseHook>& release_hooks() {
+  static std::vector<ReleaseHook>* hooks = new std::vector<ReleaseHook>;  // never destroyed
+  return *hooks;
+}
+
+void add_release_hook(ReleaseHook hook) { release_hooks().push_back(hook); }
+
 void* device_alloc(std::size_t bytes) {
   void* p = nullptr;
-  const cudaError_t status = cudaMalloc(&p, bytes);
+  cudaError_t status = cudaMalloc(&p, bytes);
+  if (status == cudaErrorMemoryAllocation) {
+    bool freed = false;
+    for (ReleaseHook hook : release_hooks()) freed = hook() || freed;
+    if (freed) {
+      cudaGetLastError();
+      status = cudaMalloc(&p, bytes);
+    }
+  }
   if (status != cudaSuccess) {
     cudaGetLastError();
     std::ostringstream os;

@@ -91,7 +91,13 @@ class Event {
 };
 
 // Raw allocation, for DeviceBuffer and Vector. Throws CudaError naming the size on failure.
+// When cudaMalloc runs out of memory it first calls the release hooks (memory kept for reuse,
+// such as the solvers' per-thread workspaces) and tries once more.
 void* device_alloc(std::size_t bytes);
+// A function that frees the calling thread's memory kept for reuse and not in use, returning
+// true when it freed any. Registered once (at static initialisation), never removed.
+using ReleaseHook = bool (*)();
+void add_release_hook(ReleaseHook hook);
 void device_free(void* p) noexcept;
 // The bytes device_alloc has handed out and not freed (cuSPARSE's and the driver's own
 // allocations not included).

@@ -89,9 +89,16 @@ struct SolveResult {
 // BlockJacobiPreconditioner of spmvkit/preconditioners.hpp, or the user's own; nullptr for
 // none) is applied on the right for BiCGSTAB (A M y = b, x = M y) and as in PCG for CG (M
 // symmetric positive definite), so the residual and the stopping test stay those of A x = b.
+// A solve keeps its work vectors (and on CUDA its captured graphs) for the calling thread's
+// next solve, which then starts without allocating (docs/solvers.md). They are freed when the
+// thread ends, when a device allocation would otherwise run out of memory, or here.
 template <class V>
 SolveResult solve(const Operator<V>& a, const Vector<V>& b, Vector<V>& x,
                   const SolverOptions& options = {}, const Operator<V>* preconditioner = nullptr);
+
+// Frees the calling thread's kept solver work vectors and graphs (none is in use between
+// solves). Returns true when it freed any.
+bool release_solver_workspace();
 
 // Mixed precision: the residual, its norm and the solution x in double, the Krylov
 // iteration in float (a32, preconditioned by m32; nullptr: none), with `options`' method.

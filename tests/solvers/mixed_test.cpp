@@ -337,6 +337,24 @@ TEST_P(RepeatedSolves, NewOperatorOfTheSameSize) {
   EXPECT_GT(true_rel_residual(a2, b64, s1.x), 1e-6);  // the two systems differ
 }
 
+// release_solver_workspace frees what the solves kept (true once, then nothing left: false),
+// and the next solve allocates afresh and gives the same bits.
+TEST_P(RepeatedSolves, ReleasedWorkspaceThenSameAnswer) {
+  const Backend be = GetParam();
+  SKIP_WITHOUT_GPU(be);
+  const Csr<double> a = generate_convdiff_2d(30, 0.5);
+  const auto op = build_operator<double>("csr_vector", a, {}, be);
+  const Vector<double> b = Vector<double>::from_host(random_rhs(900, test_seed()), be);
+  const Solved first = solve_once(*op, nullptr, b, SolverMethod::bicgstab);
+  ASSERT_EQ(first.result.status, SolveStatus::converged);
+  release_solver_workspace();  // also what other tests of this thread kept
+  EXPECT_FALSE(release_solver_workspace());
+  const Solved again = solve_once(*op, nullptr, b, SolverMethod::bicgstab);
+  expect_same(first, again);
+  EXPECT_TRUE(release_solver_workspace());
+  EXPECT_FALSE(release_solver_workspace());
+}
+
 // A solve from another solve's callback (same thread) gets its own workspace: both right.
 TEST_P(RepeatedSolves, NestedSolveFromCallback) {
   const Backend be = GetParam();
