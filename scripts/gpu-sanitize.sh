@@ -67,16 +67,19 @@ for tool in "${tools[@]}"; do
 done
 wait "${pids[@]}"
 echo "sweep: $(( $(date +%s) - t0 ))s, $shards shards a tool and test program"
-printf '%-10s %-8s %8s %8s %8s %s\n' tool tests passed failed errors complete
+printf '%-10s %-8s %8s %8s %8s %8s %s\n' tool tests passed failed errors dp_warn complete
 for tool in "${tools[@]}"; do
   for t in "${tests[@]}"; do
     files=("$logs/${tool}_${t}_"*.txt)
     [ -e "${files[0]}" ] || continue
     passed=$(cat "${files[@]}" | grep -cE '^\[       OK \]')
     failed=$(cat "${files[@]}" | grep -cE '^\[  FAILED  \] .*\([0-9]+ ms\)$')
-    errors=$(cat "${files[@]}" | grep -oE '(ERROR|RACECHECK) SUMMARY: [0-9]+' | awk '{s += $3} END {print s + 0}')
+    # The summary lines, not their "N errors were not printed" twins (counted twice before).
+    errors=$(cat "${files[@]}" | grep -E '(ERROR|RACECHECK) SUMMARY: [0-9]+' | grep -v 'not printed' |
+      grep -oE 'SUMMARY: [0-9]+' | awk '{s += $2} END {print s + 0}')
+    dp=$(cat "${files[@]}" | grep -c 'Dynamic Parallelism is not supported')
     complete=$(cat "${files[@]}" | grep -cE '^\[==========\] .* ran')
-    printf '%-10s %-8s %8s %8s %8s %s/%s\n' "$tool" "$t" "$passed" "$failed" "$errors" "$complete" "${#files[@]}"
+    printf '%-10s %-8s %8s %8s %8s %8s %s/%s\n' "$tool" "$t" "$passed" "$failed" "$errors" "$dp" "$complete" "${#files[@]}"
   done
 done
 for tool in "${tools[@]}"; do
