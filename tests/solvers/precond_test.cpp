@@ -491,9 +491,10 @@ TEST_P(MixedSolve, ZeroRhsAndStall) {
   // rtol 0 cannot be met: the refinement stops as a stall (or at maxiter), never "converged".
   const MixedRun s = run_mixed(a, random_rhs(100, test_seed()), be, SolverMethod::cg, "none", 0);
   EXPECT_NE(s.result.status, SolveStatus::converged);
-  // Double accuracy, beyond float's: 3.0e-12 seen on the H100 under memcheck (reliable updates
-  // stop at the first outer step that gains less than stall_factor).
-  EXPECT_LE(s.result.true_rel_residual, 1e-11);
+  // Double accuracy, beyond float's. Before a non-improving replacement got a second chance
+  // from a fresh Krylov space, 3% of seeds stalled early (7e-6 at worst; 3.0e-12 and 2.9e-8
+  // on the H100 under the sanitizers).
+  EXPECT_LE(s.result.true_rel_residual, 1e-12);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, MixedSolve, ::testing::ValuesIn(kBackends),
