@@ -1,10 +1,13 @@
 #include "tests/common/zoo.hpp"
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <mutex>
 #include <stdexcept>
+
+#include <gtest/gtest.h>
 
 #include "spmvkit/generators.hpp"
 #include "spmvkit/matrix_market.hpp"
@@ -20,6 +23,22 @@ std::uint64_t test_seed() {
   }();
   return seed;
 }
+
+namespace {
+// A test program that had a failure prints its seed at the end:
+// a failure in a log (a device run, CI) can then be replayed with SPMVKIT_TEST_SEED.
+class SeedReport : public ::testing::EmptyTestEventListener {
+  void OnTestProgramEnd(const ::testing::UnitTest& unit) override {
+    if (unit.failed_test_count() > 0)
+      std::printf("SPMVKIT_TEST_SEED=%llu (replay the failures with it)\n",
+                  static_cast<unsigned long long>(test_seed()));
+  }
+};
+const bool kSeedReportAdded = [] {
+  ::testing::UnitTest::GetInstance()->listeners().Append(new SeedReport);
+  return true;
+}();
+}  // namespace
 
 std::vector<double> random_vector(std::size_t n, std::mt19937_64& rng) {
   std::uniform_real_distribution<double> dist(-1.0, 1.0);
