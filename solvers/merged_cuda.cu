@@ -44,144 +44,8 @@ using ops::KrylovState;
 using ops::krylov::KrylovLaunch;
 using ops::krylov::PrecondView;
 
-struct GraphExec {
-  cudaGraphExec_t exec = nullptr;
-  GraphExec() = default;
-  GraphExec(const GraphExec&) = delete;
-  GraphExec& operator=(const GraphExec&) = delete;
-  ~GraphExec() { reset(); }
-  void reset() {
-    if (exec) cudaGraphExecDestroy(exec);
-    exec = nullptr;
-  }
-};
-
-struct Graph {
-  cudaGraph_t graph = nullptr;
-  Graph() = default;
-  Graph(const Graph&) = delete;
-  Graph& operator=(const Graph&) = delete;
-  ~Graph() {
-    if (graph) cudaGraphDestroy(graph);
-  }
-};
-
-// What a captured group bakes in besides the workspace's own buffers: the operator and the
-// preconditioner (by Operator::id, never by address: a new operator may reuse a destroyed
-// one's address), x, n (and so the grid), the method, check_every (the history's length and
-// the group's end) and the stream. Everything else that changes from one solve to the next
-// (tol, maxiter, the initial scalars) lives in the KrylovState uploaded by each solve.
-struct GraphKey {
-  std::uint64_t a = 0, m = 0;
-  const void* x = nullptr;
-  std::size_t n = 0;
-  int method = -1, check_every = 0;
-  cudaStream_t stream = nullptr;
-  bool operator==(const GraphKey& o) const {
-    return a == o.a && m == o.m && x == o.x && n == o.n && method == o.method &&
-           check_every == o.check_every && stream == o.stream;
-  }
-};
-
-// The merged solver's work vectors, scalars, pinned host copies and captured graphs, kept per
-// thread from one solve to the next: allocating and freeing them (cudaMalloc, cudaFree, which
-// waits for the device; cudaHostAlloc), and capturing and instantiating two graphs, cost
-// several ms a solve on a large system, against ~1 ms an iteration (issue 26). A solve reuses
-// them when it needs no more than they hold (they grow otherwise, and the graphs go), and
-// reuses the graphs when its GraphKey equals the one they were captured for. A solve started
-// while they are in use on the same thread (from a callback) gets a workspace of its own.
-// They are freed when the thread ends, by release_solver_workspace(), or when a device
-// allocation runs out of memory (device_alloc's release hook); until then n values of each
-// vector of the largest solve stay allocated.
-template <class V>
-struct Workspace {
-  int device = -1;
-  cuda::DeviceBuffer<V> r, r0, p, v, s, t, ph, sh, partials, dhist;
-  cuda::DeviceBuffer<unsigned> counter;
-  cuda::DeviceBuffer<KrylovState<V>> state;
-  cuda::DeviceBuffer<double> dsums;
-  cuda::PinnedBuffer<V> hist;                 // the host's copies of the residuals
-  cuda::PinnedBuffer<KrylovState<V>> hstate;  // ... and of the state, one per slot
-  cuda::PinnedBuffer<double> hsums;
-  GraphKey key;
-  bool graphs = false;        // graph[] holds graphs captured for `key`
-  bool while_graphs = false;  // ... ending their groups on the GPU
-  GraphExec graph[2];
-  bool in_use = false;
-
-  void drop_graphs() {
-    for (GraphExec& g : graph) g.reset();
-    graphs = while_graphs = false;
-  }
-  void clear() {
-    drop_graphs();
-    for (cuda::DeviceBuffer<V>* b : {&r, &r0, &p, &v, &s, &t, &ph, &sh, &partials, &dhist})
-      *b = cuda::DeviceBuffer<V>();
-    counter = cuda::DeviceBuffer<unsigned>();
-    state = cuda::DeviceBuffer<KrylovState<V>>();
-    dsums = cuda::DeviceBuffer<double>();
-    hist = cuda::PinnedBuffer<V>();
-    hstate = cuda::PinnedBuffer<KrylovState<V>>();
-    hsums = cuda::PinnedBuffer<double>();
-    device = -1;
-  }
-};
-
-// Grows `buf` to at least n elements; true when it reallocated (contents and address gone).
-template <class T>
-bool grow(cuda::DeviceBuffer<T>& buf, std::size_t n) {
-  if (buf.size() >= n) return false;
-  buf = cuda::DeviceBuffer<T>();  // the old one first: the peak stays at one copy
-  buf = cuda::DeviceBuffer<T>(n);
-  return true;
-}
-template <class T>
-bool grow(cuda::PinnedBuffer<T>& buf, std::size_t n) {
-  if (buf.size() >= n) return false;
-  buf = cuda::PinnedBuffer<T>();
-  buf = cuda::PinnedBuffer<T>(n);
-  return true;
-}
-
-template <class V>
-Workspace<V>& thread_workspace() {
-  thread_local Workspace<V> cached;
-  return cached;
-}
-
-// Frees a workspace no solve is using; true when it held anything.
-template <class V>
-bool release_workspace(Workspace<V>& w) {
-  if (w.in_use || (w.r.size() == 0 && w.hist.size() == 0 && !w.graphs)) return false;
-  w.clear();
-  return true;
-}
-
-template <class V>
-class WorkspaceLease {
- public:
-  WorkspaceLease() {
-    Workspace<V>& cached = thread_workspace<V>();
-    if (!cached.in_use) {
-      ws_ = &cached;
-      cached.in_use = true;
-    } else {
-      own_ = std::make_unique<Workspace<V>>();
-      ws_ = own_.get();
-    }
-  }
-  WorkspaceLease(const WorkspaceLease&) = delete;
-  WorkspaceLease& operator=(const WorkspaceLease&) = delete;
-  ~WorkspaceLease() {
-    if (!own_) ws_->in_use = false;
-  }
-  Workspace<V>& operator*() { return *ws_; }
-  Workspace<V>* operator->() { return ws_; }
-
- private:
-  Workspace<V>* ws_ = nullptr;
-  std::unique_ptr<Workspace<V>> own_;
-};
+// The graphs' owners, the per-thread workspace and its lease.
+#include "solvers/merged_cuda_workspace.cuh"
 
 template <class V>
 class MergedSolve {
@@ -593,110 +457,12 @@ class MergedSolve {
     return true;
   }
 
-  // The WHILE graphs where conditional nodes work (any maxiter: they stop there), else the
-  // unrolled ones (full groups only).
-  bool capture_graphs() {
-    if (capture_while_graphs()) {
-      while_graphs_ = true;
-      return true;
-    }
-    return o_.maxiter >= k_ && capture_unrolled_graphs();
-  }
-
-  // Per slot: group_begin -> WHILE { one iteration; group_continue } -> the copies. False
-  // (and no graph) where conditional nodes are missing (CUDA < 12.4, an older driver) or the
-  // operator's apply cannot be captured into a conditional body.
-  bool capture_while_graphs() {
-#if CUDART_VERSION >= 12040
-    using namespace ops::krylov;
-    constexpr cudaStreamCaptureMode mode = cudaStreamCaptureModeThreadLocal;
-    for (int slot = 0; slot < 2; ++slot) {
-      Graph g;
-      if (cudaGraphCreate(&g.graph, 0) != cudaSuccess) return failed();
-      cudaGraphConditionalHandle handle{};
-      if (cudaGraphConditionalHandleCreate(&handle, g.graph, 0, cudaGraphCondAssignDefault) !=
-          cudaSuccess)
-        return failed();
-      // group_begin, the graph's first node.
-      if (cudaStreamBeginCaptureToGraph(stream_, g.graph, nullptr, nullptr, 0, mode) != cudaSuccess)
-        return failed();
-      group_begin<<<1, 1, 0, stream_>>>(state_, handle);
-      cudaGraph_t captured = nullptr;
-      if (cudaStreamEndCapture(stream_, &captured) != cudaSuccess) return failed();
-      cudaGraphNode_t begin = nullptr;
-      std::size_t count = 1;
-      if (cudaGraphGetNodes(g.graph, &begin, &count) != cudaSuccess || count != 1) return failed();
-      // The WHILE node after it; its body: one iteration and group_continue.
-      cudaGraphNodeParams cp{};
-      cp.type = cudaGraphNodeTypeConditional;
-      cp.conditional.handle = handle;
-      cp.conditional.type = cudaGraphCondTypeWhile;
-      cp.conditional.size = 1;
-      cudaGraphNode_t loop = nullptr;
-#if CUDART_VERSION >= 13000
-      const cudaError_t added = cudaGraphAddNode(&loop, g.graph, &begin, nullptr, 1, &cp);
-#else
-      const cudaError_t added = cudaGraphAddNode(&loop, g.graph, &begin, 1, &cp);
-#endif
-      if (added != cudaSuccess) return failed();
-      if (cudaStreamBeginCaptureToGraph(stream_, cp.conditional.phGraph_out[0], nullptr, nullptr, 0,
-                                        mode) != cudaSuccess)
-        return failed();
-      bool ok = true;
-      try {
-        enqueue_iteration();
-        group_continue<<<1, 1, 0, stream_>>>(state_, k_, handle);
-      } catch (const std::exception&) {
-        ok = false;
-      }
-      if (cudaStreamEndCapture(stream_, &captured) != cudaSuccess || !ok) return failed();
-      // The copies after the loop.
-      if (cudaStreamBeginCaptureToGraph(stream_, g.graph, &loop, nullptr, 1, mode) != cudaSuccess)
-        return failed();
-      try {
-        enqueue_copies(slot);
-      } catch (const std::exception&) {
-        ok = false;
-      }
-      if (cudaStreamEndCapture(stream_, &captured) != cudaSuccess || !ok) return failed();
-      if (cudaGraphInstantiate(&ws_->graph[slot].exec, g.graph, 0) != cudaSuccess) return failed();
-    }
-    return true;
-#else
-    return false;
-#endif
-  }
-
-  // Clears a failed capture's error and any half-built executable graph.
-  bool failed() {
-    cudaGetLastError();
-    ws_->drop_graphs();
-    return false;
-  }
-
-  // Captures check_every iterations per slot. False (and no graph) when the operator's apply
-  // cannot be captured (it synchronises or allocates): the loop then launches directly.
-  bool capture_unrolled_graphs() {
-    for (int slot = 0; slot < 2; ++slot) {
-      cudaGraph_t graph = nullptr;
-      SPMVKIT_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
-      bool ok = true;
-      try {
-        enqueue_group(slot, k_);
-      } catch (const std::exception&) {
-        ok = false;
-      }
-      const cudaError_t end = cudaStreamEndCapture(stream_, &graph);
-      if (!ok || end != cudaSuccess || graph == nullptr) {
-        if (graph) cudaGraphDestroy(graph);
-        return failed();  // clears the capture error
-      }
-      const cudaError_t inst = cudaGraphInstantiate(&ws_->graph[slot].exec, graph, 0);
-      cudaGraphDestroy(graph);
-      if (inst != cudaSuccess) return failed();
-    }
-    return true;
-  }
+  // The CUDA graphs of a group (merged_cuda_graphs.cuh): the WHILE graphs where conditional
+  // nodes work, else the unrolled ones (full groups only); failed() clears a failed capture.
+  bool capture_graphs();
+  bool capture_while_graphs();
+  bool failed();
+  bool capture_unrolled_graphs();
 
   const Operator<V>& a_;
   const Operator<V>* m_;                   // the preconditioner, or nullptr
@@ -724,6 +490,9 @@ class MergedSolve {
   V* pinned_hist_;                // the host's pinned copies of the residuals
   KrylovState<V>* pinned_state_;  // ... and of the state, one per slot
 };
+
+// MergedSolve's graph capture, defined out of the class.
+#include "solvers/merged_cuda_graphs.cuh"
 
 }  // namespace
 
