@@ -20,36 +20,15 @@
 #include "spmvkit/registry.hpp"
 #include "spmvkit/solvers.hpp"
 #include "tests/common/zoo.hpp"
+#include "tests/solvers/solver_testing.hpp"
 
 namespace spmvkit {
 namespace {
 
-using testing::test_seed;
+using namespace testing;
 
-#define SKIP_WITHOUT_GPU(be) \
-  if ((be) == Backend::cuda && !cuda_available()) GTEST_SKIP() << "no CUDA device"
-
-const Backend kBackends[] = {Backend::cpu, Backend::cuda};
 std::string backend_name(const ::testing::TestParamInfo<Backend>& info) {
   return std::string(to_string(info.param));
-}
-
-// ||b - A x|| / ||b|| in float64 on the host.
-double true_rel_residual(const Csr<double>& a, const std::vector<double>& b,
-                         const std::vector<double>& x) {
-  double rr = 0, bb = 0;
-  for (index_t i = 0; i < a.rows; ++i) {
-    double s = b[i];
-    for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) s -= a.values[k] * x[a.col_idx[k]];
-    rr += s * s;
-    bb += b[i] * b[i];
-  }
-  return std::sqrt(rr / bb);
-}
-
-std::vector<double> random_rhs(std::size_t n, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  return testing::random_vector(n, rng);
 }
 
 // A + A^T of a diagonally dominant matrix: symmetric positive definite (CG with blocks).
@@ -59,34 +38,6 @@ Csr<double> symmetrised(const Csr<double>& r) {
   for (index_t i = 0; i < r.rows; ++i)
     for (index_t k = r.row_ptr[i]; k < r.row_ptr[i + 1]; ++k) sym.values[k] += rt.values[k];
   return sym;
-}
-
-struct MixedRun {
-  SolveResult result;
-  std::vector<double> x;
-};
-
-// solve_mixed from x0 = 0; x poisoned with NaN first, then zeroed, so that a solve that does
-// not write x leaves a residual of 1, never a small one by accident.
-MixedRun run_mixed(const Csr<double>& a, const std::vector<double>& b64, Backend be,
-                   SolverMethod method, const std::string& pc, double rtol,
-                   const MixedOptions& mo) {
-  const auto op = build_operator<double>("csr_vector", a, {}, be);
-  const auto op32 = build_operator<float>("csr_vector", a.cast<float>(), {}, be);
-  const auto m32 = make_preconditioner<float>(parse_precond(pc), a.cast<float>(), be);
-  const Vector<double> b = Vector<double>::from_host(b64, be);
-  Vector<double> x(b64.size(), be);
-  x.fill_nan();
-  x.fill(0);
-  SolverOptions o;
-  o.method = method;
-  o.rtol = rtol;
-  o.maxiter = 5000;
-  o.time_spmv = false;
-  MixedRun out;
-  out.result = solve_mixed(*op, *op32, b, x, o, m32.get(), mo);
-  out.x = x.to_host();
-  return out;
 }
 
 // The double solve's iterations (merged, same method and preconditioner).

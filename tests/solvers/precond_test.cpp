@@ -18,34 +18,12 @@
 #include "spmvkit/registry.hpp"
 #include "spmvkit/solvers.hpp"
 #include "tests/common/zoo.hpp"
+#include "tests/solvers/solver_testing.hpp"
 
 namespace spmvkit {
 namespace {
 
-using testing::test_seed;
-
-#define SKIP_WITHOUT_GPU(be) \
-  if ((be) == Backend::cuda && !cuda_available()) GTEST_SKIP() << "no CUDA device"
-
-const Backend kBackends[] = {Backend::cpu, Backend::cuda};
-
-// ||b - A x|| / ||b|| in float64 on the host.
-double true_rel_residual(const Csr<double>& a, const std::vector<double>& b,
-                         const std::vector<double>& x) {
-  double rr = 0, bb = 0;
-  for (index_t i = 0; i < a.rows; ++i) {
-    double s = b[i];
-    for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) s -= a.values[k] * x[a.col_idx[k]];
-    rr += s * s;
-    bb += b[i] * b[i];
-  }
-  return std::sqrt(rr / bb);
-}
-
-std::vector<double> random_rhs(std::size_t n, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  return testing::random_vector(n, rng);
-}
+using namespace testing;
 
 // --- parsing -------------------------------------------------------------------------------
 
@@ -408,30 +386,6 @@ INSTANTIATE_TEST_SUITE_P(Backends, PrecondSolve,
                          case_name);
 
 // --- mixed precision -------------------------------------------------------------------------
-
-struct MixedRun {
-  SolveResult result;
-  std::vector<double> x;
-};
-
-MixedRun run_mixed(const Csr<double>& a, const std::vector<double>& b64, Backend be,
-                   SolverMethod method, const std::string& pc, double rtol) {
-  const auto op = build_operator<double>("csr_vector", a, {}, be);
-  const auto op32 = build_operator<float>("csr_vector", a.cast<float>(), {}, be);
-  const auto m32 = make_preconditioner<float>(parse_precond(pc), a.cast<float>(), be);
-  const Vector<double> b = Vector<double>::from_host(b64, be);
-  Vector<double> x(b64.size(), be);
-  x.fill(0);
-  SolverOptions o;
-  o.method = method;
-  o.rtol = rtol;
-  o.maxiter = 5000;
-  o.time_spmv = false;
-  MixedRun out;
-  out.result = solve_mixed(*op, *op32, b, x, o, m32.get());
-  out.x = x.to_host();
-  return out;
-}
 
 class MixedSolve : public ::testing::TestWithParam<Backend> {};
 
