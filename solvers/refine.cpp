@@ -28,6 +28,40 @@ std::string sci(double v) {
   std::snprintf(buf, sizeof buf, "%.3e", v);
   return buf;
 }
+
+// An outer step of either scheme: r = b - A x in double and its norm, recorded in res (and
+// history, callback with the float iterations so far).
+double outer_residual(const Operator<double>& a, const Vector<double>& b, const Vector<double>& x,
+                      double* r, const SolverOptions& o, int iterations, SolveResult& res) {
+  a.apply(x.data(), b.data(), r, -1.0, 1.0);
+  const double rn =
+      solvers_detail::global_nrm2(a, ops::nrm2(a.backend(), b.size(), r));
+  res.residual_norm = res.true_residual_norm = rn;
+  if (o.record_history) res.history.push_back(rn);
+  if (o.callback) o.callback(iterations, rn);
+  return rn;
+}
+
+// True when ||r|| = rn ends the solve as non-finite or converged (res.status says which).
+bool settled(double rn, SolveResult& res) {
+  if (!std::isfinite(rn)) {
+    res.status = SolveStatus::non_finite;
+    return true;
+  }
+  if (rn <= res.tolerance) {
+    res.status = SolveStatus::converged;
+    return true;
+  }
+  return false;
+}
+
+// The stall: outer step `outer` took ||b - A x|| from prev only to rn.
+void stalled(SolveResult& res, int outer, double prev, double rn) {
+  res.status = SolveStatus::breakdown;
+  res.breakdown = "refinement stalled: outer step " + std::to_string(outer) +
+                  " took ||b - A x|| from " + sci(prev) + " to " + sci(rn) +
+                  " (is the matrix too ill-conditioned for float?)";
+}
 }  // namespace
 
 namespace {
@@ -79,19 +113,8 @@ SolveResult mixed_reliable(const Operator<double>& a, const Operator<float>& a32
   // r = b - A x in double, its norm, the checks. False when the solve is finished (res says
   // how); else sigma becomes the new norm.
   auto double_step = [&]() {
-    a.apply(x.data(), b.data(), r.data(), -1.0, 1.0);
-    const double rn = solvers_detail::global_nrm2(a, ops::nrm2(be, n, r.data()));
-    res.residual_norm = res.true_residual_norm = rn;
-    if (o.record_history) res.history.push_back(rn);
-    if (o.callback) o.callback(total, rn);
-    if (!std::isfinite(rn)) {
-      res.status = SolveStatus::non_finite;
-      return false;
-    }
-    if (rn <= res.tolerance) {
-      res.status = SolveStatus::converged;
-      return false;
-    }
+    const double rn = outer_residual(a, b, x, r.data(), o, total, res);
+    if (settled(rn, res)) return false;
     if (rn > mo.stall_factor * prev && may_retry) {
       if (outer >= mo.max_outer || total >= o.maxiter) return false;  // max_iterations
       may_retry = false;
@@ -100,10 +123,7 @@ SolveResult mixed_reliable(const Operator<double>& a, const Operator<float>& a32
       return true;
     }
     if (rn > mo.stall_factor * prev) {
-      res.status = SolveStatus::breakdown;
-      res.breakdown = "refinement stalled: outer step " + std::to_string(outer) +
-                      " took ||b - A x|| from " + sci(prev) + " to " + sci(rn) +
-                      " (is the matrix too ill-conditioned for float?)";
+      stalled(res, outer, prev, rn);
       return false;
     }
     if (outer >= mo.max_outer || total >= o.maxiter) return false;  // max_iterations
@@ -248,24 +268,10 @@ SolveResult solve_mixed(const Operator<double>& a, const Operator<float>& a32,
   synchronize(be);
   const auto t0 = std::chrono::steady_clock::now();
   for (;;) {
-    a.apply(x.data(), b.data(), r.data(), -1.0, 1.0);  // r = b - A x, in double
-    const double rn = solvers_detail::global_nrm2(a, ops::nrm2(be, n, r.data()));
-    res.residual_norm = res.true_residual_norm = rn;
-    if (o.record_history) res.history.push_back(rn);
-    if (o.callback) o.callback(inner_total, rn);
-    if (!std::isfinite(rn)) {
-      res.status = SolveStatus::non_finite;
-      break;
-    }
-    if (rn <= res.tolerance) {
-      res.status = SolveStatus::converged;
-      break;
-    }
+    const double rn = outer_residual(a, b, x, r.data(), o, inner_total, res);
+    if (settled(rn, res)) break;
     if (rn > mo.stall_factor * prev) {
-      res.status = SolveStatus::breakdown;
-      res.breakdown = "refinement stalled: outer step " + std::to_string(outer) +
-                      " took ||b - A x|| from " + sci(prev) + " to " + sci(rn) +
-                      " (is the matrix too ill-conditioned for float?)";
+      stalled(res, outer, prev, rn);
       break;
     }
     if (outer >= mo.max_outer || inner_total >= o.maxiter) break;  // max_iterations
