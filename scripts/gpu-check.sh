@@ -8,8 +8,7 @@
 # Needs the carried folder .deps/ (CLI11 + nlohmann-json .debs, a copy of the shared matrices).
 # Env: SPMVKIT_COMMIT (commit reported in results: give the hash from the developer machine,
 #      the device's copy of .git can be stale), SKIP_TESTS=1, SKIP_BUILD=1, BENCH_ARGS,
-#      BUILD_TARGETS (ninja targets, default all), TEST_MODE (shards: scripts/gpu_tests.py,
-#      the default; ctest: one process a test, ctest strides over the GPUs).
+#      BUILD_TARGETS (ninja targets, default all).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/gpu-out}
@@ -30,38 +29,11 @@ fi
 summary="$OUT/summary.txt"
 : > "$summary"
 if [ "${SKIP_TESTS:-0}" != 1 ]; then
-  if [ "${TEST_MODE:-shards}" = shards ]; then
-    # The GoogleTest programs in gtest shards over the GPUs, failures re-run alone, then the
-    # out-of-memory program alone and the rest under ctest (scripts/gpu_tests.py says why).
-    python3 scripts/gpu_tests.py build-gpu "$OUT" > "$OUT/tests.txt" 2>&1
-    echo "tests: rc=$?" | tee -a "$summary"
-    tee -a "$summary" < "$OUT/tests.txt"
-  else
-    t0=$(date +%s)
-    # 8 test processes share the cores: 2 OpenMP threads each, sleeping when idle. With the
-    # default (a thread per core each, spinning) BsrCuda.EveryTuningCandidateIsCorrect took over
-    # 300 s under ctest against 4 s alone (H100 machine, 16 cores, 2026-11-23).
-    # With several GPUs the tests are dealt out: ctest stride k of G (-I k,,G) on GPU k alone,
-    # all strides at once, 8 processes each (the out-of-memory tests fill only their GPU).
-    gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
-    [ "$gpus" -ge 1 ] || gpus=1
-    rc=0
-    # The test lists are discovered once first: strides discovering at once race on the same
-    # files (a stride then ran no test on the 4-GPU machine, 2026-11-26).
-    ctest --test-dir build-gpu -N > /dev/null 2>&1
-    for k in $(seq 0 $((gpus - 1))); do
-      OMP_NUM_THREADS=$(( $(nproc) / (8 * gpus) > 1 ? $(nproc) / (8 * gpus) : 1 )) \
-        OMP_WAIT_POLICY=passive CUDA_VISIBLE_DEVICES=$( [ "$gpus" -gt 1 ] && echo $k || echo "${CUDA_VISIBLE_DEVICES:-0}") \
-        ctest --test-dir build-gpu -I "$((k + 1)),,$gpus" -j 8 --timeout 300 --output-on-failure \
-        > "$OUT/ctest_$k.log" 2>&1 &
-    done
-    for job in $(jobs -p); do wait "$job" || rc=$?; done
-    cat "$OUT"/ctest_*.log > "$OUT/ctest.log"
-    echo "tests: rc=$rc in $(( $(date +%s) - t0 ))s on $gpus GPU(s)" | tee -a "$summary"
-    grep -E 'tests passed|tests failed' "$OUT/ctest.log" | tee -a "$summary"
-    grep -c '(Skipped)' "$OUT/ctest.log" | sed 's/^/skipped: /' | tee -a "$summary"
-    grep -E '\(Failed\)|\*\*\*Failed|Exception' "$OUT/ctest.log" | head -40 | tee -a "$summary"
-  fi
+  # The GoogleTest programs in gtest shards over the GPUs, failures re-run alone, then the
+  # out-of-memory program alone and the rest under ctest (scripts/gpu_tests.py says why).
+  python3 scripts/gpu_tests.py build-gpu "$OUT" > "$OUT/tests.txt" 2>&1
+  echo "tests: rc=$?" | tee -a "$summary"
+  tee -a "$summary" < "$OUT/tests.txt"
 fi
 
 for s in "${suites[@]}"; do
