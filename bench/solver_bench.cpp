@@ -235,7 +235,7 @@ std::string solve_summary(const nlohmann::json& j) {
                    " outer double steps)"
              : std::string())
      << (j["restarts"].get<int>() > 0
-             ? " (" + std::to_string(j["restarts"].get<int>()) + " restart(s) after a residual gap)"
+             ? " (" + std::to_string(j["restarts"].get<int>()) + " restart(s) after a residual gap or a breakdown)"
              : std::string())
      << "\n"
      << std::scientific << std::setprecision(3) << "residual          " << d("residual_norm")

@@ -153,6 +153,8 @@ class DistOperator final : public Operator<V> {
   bool reduce_sum(double* partial, int count) const override;
   // Several ranks over NCCL: ncclAllReduce on the context stream (no host wait).
   bool reduce_sum_device(double* partial, int count) const override;
+  // The global index of this rank's first row (the row partition's offset).
+  std::int64_t first_row() const override;
   const HaloInfo& halo() const;
   // Overlap (the default): the halo values travel while the local part is computed. Off:
   // the exchange completes first, then the local and halo parts run (the comparison the

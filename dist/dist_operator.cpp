@@ -58,6 +58,7 @@ template <class V>
 struct DistOperator<V>::Impl {
   MPI_Comm comm = MPI_COMM_NULL;
   int ranks = 1;
+  index_t first_row = 0;
   Backend backend = Backend::cpu;
   Transport transport = Transport::mpi;
   bool overlap = true;
@@ -146,6 +147,11 @@ void DistOperator<V>::apply(const V* x, const V* y, V* z, V alpha, V beta) const
     m.cuda->add_halo_result(z);
 #endif
   }
+}
+
+template <class V>
+std::int64_t DistOperator<V>::first_row() const {
+  return impl_->first_row;
 }
 
 template <class V>
@@ -257,6 +263,7 @@ std::unique_ptr<DistOperator<V>> build_distributed(MPI_Comm comm, const LocalRow
   m->transport = t;
   const int me = comm_rank(comm);
   const int ranks = m->ranks;
+  if (in.row_part.ranks() == ranks) m->first_row = in.row_part.begin[me];
   Split<V> s;
   // Checks and the split touch no other rank: one agreement covers them.
   collective(comm, [&] {

@@ -106,13 +106,29 @@ void fill_zero(Backend b, std::size_t n, V* x) {
   for (ssize i = 0; i < static_cast<ssize>(n); ++i) x[i] = V(0);
 }
 
+template <class V>
+void shadow_residual(Backend b, std::size_t n, const V* r, V* r0, std::int64_t first,
+                     unsigned seed) {
+  if (b == Backend::cuda) {
+#if SPMVKIT_HAVE_CUDA
+    return cuda_blas::shadow_residual(n, r, r0, first, seed);
+#else
+    no_cuda();
+#endif
+  }
+#pragma omp parallel for schedule(static) if (n > kParallelMin)
+  for (ssize i = 0; i < static_cast<ssize>(n); ++i)
+    r0[i] = static_cast<V>(shadow_weight(static_cast<std::uint64_t>(first + i), seed) * r[i]);
+}
+
 #define SPMVKIT_INSTANTIATE(V)                                  \
   template V dot<V>(Backend, std::size_t, const V*, const V*);  \
   template V nrm2<V>(Backend, std::size_t, const V*);           \
   template void axpy<V>(Backend, std::size_t, V, const V*, V*); \
   template void scal<V>(Backend, std::size_t, V, V*);           \
   template void copy<V>(Backend, std::size_t, const V*, V*);    \
-  template void fill_zero<V>(Backend, std::size_t, V*);
+  template void fill_zero<V>(Backend, std::size_t, V*);         \
+  template void shadow_residual<V>(Backend, std::size_t, const V*, V*, std::int64_t, unsigned);
 SPMVKIT_INSTANTIATE(float)
 SPMVKIT_INSTANTIATE(double)
 #undef SPMVKIT_INSTANTIATE

@@ -70,4 +70,25 @@ void copy<float>(std::size_t n, const float* x, float* y) {
   SPMVKIT_CUBLAS_CHECK(cublasScopy(handle(), len(n), x, 1, y, 1));
 }
 
+namespace {
+template <class V>
+__global__ void shadow_kernel(std::size_t n, const V* __restrict__ r, V* __restrict__ r0,
+                              std::int64_t first, unsigned seed) {
+  const std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
+  if (i < n)
+    r0[i] = static_cast<V>(shadow_weight(static_cast<std::uint64_t>(first) + i, seed) * r[i]);
+}
+}  // namespace
+
+template <class V>
+void shadow_residual(std::size_t n, const V* r, V* r0, std::int64_t first, unsigned seed) {
+  if (n == 0) return;
+  shadow_kernel<<<cuda::grid_for(n, 256), 256, 0, cuda::Context::get().stream()>>>(n, r, r0,
+                                                                                   first, seed);
+  SPMVKIT_LAUNCH_CHECK();
+}
+template void shadow_residual<float>(std::size_t, const float*, float*, std::int64_t, unsigned);
+template void shadow_residual<double>(std::size_t, const double*, double*, std::int64_t,
+                                      unsigned);
+
 }  // namespace spmvkit::ops::cuda_blas

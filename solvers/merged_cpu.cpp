@@ -35,7 +35,7 @@ void reduce_pair(const Operator<V>& a, ops::fused::Dot2& d) {
 template <class V>
 LoopResult merged_cpu_loop(const Operator<V>& a, const Operator<V>* m, const V* b, V* x, double tol,
                            const SolverOptions& o, std::vector<double>* history,
-                           const ReplaceFn<V>* replace) {
+                           const ReplaceFn<V>* replace, unsigned shadow) {
   namespace fz = ops::fused;
   const Backend be = Backend::cpu;
   const std::size_t n = static_cast<std::size_t>(a.rows());
@@ -103,10 +103,12 @@ LoopResult merged_cpu_loop(const Operator<V>& a, const Operator<V>* m, const V* 
     }
     V* pm = m ? ph.data() : p.data();  // M p and M s, or p and s themselves
     V* sm = m ? sh.data() : s.data();
-    ops::copy(be, n, r.data(), r0.data());
+    ops::shadow_residual(be, n, r.data(), r0.data(), a.first_row(), shadow);
     ops::fill_zero(be, n, p.data());
     ops::fill_zero(be, n, v.data());
-    V rho = static_cast<V>(rr0), rho_old = 1, beta = 0, omega = 1, alpha = 1;
+    double rho0 = fz::dot(n, r0.data(), r.data());
+    a.reduce_sum(&rho0, 1);
+    V rho = static_cast<V>(rho0), rho_old = 1, beta = 0, omega = 1, alpha = 1;
     auto bicg_replace = [&](bool at_limit) {
       ops::KrylovState<V> st{};
       st.rho = rho;
@@ -242,9 +244,11 @@ LoopResult merged_cpu_loop(const Operator<V>& a, const Operator<V>* m, const V* 
 
 template LoopResult merged_cpu_loop<float>(const Operator<float>&, const Operator<float>*,
                                            const float*, float*, double, const SolverOptions&,
-                                           std::vector<double>*, const ReplaceFn<float>*);
+                                           std::vector<double>*, const ReplaceFn<float>*,
+                                           unsigned);
 template LoopResult merged_cpu_loop<double>(const Operator<double>&, const Operator<double>*,
                                             const double*, double*, double, const SolverOptions&,
-                                            std::vector<double>*, const ReplaceFn<double>*);
+                                            std::vector<double>*, const ReplaceFn<double>*,
+                                            unsigned);
 
 }  // namespace spmvkit::solvers_detail

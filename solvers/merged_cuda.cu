@@ -52,8 +52,10 @@ class MergedSolve {
  public:
   static constexpr int kMaxSums = 2;
 
-  MergedSolve(const Operator<V>& a, const Operator<V>* m, V* x, const SolverOptions& o)
+  MergedSolve(const Operator<V>& a, const Operator<V>* m, V* x, const SolverOptions& o,
+              unsigned shadow)
       : a_(a),
+        shadow_(shadow),
         m_(m),
         o_(o),
         n_(static_cast<std::size_t>(a.rows())),
@@ -175,7 +177,7 @@ class MergedSolve {
 
     const bool bicg = o_.method == SolverMethod::bicgstab;
     if (bicg) {
-      cuda::copy_on_device(r0_, r_, n_ * sizeof(V));
+      ops::cuda_blas::shadow_residual(n_, r_, r0_, a_.first_row(), shadow_);
       cuda::fill_bytes(p_, 0, n_ * sizeof(V));
       cuda::fill_bytes(v_, 0, n_ * sizeof(V));
     } else if (m_) {
@@ -186,7 +188,8 @@ class MergedSolve {
     }
     KrylovState<V> init{};
     init.rho_old = V(1);
-    init.rho = res0 * res0;  // BiCGSTAB (r0^, r0) = ||r0||^2; CG (r, r)
+    init.rho = res0 * res0;  // CG (r, r)
+    if (bicg) init.rho = global_dot(a_, ops::cuda_blas::dot(n_, r0_, r_));  // (r0^, r0)
     if (!bicg && m_) {
       // PCG: (r0, M r0)
       init.rho = global_dot(a_, ops::cuda_blas::dot(n_, r_, ph_));
@@ -465,6 +468,7 @@ class MergedSolve {
   bool capture_unrolled_graphs();
 
   const Operator<V>& a_;
+  unsigned shadow_;                        // BiCGSTAB's shadow residual seed (ops/blas.hpp)
   const Operator<V>* m_;                   // the preconditioner, or nullptr
   ops::krylov::PrecondView<V> fused_;      // Jacobi or block-Jacobi, fused into the updates
   const Operator<V>* separate_ = nullptr;  // any other preconditioner (its own apply)
@@ -516,11 +520,11 @@ const bool kReleaseHookAdded = [] {
 template <class V>
 LoopResult merged_cuda_loop(const Operator<V>& a, const Operator<V>* m, const V* b, V* x,
                             double tol, const SolverOptions& o, std::vector<double>* history,
-                            const ReplaceFn<V>* replace) {
+                            const ReplaceFn<V>* replace, unsigned shadow) {
   const bool profile = solve_profile();
   if (profile) SPMVKIT_CUDA_CHECK(cudaStreamSynchronize(cuda::Context::get().stream()));
   const auto t0 = Clock::now();
-  MergedSolve<V> solve(a, m, x, o);
+  MergedSolve<V> solve(a, m, x, o, shadow);
   if (profile) SPMVKIT_CUDA_CHECK(cudaStreamSynchronize(cuda::Context::get().stream()));
   const double alloc_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
   LoopResult out = solve.run(b, tol, history, a.reduce_sum(nullptr, 0) ? nullptr : replace);
@@ -530,9 +534,11 @@ LoopResult merged_cuda_loop(const Operator<V>& a, const Operator<V>* m, const V*
 
 template LoopResult merged_cuda_loop<float>(const Operator<float>&, const Operator<float>*,
                                             const float*, float*, double, const SolverOptions&,
-                                            std::vector<double>*, const ReplaceFn<float>*);
+                                            std::vector<double>*, const ReplaceFn<float>*,
+                                            unsigned);
 template LoopResult merged_cuda_loop<double>(const Operator<double>&, const Operator<double>*,
                                              const double*, double*, double, const SolverOptions&,
-                                             std::vector<double>*, const ReplaceFn<double>*);
+                                             std::vector<double>*, const ReplaceFn<double>*,
+                                             unsigned);
 
 }  // namespace spmvkit::solvers_detail

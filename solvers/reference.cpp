@@ -29,7 +29,8 @@ bool finite(V v) {
 
 template <class V>
 LoopResult reference_loop(const Operator<V>& a, const Operator<V>* m, const V* b, V* x, double tol,
-                          const SolverOptions& o, std::vector<double>* history) {
+                          const SolverOptions& o, std::vector<double>* history,
+                          unsigned shadow) {
   const Backend be = a.backend();
   const std::size_t n = static_cast<std::size_t>(a.rows());
   LoopResult out;
@@ -68,7 +69,8 @@ LoopResult reference_loop(const Operator<V>& a, const Operator<V>* m, const V* b
     // The vectors the SpMVs and the x update read: M p and M s, or p and s themselves.
     V* pm = m ? ph.data() : p.data();
     V* sm = m ? sh.data() : s.data();
-    ops::copy(be, n, r.data(), r0.data());  // line 3: r0^ = r0
+    // line 3: r0^ = r0 in the paper; weighted row by row here (ops::shadow_residual)
+    ops::shadow_residual(be, n, r.data(), r0.data(), a.first_row(), shadow);
     ops::fill_zero(be, n, p.data());        // line 5: v0 = p0 = 0
     ops::fill_zero(be, n, v.data());
     V rho_old = 1, alpha = 1, omega = 1;  // line 4
@@ -186,9 +188,11 @@ LoopResult reference_loop(const Operator<V>& a, const Operator<V>* m, const V* b
 
 template LoopResult reference_loop<float>(const Operator<float>&, const Operator<float>*,
                                           const float*, float*, double,
-                                          const SolverOptions&, std::vector<double>*);
+                                          const SolverOptions&, std::vector<double>*,
+                                          unsigned);
 template LoopResult reference_loop<double>(const Operator<double>&, const Operator<double>*,
                                            const double*, double*, double,
-                                           const SolverOptions&, std::vector<double>*);
+                                           const SolverOptions&, std::vector<double>*,
+                                           unsigned);
 
 }  // namespace spmvkit::solvers_detail

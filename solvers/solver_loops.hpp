@@ -139,21 +139,23 @@ void resume_after_replacement(const Operator<V>& a, const Operator<V>* m, Solver
 // Each loop: r0 = b - A x; stops at once when ||r0|| <= tol; history (when non-null) gets
 // ||r_k|| for k = 0 .. iterations; options.callback is called with each. `m` is the
 // preconditioner (nullptr: none), applied on the right (BiCGSTAB) or as in PCG, so r stays
-// the residual of A x = b.
+// the residual of A x = b. BiCGSTAB's shadow residual is ops::shadow_residual's with seed
+// `shadow` (solve() takes another seed for each restart after a breakdown).
 template <class V>
 LoopResult reference_loop(const Operator<V>& a, const Operator<V>* m, const V* b, V* x, double tol,
-                          const SolverOptions& o, std::vector<double>* history);
+                          const SolverOptions& o, std::vector<double>* history,
+                          unsigned shadow = 0);
 template <class V>
 LoopResult merged_cpu_loop(const Operator<V>& a, const Operator<V>* m, const V* b, V* x, double tol,
                            const SolverOptions& o, std::vector<double>* history,
-                           const ReplaceFn<V>* replace = nullptr);
+                           const ReplaceFn<V>* replace = nullptr, unsigned shadow = 0);
 #if SPMVKIT_HAVE_CUDA
 // Frees this thread's merged-solver workspaces (float and double) that no solve is using.
 bool release_cuda_workspaces();
 template <class V>
 LoopResult merged_cuda_loop(const Operator<V>& a, const Operator<V>* m, const V* b, V* x,
                             double tol, const SolverOptions& o, std::vector<double>* history,
-                            const ReplaceFn<V>* replace = nullptr);
+                            const ReplaceFn<V>* replace = nullptr, unsigned shadow = 0);
 #endif
 
 }  // namespace spmvkit::solvers_detail

@@ -138,6 +138,7 @@ SolveResult solve(const Operator<V>& a, const Vector<V>& b, Vector<V>& x, const 
   solvers_detail::ScratchLease<V, solvers_detail::kTrueResidual> r(n, be);
   const bool profile = solvers_detail::solve_profile();
   int done = 0;
+  unsigned shadow = 0;  // BiCGSTAB's shadow residual seed: another one after a breakdown
   for (int restart = 0;; ++restart) {
     SolverOptions lo = o;
     lo.maxiter = o.maxiter - done;
@@ -148,13 +149,17 @@ SolveResult solve(const Operator<V>& a, const Vector<V>& b, Vector<V>& x, const 
     std::vector<double> h;
     std::vector<double>* hp = o.record_history ? &h : nullptr;
     solvers_detail::LoopResult loop;
+    const solvers_detail::ReplaceFn<V>* no_replace = nullptr;
     if (o.impl == SolverImpl::reference) {
-      loop = solvers_detail::reference_loop(a, m, b.data(), x.data(), res.tolerance, lo, hp);
+      loop = solvers_detail::reference_loop(a, m, b.data(), x.data(), res.tolerance, lo, hp,
+                                            shadow);
     } else if (be == Backend::cpu) {
-      loop = solvers_detail::merged_cpu_loop(a, m, b.data(), x.data(), res.tolerance, lo, hp);
+      loop = solvers_detail::merged_cpu_loop(a, m, b.data(), x.data(), res.tolerance, lo, hp,
+                                             no_replace, shadow);
     } else {
 #if SPMVKIT_HAVE_CUDA
-      loop = solvers_detail::merged_cuda_loop(a, m, b.data(), x.data(), res.tolerance, lo, hp);
+      loop = solvers_detail::merged_cuda_loop(a, m, b.data(), x.data(), res.tolerance, lo, hp,
+                                              no_replace, shadow);
 #else
       throw UnsupportedError("this build of spmvkit has no CUDA backend");
 #endif
@@ -184,6 +189,17 @@ SolveResult solve(const Operator<V>& a, const Vector<V>& b, Vector<V>& x, const 
           loop.iterations, loop.alloc_ms, loop.r0_ms, loop.capture_ms,
           loop.graphs_reused ? "graphs reused" : (loop.cuda_graph ? "captured" : "no graph"),
           loop.loop_ms, true_ms);
+    }
+    // A BiCGSTAB breakdown of rho or (r0^, v): the shadow residual has become orthogonal to
+    // the residuals it meets; from x, with another one, while restarts and iterations remain.
+    const bool lost_shadow = loop.status == SolveStatus::breakdown &&
+                             (loop.breakdown == ops::breakdown_name(ops::kRho) ||
+                              loop.breakdown == ops::breakdown_name(ops::kR0V));
+    if (lost_shadow && std::isfinite(res.true_residual_norm) && restart < o.max_restarts &&
+        done < o.maxiter) {
+      res.restarts = restart + 1;
+      ++shadow;
+      continue;
     }
     if (loop.status != SolveStatus::converged || res.true_residual_norm <= accept) break;
     if (restart >= o.max_restarts || done >= o.maxiter) {

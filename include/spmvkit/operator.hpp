@@ -57,6 +57,11 @@ class Operator {
     return false;
   }
 
+  // The global index of this process's first row: 0, or a distributed operator's offset of
+  // this rank's rows (dist/). The solvers' per-row choices (BiCGSTAB's shadow residual) are
+  // functions of the global row, so a solve over any number of ranks takes the same steps.
+  virtual std::int64_t first_row() const { return 0; }
+
   // A number no other operator of this process has had: an address can be reused once an
   // operator is destroyed, an id cannot. The merged CUDA solver keys the CUDA graphs it
   // captured over this operator's applies by it, to reuse them in the next solve.

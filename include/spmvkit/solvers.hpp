@@ -37,8 +37,9 @@ struct SolverOptions {
   double rtol = 1e-8;  // stop when ||b - A x_k|| <= max(rtol * ||b||, atol) (recursive residual)
   double atol = 0.0;
   int maxiter = 1000;  // >= 0; 0 returns at once (converged only if x already solves A x = b)
-  // Restarts after a residual gap (see solve()); >= 0. solve_mixed's inner solves use 0: its
-  // outer loop recomputes the residual in double, a better restart than one in float.
+  // Restarts after a residual gap or a BiCGSTAB breakdown (see solve()); >= 0. solve_mixed's
+  // inner solves use 0: its outer loop recomputes the residual in double, a better restart
+  // than one in float.
   int max_restarts = 3;
   bool record_history = true;  // SolveResult::history: the residual norm of every iteration
   // Merged solver on CUDA: the host learns the residual every `check_every` iterations (an
@@ -60,6 +61,7 @@ struct SolveResult {
   std::string breakdown;  // for SolveStatus::breakdown: which scalar, e.g. "rho = (r0^, r)"
   int iterations = 0;
   int restarts = 0;  // restarts from x after a residual gap (recursive converged, true not)
+                     // or after a BiCGSTAB breakdown of rho or (r0^, v)
   double b_norm = 0;
   double tolerance = 0;           // max(rtol * ||b||, atol)
   double residual_norm = 0;       // the solver's recursive residual at the end
@@ -82,7 +84,9 @@ struct SolveResult {
 // Solves A x = b, x holding the initial guess on entry. When the recursive residual reaches
 // the tolerance but the true residual ||b - A x|| exceeds 10x the tolerance, the method
 // restarts from x (at most options.max_restarts times, within maxiter); if the gap stays,
-// the status is breakdown ("residual gap"), never converged. A must be square, b and x of its
+// the status is breakdown ("residual gap"), never converged. When BiCGSTAB breaks down on
+// rho = (r0^, r) or (r0^, v) (the shadow residual r0^ orthogonal to what it meets), it
+// restarts from x with another shadow residual, within the same limits. A must be square, b and x of its
 // size and on its backend (InputError otherwise); rtol, atol >= 0, maxiter >= 0. A zero b gives
 // x = 0, converged at iteration 0.
 // `preconditioner` M ~ A^-1 (any Operator<V> of A's size and backend: JacobiPreconditioner,
