@@ -6,6 +6,7 @@
 #include <limits>
 #include <string>
 
+#include "backend/cuda/build_profile.hpp"
 #include "backend/cuda/cub_call.cuh"
 #include "formats/common/ell_pass_cuda.hpp"
 #include "spmvkit/error.hpp"
@@ -189,6 +190,7 @@ template <class V>
 EllDevice<V> ell_pack_device(const DeviceCsrView<V>& a, index_t width, std::int64_t pitch,
                              EllSkip skip, int rows_per_thread, bool deltas,
                              const std::vector<index_t>& row_length) {
+  cuda::build_phase("ell_pack");
   EllDevice<V> d;
   d.rows = a.rows;
   d.width = width;
@@ -249,6 +251,7 @@ cuda::DeviceBuffer<index_t> csr_tail_offsets(const DeviceCsrView<V>& a, index_t 
 template <class V>
 CooDeviceTail<V> csr_tail_coo_device(const DeviceCsrView<V>& a, index_t width,
                                      std::int64_t tail_nnz) {
+  cuda::build_phase("coo_tail");
   CooDeviceTail<V> t;
   t.row = cuda::DeviceBuffer<index_t>(static_cast<std::size_t>(tail_nnz));
   t.col = cuda::DeviceBuffer<index_t>(static_cast<std::size_t>(tail_nnz));
@@ -268,6 +271,7 @@ CooDeviceTail<V> csr_tail_coo_device(const DeviceCsrView<V>& a, index_t width,
 template <class V>
 CsrDeviceTail<V> csr_tail_rows_device(const DeviceCsrView<V>& a, index_t width,
                                       std::int64_t tail_nnz, index_t tail_rows) {
+  cuda::build_phase("csr_tail");
   CsrDeviceTail<V> t;
   t.rows = tail_rows;
   t.row_id = cuda::DeviceBuffer<index_t>(static_cast<std::size_t>(tail_rows));

@@ -6,6 +6,9 @@
 
 #include "formats/ell/ell.hpp"
 #include "spmvkit/error.hpp"
+#if SPMVKIT_HAVE_CUDA
+#include "backend/cuda/build_profile.hpp"
+#endif
 
 namespace spmvkit {
 
@@ -96,15 +99,18 @@ std::unique_ptr<Operator<V>> build_ell_device(const DeviceCsrView<V>& a, const P
   shape.rows = a.rows;
   shape.cols = a.cols;
   shape.pitch = ell_pitch(a.rows);
+  cuda::build_phase("row_lengths");
   shape.row_length = ell_row_lengths_device(a, shape.pitch,
                                             std::numeric_limits<index_t>::max(), &shape.width);
   shape.stored = a.nnz;
   const double fill = check_fill(shape.width, a.rows, a.nnz, c.max_fill);
   bool deltas = false;
   if (c.index_bits != 32 && shape.width > 0) {
+    cuda::build_phase("delta_fit");
     deltas = ell_deltas_fit_device(a, shape.pitch, shape.width);
     if (c.index_bits == 16 && !deltas) ell_deltas_do_not_fit("ell");
   }
+  cuda::build_phase("byte_model");
   const EllSkip skip = c.skip ? *c.skip : ell_choose_skip(shape, deltas);
   OperatorInfo info =
       ell_info(shape, a.nnz, fill, skip, deltas, c.rows_per_thread, Backend::cuda);

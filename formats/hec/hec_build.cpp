@@ -9,6 +9,9 @@
 #include <sstream>
 
 #include "formats/hec/hec.hpp"
+#if SPMVKIT_HAVE_CUDA
+#include "backend/cuda/build_profile.hpp"
+#endif
 #include "spmvkit/error.hpp"
 #include "spmvkit/tuning.hpp"
 
@@ -204,8 +207,10 @@ std::unique_ptr<Operator<V>> build_hec_device(const DeviceCsrView<V>& a, const P
   shape.cols = a.cols;
   shape.pitch = ell_pitch(a.rows);
   index_t longest = 0;
+  cuda::build_phase("row_lengths");
   std::vector<index_t> lengths = ell_row_lengths_device(
       a, shape.pitch, std::numeric_limits<index_t>::max(), &longest);
+  cuda::build_phase("width_rule");
   const HecChoices<V> c(
       p, Backend::cuda,
       length_histogram(std::vector<index_t>(lengths.begin(), lengths.begin() + a.rows)), a.rows);
@@ -219,9 +224,11 @@ std::unique_ptr<Operator<V>> build_hec_device(const DeviceCsrView<V>& a, const P
   for (index_t len : shape.row_length) shape.stored += len;
   bool deltas = false;
   if (c.bits_param != 32 && shape.width > 0) {
+    cuda::build_phase("delta_fit");
     deltas = ell_deltas_fit_device(a, shape.pitch, shape.width);
     if (c.bits_param == 16 && !deltas) ell_deltas_do_not_fit("hec");
   }
+  cuda::build_phase("byte_model");
   const EllSkip skip = c.skip_param ? *c.skip_param : ell_choose_skip(shape, deltas);
   const std::int64_t csr_nnz = a.nnz - shape.stored;
   OperatorInfo info = c.info(shape, a.nnz, csr_rows, csr_nnz, skip, deltas, Backend::cuda);

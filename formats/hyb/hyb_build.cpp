@@ -6,6 +6,9 @@
 #include <sstream>
 
 #include "formats/hyb/hyb.hpp"
+#if SPMVKIT_HAVE_CUDA
+#include "backend/cuda/build_profile.hpp"
+#endif
 #include "spmvkit/error.hpp"
 
 namespace spmvkit {
@@ -134,8 +137,10 @@ std::unique_ptr<Operator<V>> build_hyb_device(const DeviceCsrView<V>& a, const P
   shape.cols = a.cols;
   shape.pitch = ell_pitch(a.rows);
   index_t longest = 0;
+  cuda::build_phase("row_lengths");
   std::vector<index_t> lengths = ell_row_lengths_device(
       a, shape.pitch, std::numeric_limits<index_t>::max(), &longest);
+  cuda::build_phase("width_rule");
   bool overridden = false;
   shape.width = hyb_width(std::vector<index_t>(lengths.begin(), lengths.begin() + a.rows), a.rows,
                           c, p, &overridden);
@@ -144,9 +149,11 @@ std::unique_ptr<Operator<V>> build_hyb_device(const DeviceCsrView<V>& a, const P
   for (index_t len : shape.row_length) shape.stored += len;
   bool deltas = false;
   if (c.index_bits != 32 && shape.width > 0) {
+    cuda::build_phase("delta_fit");
     deltas = ell_deltas_fit_device(a, shape.pitch, shape.width);
     if (c.index_bits == 16 && !deltas) ell_deltas_do_not_fit("hyb");
   }
+  cuda::build_phase("byte_model");
   const EllSkip skip = c.skip ? *c.skip : ell_choose_skip(shape, deltas);
   const std::int64_t coo_nnz = a.nnz - shape.stored;
   OperatorInfo info =
