@@ -368,10 +368,10 @@ std::unique_ptr<Operator<V>> make_suraa_cuda(const DeviceCsrView<V>& a, const Su
   if (suraa_use_csr_fallback(a.rows, a.nnz, mom.sum_squared, o)) {
     std::ostringstream why;
     why << "npr_cv=" << suraa_npr_cv(a.rows, a.nnz, mom.sum_squared);
-    // As above; csr_balanced builds on the host (no device builder yet), so through the host.
+    // As above, by csr_balanced's device builder (the matrix stays on the device).
+    cuda::build_phase("fallback_csr_balanced");
     return std::make_unique<SuraaFallbackOperator<V>>(
-        build_operator<V>("csr_balanced", cuda::download_csr(a), o.far, Backend::cuda), name,
-        why.str());
+        build_operator<V>("csr_balanced", a, o.far), name, why.str());
   }
   return suraa_on_device(a, mom, o, name);
 }
