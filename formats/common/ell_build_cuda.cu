@@ -1,6 +1,7 @@
 // ELL packing on the device, from a CSR already there (ell_pass.hpp, ell_pass_cuda.hpp): the
 // same arrays as the host's ell_pack and ell_column_deltas, made by simple kernels and a CUB
 // reduction instead of host loops.
+#include <cassert>
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
 #include <limits>
@@ -152,9 +153,8 @@ unsigned group_grid(std::int64_t groups) {
 template <class V>
 std::vector<index_t> ell_row_lengths_device(const DeviceCsrView<V>& a, std::int64_t pitch,
                                             index_t width, index_t* longest) {
-  std::vector<index_t> host(static_cast<std::size_t>(pitch), 0);
   *longest = 0;
-  if (pitch == 0) return host;
+  if (pitch == 0) return {};
   cudaStream_t stream = cuda::Context::get().stream();
   cuda::DeviceBuffer<index_t> len(static_cast<std::size_t>(pitch));
   constexpr int block = EllBuildPolicy::block_threads;
@@ -167,8 +167,10 @@ std::vector<index_t> ell_row_lengths_device(const DeviceCsrView<V>& a, std::int6
         return cub::DeviceReduce::Max(t, b, len.data(), max.data(), pitch, s);
       },
       stream);
-  host = len.download();
-  *longest = max.download()[0];
+  // The lengths come back as one download (no zero-filled vector to overwrite), after which
+  // the maximum is ready too.
+  std::vector<index_t> host = len.download();
+  cuda::copy_to_host(longest, max.data(), sizeof(index_t));
   return host;
 }
 
@@ -207,10 +209,25 @@ EllDevice<V> ell_pack_device(const DeviceCsrView<V>& a, index_t width, std::int6
   } else {
     d.col_idx = cuda::DeviceBuffer<index_t>(slots);
   }
-  if (skip == EllSkip::row_length) d.row_length = cuda::DeviceBuffer<index_t>(row_length);
-  if (slots == 0) return d;
-  constexpr int threads = EllBuildPolicy::group_warps * 32;
   cudaStream_t stream = cuda::Context::get().stream();
+  if (skip == EllSkip::row_length) {
+    // Made again from the row pointer (a pass over 4 bytes a row) rather than uploaded from
+    // the host copy: the same min(length, width), 0 past the rows.
+    assert(static_cast<std::int64_t>(row_length.size()) == pitch);
+    (void)row_length;
+    d.row_length = cuda::DeviceBuffer<index_t>(static_cast<std::size_t>(pitch));
+    if (pitch > 0) {
+      constexpr int block = EllBuildPolicy::block_threads;
+      ell_row_length_kernel<<<static_cast<unsigned>((pitch + block - 1) / block), block, 0,
+                              stream>>>(a.rows, pitch, width, a.row_ptr, d.row_length.data());
+      SPMVKIT_CUDA_CHECK(cudaGetLastError());
+    }
+  }
+  if (slots == 0) {
+    cuda::Context::get().synchronize();
+    return d;
+  }
+  constexpr int threads = EllBuildPolicy::group_warps * 32;
   if (deltas)
     ell_pack_kernel<V, true><<<group_grid(groups), threads, 0, stream>>>(
         a.rows, groups, pitch, width, a.row_ptr, a.col_idx, a.values, nullptr, d.col_delta.data(),
