@@ -11,6 +11,7 @@
 #include "formats/bsr/bsr.hpp"
 #include "formats/bsr/bsr_mapping.hpp"
 #if SPMVKIT_HAVE_CUDA
+#include "backend/cuda/build_profile.hpp"
 #include "formats/bsr/bsr_cuda.hpp"
 #endif
 #include "spmvkit/error.hpp"
@@ -220,11 +221,15 @@ std::unique_ptr<Operator<V>> build_bsr(const Csr<V>& a, const Params& p, Backend
 template <class V>
 std::unique_ptr<Operator<V>> build_bsr_device(const DeviceCsrView<V>& a, const Params& p,
                                               const char* format, int balanced) {
+  cuda::build_phase("block_size");
   BsrChoices c = BsrChoices::read<V>(p, Backend::cuda, format, balanced,
                                      [&a] { return detect_block_size_device(a); });
+  cuda::build_phase("blocks");
   DeviceBsrBlocks<V> m = csr_to_bsr_device(a, c.bs, bsr::kSlackBytes);
+  cuda::build_phase("segments");
   index_t lambda = 0;
   std::optional<BsrSegments> segments = c.segments<V>(m.block_row_ptr, Backend::cuda, &lambda);
+  cuda::build_phase("device_layout");
   OperatorInfo info =
       c.info<V>(a.rows, a.cols, a.nnz, m.nnzb(), m.block_rows, m.fill_ratio(),
                 segments ? &*segments : nullptr, lambda, Backend::cuda);

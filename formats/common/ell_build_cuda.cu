@@ -1,11 +1,18 @@
 // ELL packing on the device, from a CSR already there (ell_pass.hpp, ell_pass_cuda.hpp): the
 // same arrays as the host's ell_pack and ell_column_deltas, made by simple kernels and a CUB
 // reduction instead of host loops.
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <cub/block/block_reduce.cuh>
+#include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_reduce.cuh>
+#include <cub/device/device_run_length_encode.cuh>
 #include <cub/device/device_scan.cuh>
 #include <limits>
 #include <string>
 
+#include "backend/cuda/build_profile.hpp"
 #include "backend/cuda/cub_call.cuh"
 #include "formats/common/ell_pass_cuda.hpp"
 #include "spmvkit/error.hpp"
@@ -18,6 +25,7 @@ namespace {
 struct EllBuildPolicy {
   static constexpr int block_threads = 256;  // row lengths: a thread a row
   static constexpr int group_warps = 8;      // fit and pack: a warp a group of 32 rows
+  static constexpr int maxima_threads = 256;  // group maxima: a block the largest model group
 };
 static_assert(ell_delta_group == 32, "a warp a delta group");
 
@@ -27,6 +35,50 @@ __global__ void ell_row_length_kernel(index_t rows, std::int64_t pitch, index_t 
   const std::int64_t r = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (r >= pitch) return;
   row_length[r] = r < rows ? min(width, row_ptr[r + 1] - row_ptr[r]) : 0;
+}
+
+// ell_group_maxima's sums for the row lengths min(length, width): a block of 256 threads a
+// group of 256 rows (the largest of ell_model_groups; the others divide it), lane i row
+// 256 * block + 32 * warp + i. The maxima of 4, 8 and 16 rows by shuffles within the warp, of
+// 256 by a block reduction; the block's four sums added into sums[0..3]. Bytes: the row
+// pointer (4 a row).
+struct GroupSums {
+  long long s[4];  // groups of 4, 8, 16 rows: sums of maxima; s[3]: the longest row
+};
+// The block reduction's operator: sums of the three small groups, max of the longest.
+struct GroupSumsCombine {
+  __device__ GroupSums operator()(const GroupSums& a, const GroupSums& b) const {
+    return {{a.s[0] + b.s[0], a.s[1] + b.s[1], a.s[2] + b.s[2], max(a.s[3], b.s[3])}};
+  }
+};
+static_assert(ell_model_groups.size() == 4 && ell_model_groups[0] == 4 &&
+                  ell_model_groups[1] == 8 && ell_model_groups[2] == 16 &&
+                  ell_model_groups[3] == 256,
+              "ell_group_maxima_kernel reduces groups of 4, 8, 16 (in a warp) and 256 (a block)");
+constexpr int group_maxima_threads = EllBuildPolicy::maxima_threads;
+static_assert(group_maxima_threads == 256, "a block a group of 256 rows");
+
+__global__ void __launch_bounds__(group_maxima_threads)
+    ell_group_maxima_kernel(index_t rows, index_t width, const index_t* __restrict__ row_ptr,
+                            unsigned long long* sums) {
+  using Reduce = cub::BlockReduce<GroupSums, group_maxima_threads>;
+  __shared__ typename Reduce::TempStorage temp;
+  const std::int64_t r = static_cast<std::int64_t>(blockIdx.x) * group_maxima_threads + threadIdx.x;
+  const index_t len = r < rows ? min(width, row_ptr[r + 1] - row_ptr[r]) : 0;
+  const int lane = threadIdx.x % warpSize;
+  GroupSums mine{};
+  index_t m = max(len, __shfl_xor_sync(0xffffffffu, len, 1));
+  m = max(m, __shfl_xor_sync(0xffffffffu, m, 2));
+  if (lane % 4 == 0) mine.s[0] = m;
+  m = max(m, __shfl_xor_sync(0xffffffffu, m, 4));
+  if (lane % 8 == 0) mine.s[1] = m;
+  m = max(m, __shfl_xor_sync(0xffffffffu, m, 8));
+  if (lane % 16 == 0) mine.s[2] = m;
+  mine.s[3] = len;
+  const GroupSums block = Reduce(temp).Reduce(mine, GroupSumsCombine{});
+  if (threadIdx.x == 0)
+    for (int i = 0; i < 4; ++i)
+      if (block.s[i] != 0) atomicAdd(sums + i, static_cast<unsigned long long>(block.s[i]));
 }
 
 // Whether the columns each warp reads together (slot k of a group of 32 rows) span at most
@@ -151,9 +203,8 @@ unsigned group_grid(std::int64_t groups) {
 template <class V>
 std::vector<index_t> ell_row_lengths_device(const DeviceCsrView<V>& a, std::int64_t pitch,
                                             index_t width, index_t* longest) {
-  std::vector<index_t> host(static_cast<std::size_t>(pitch), 0);
   *longest = 0;
-  if (pitch == 0) return host;
+  if (pitch == 0) return {};
   cudaStream_t stream = cuda::Context::get().stream();
   cuda::DeviceBuffer<index_t> len(static_cast<std::size_t>(pitch));
   constexpr int block = EllBuildPolicy::block_threads;
@@ -166,9 +217,85 @@ std::vector<index_t> ell_row_lengths_device(const DeviceCsrView<V>& a, std::int6
         return cub::DeviceReduce::Max(t, b, len.data(), max.data(), pitch, s);
       },
       stream);
-  host = len.download();
-  *longest = max.download()[0];
+  // The lengths come back as one download (no zero-filled vector to overwrite), after which
+  // the maximum is ready too.
+  std::vector<index_t> host = len.download();
+  cuda::copy_to_host(longest, max.data(), sizeof(index_t));
   return host;
+}
+
+template <class V>
+std::vector<std::int64_t> length_histogram_device(const DeviceCsrView<V>& a) {
+  if (a.rows == 0) return {};
+  cudaStream_t stream = cuda::Context::get().stream();
+  const std::size_t rows = static_cast<std::size_t>(a.rows);
+  cuda::DeviceBuffer<index_t> len(rows);
+  constexpr int block = EllBuildPolicy::block_threads;
+  ell_row_length_kernel<<<static_cast<unsigned>((rows + block - 1) / block), block, 0, stream>>>(
+      a.rows, a.rows, std::numeric_limits<index_t>::max(), a.row_ptr, len.data());
+  SPMVKIT_CUDA_CHECK(cudaGetLastError());
+  // The longest row bounds the sort's key bits (a few for most matrices: one radix pass) and
+  // the number of distinct lengths.
+  index_t longest = 0;
+  {
+    cuda::DeviceBuffer<index_t> max(1);
+    cuda::cub_call(
+        [&](void* t, std::size_t& b, cudaStream_t s) {
+          return cub::DeviceReduce::Max(t, b, len.data(), max.data(), a.rows, s);
+        },
+        stream);
+    cuda::copy_to_host(&longest, max.data(), sizeof longest);
+  }
+  // The double-buffer sort: its scratch is small (no third copy of the keys), so the build's
+  // peak stays 8 bytes a row here.
+  cuda::DeviceBuffer<index_t> other(rows);
+  cub::DoubleBuffer<index_t> keys(len.data(), other.data());
+  const int end_bit = std::max(1, cuda::bits_for(static_cast<std::uint64_t>(longest)));
+  cuda::cub_call(
+      [&](void* t, std::size_t& b, cudaStream_t s) {
+        return cub::DeviceRadixSort::SortKeys(t, b, keys, a.rows, 0, end_bit, s);
+      },
+      stream);
+  // k distinct lengths hold at least 0 + 1 + ... + (k - 1) entries, so k <= (1 + sqrt(1 + 8 nnz))
+  // / 2: the run buffers stay small (~15,500 for 1.2e8 entries).
+  const double bound = (1.0 + std::sqrt(1.0 + 8.0 * static_cast<double>(a.nnz))) / 2.0 + 2.0;
+  const std::size_t max_runs = std::min<std::size_t>(
+      {rows, static_cast<std::size_t>(longest) + 1, static_cast<std::size_t>(bound)});
+  cuda::DeviceBuffer<index_t> distinct(max_runs), count(max_runs), runs(1);
+  cuda::cub_call(
+      [&](void* t, std::size_t& b, cudaStream_t s) {
+        return cub::DeviceRunLengthEncode::Encode(t, b, keys.Current(), distinct.data(),
+                                                  count.data(), runs.data(), a.rows, s);
+      },
+      stream);
+  index_t n = 0;
+  cuda::copy_to_host(&n, runs.data(), sizeof n);
+  assert(n >= 1 && static_cast<std::size_t>(n) <= max_runs);
+  std::vector<index_t> host_distinct(static_cast<std::size_t>(n)), host_count(host_distinct.size());
+  cuda::copy_to_host(host_distinct.data(), distinct.data(), host_distinct.size() * sizeof(index_t));
+  cuda::copy_to_host(host_count.data(), count.data(), host_count.size() * sizeof(index_t));
+  return length_histogram_from_runs(host_distinct, host_count);
+}
+
+template <class V>
+EllGroupMaxima ell_group_maxima_device(const DeviceCsrView<V>& a, index_t width) {
+  EllGroupMaxima g;
+  g.rows = a.rows;
+  g.width = width;
+  if (a.rows == 0 || width == 0) return g;
+  cudaStream_t stream = cuda::Context::get().stream();
+  cuda::DeviceBuffer<unsigned long long> sums(ell_model_groups.size());
+  SPMVKIT_CUDA_CHECK(cudaMemsetAsync(sums.data(), 0,
+                                     ell_model_groups.size() * sizeof(unsigned long long), stream));
+  const std::int64_t blocks =
+      (std::int64_t{a.rows} + group_maxima_threads - 1) / group_maxima_threads;
+  ell_group_maxima_kernel<<<static_cast<unsigned>(blocks), group_maxima_threads, 0, stream>>>(
+      a.rows, width, a.row_ptr, sums.data());
+  SPMVKIT_CUDA_CHECK(cudaGetLastError());
+  const std::vector<unsigned long long> host = sums.download();
+  for (std::size_t i = 0; i < ell_model_groups.size(); ++i)
+    g.sum[i] = static_cast<std::int64_t>(host[i]);
+  return g;
 }
 
 template <class V>
@@ -187,8 +314,8 @@ bool ell_deltas_fit_device(const DeviceCsrView<V>& a, std::int64_t pitch, index_
 
 template <class V>
 EllDevice<V> ell_pack_device(const DeviceCsrView<V>& a, index_t width, std::int64_t pitch,
-                             EllSkip skip, int rows_per_thread, bool deltas,
-                             const std::vector<index_t>& row_length) {
+                             EllSkip skip, int rows_per_thread, bool deltas) {
+  cuda::build_phase("ell_pack");
   EllDevice<V> d;
   d.rows = a.rows;
   d.width = width;
@@ -205,10 +332,23 @@ EllDevice<V> ell_pack_device(const DeviceCsrView<V>& a, index_t width, std::int6
   } else {
     d.col_idx = cuda::DeviceBuffer<index_t>(slots);
   }
-  if (skip == EllSkip::row_length) d.row_length = cuda::DeviceBuffer<index_t>(row_length);
-  if (slots == 0) return d;
-  constexpr int threads = EllBuildPolicy::group_warps * 32;
   cudaStream_t stream = cuda::Context::get().stream();
+  if (skip == EllSkip::row_length) {
+    // Made from the row pointer (a pass over 4 bytes a row): min(length, width), 0 past the
+    // rows, as ell_pack writes it.
+    d.row_length = cuda::DeviceBuffer<index_t>(static_cast<std::size_t>(pitch));
+    if (pitch > 0) {
+      constexpr int block = EllBuildPolicy::block_threads;
+      ell_row_length_kernel<<<static_cast<unsigned>((pitch + block - 1) / block), block, 0,
+                              stream>>>(a.rows, pitch, width, a.row_ptr, d.row_length.data());
+      SPMVKIT_CUDA_CHECK(cudaGetLastError());
+    }
+  }
+  if (slots == 0) {
+    cuda::Context::get().synchronize();
+    return d;
+  }
+  constexpr int threads = EllBuildPolicy::group_warps * 32;
   if (deltas)
     ell_pack_kernel<V, true><<<group_grid(groups), threads, 0, stream>>>(
         a.rows, groups, pitch, width, a.row_ptr, a.col_idx, a.values, nullptr, d.col_delta.data(),
@@ -249,6 +389,7 @@ cuda::DeviceBuffer<index_t> csr_tail_offsets(const DeviceCsrView<V>& a, index_t 
 template <class V>
 CooDeviceTail<V> csr_tail_coo_device(const DeviceCsrView<V>& a, index_t width,
                                      std::int64_t tail_nnz) {
+  cuda::build_phase("coo_tail");
   CooDeviceTail<V> t;
   t.row = cuda::DeviceBuffer<index_t>(static_cast<std::size_t>(tail_nnz));
   t.col = cuda::DeviceBuffer<index_t>(static_cast<std::size_t>(tail_nnz));
@@ -268,6 +409,7 @@ CooDeviceTail<V> csr_tail_coo_device(const DeviceCsrView<V>& a, index_t width,
 template <class V>
 CsrDeviceTail<V> csr_tail_rows_device(const DeviceCsrView<V>& a, index_t width,
                                       std::int64_t tail_nnz, index_t tail_rows) {
+  cuda::build_phase("csr_tail");
   CsrDeviceTail<V> t;
   t.rows = tail_rows;
   t.row_id = cuda::DeviceBuffer<index_t>(static_cast<std::size_t>(tail_rows));
@@ -305,14 +447,16 @@ CsrDeviceTail<V> csr_tail_rows_device(const DeviceCsrView<V>& a, index_t width,
   return t;
 }
 
-#define SPMVKIT_INSTANTIATE(V)                                                                 \
-  template std::vector<index_t> ell_row_lengths_device(const DeviceCsrView<V>&, std::int64_t,  \
-                                                       index_t, index_t*);                     \
-  template bool ell_deltas_fit_device(const DeviceCsrView<V>&, std::int64_t, index_t);         \
-  template EllDevice<V> ell_pack_device(const DeviceCsrView<V>&, index_t, std::int64_t,        \
-                                        EllSkip, int, bool, const std::vector<index_t>&);  \
+#define SPMVKIT_INSTANTIATE(V)                                                                   \
+  template std::vector<index_t> ell_row_lengths_device(const DeviceCsrView<V>&, std::int64_t,    \
+                                                       index_t, index_t*);                       \
+  template std::vector<std::int64_t> length_histogram_device(const DeviceCsrView<V>&);           \
+  template EllGroupMaxima ell_group_maxima_device(const DeviceCsrView<V>&, index_t);             \
+  template bool ell_deltas_fit_device(const DeviceCsrView<V>&, std::int64_t, index_t);           \
+  template EllDevice<V> ell_pack_device(const DeviceCsrView<V>&, index_t, std::int64_t, EllSkip, \
+                                        int, bool);                                              \
   template CooDeviceTail<V> csr_tail_coo_device(const DeviceCsrView<V>&, index_t, std::int64_t); \
-  template CsrDeviceTail<V> csr_tail_rows_device(const DeviceCsrView<V>&, index_t, std::int64_t,  \
+  template CsrDeviceTail<V> csr_tail_rows_device(const DeviceCsrView<V>&, index_t, std::int64_t, \
                                                  index_t);
 SPMVKIT_INSTANTIATE(float)
 SPMVKIT_INSTANTIATE(double)

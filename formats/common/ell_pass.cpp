@@ -1,10 +1,13 @@
 // ELL host construction: packing, the sector-exact byte model, the skip rule and the builder.
+#include "formats/common/ell_pass.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <sstream>
+#include <stdexcept>
+#include <string>
 
-#include "formats/common/ell_pass.hpp"
 #include "spmvkit/error.hpp"
 
 namespace spmvkit {
@@ -48,6 +51,44 @@ std::vector<std::int64_t> length_histogram(const std::vector<index_t>& lengths) 
   std::vector<std::int64_t> hist(static_cast<std::size_t>(longest) + 1, 0);
   for (index_t l : lengths) ++hist[l];
   return hist;
+}
+
+std::vector<std::int64_t> length_histogram_from_runs(const std::vector<index_t>& distinct,
+                                                     const std::vector<index_t>& count) {
+  if (distinct.empty()) return {};
+  std::vector<std::int64_t> hist(static_cast<std::size_t>(distinct.back()) + 1, 0);
+  for (std::size_t i = 0; i < distinct.size(); ++i) hist[distinct[i]] += count[i];
+  return hist;
+}
+
+std::int64_t ell_stored(const std::vector<std::int64_t>& histogram, index_t width) {
+  std::int64_t stored = 0;
+  for (std::size_t len = 0; len < histogram.size(); ++len)
+    stored += histogram[len] * std::min<std::int64_t>(static_cast<std::int64_t>(len), width);
+  return stored;
+}
+
+std::int64_t rows_longer(const std::vector<std::int64_t>& histogram, index_t width) {
+  std::int64_t longer = 0;
+  for (std::size_t len = static_cast<std::size_t>(width) + 1; len < histogram.size(); ++len)
+    longer += histogram[len];
+  return longer;
+}
+
+std::int64_t EllGroupMaxima::of(index_t group) const {
+  for (std::size_t i = 0; i < ell_model_groups.size(); ++i)
+    if (ell_model_groups[i] == group) return sum[i];
+  throw std::logic_error("EllGroupMaxima: no sum for groups of " + std::to_string(group) + " rows");
+}
+
+EllGroupMaxima ell_group_maxima(const std::vector<index_t>& row_length, index_t rows,
+                                index_t width) {
+  EllGroupMaxima g;
+  g.rows = rows;
+  g.width = width;
+  for (std::size_t i = 0; i < ell_model_groups.size(); ++i)
+    g.sum[i] = sectors_by_group(row_length, rows, ell_model_groups[i]);
+  return g;
 }
 
 std::int64_t ell_pitch(index_t rows) { return round_up(rows, ell_pitch_align); }
@@ -95,38 +136,38 @@ EllData<V> ell_pack(const Csr<V>& a, index_t width) {
 }
 
 template <class V>
-std::size_t ell_pass_bytes(const EllData<V>& e, EllSkip skip, bool deltas) {
-  if (e.width == 0 || e.rows == 0) return 0;
+std::size_t ell_pass_bytes(const EllGroupMaxima& g, EllSkip skip, bool deltas) {
+  if (g.width == 0 || g.rows == 0) return 0;
   constexpr index_t values_per_sector = static_cast<index_t>(sector_bytes / sizeof(V));
   const auto indices_per_sector =
       static_cast<index_t>(sector_bytes / (deltas ? sizeof(std::uint16_t) : sizeof(index_t)));
   constexpr index_t lengths_per_sector = static_cast<index_t>(sector_bytes / sizeof(index_t));
   const std::int64_t index_groups =
-      (static_cast<std::int64_t>(e.rows) + indices_per_sector - 1) / indices_per_sector;
+      (static_cast<std::int64_t>(g.rows) + indices_per_sector - 1) / indices_per_sector;
   const std::int64_t length_groups =
-      (static_cast<std::int64_t>(e.rows) + lengths_per_sector - 1) / lengths_per_sector;
+      (static_cast<std::int64_t>(g.rows) + lengths_per_sector - 1) / lengths_per_sector;
   // Values are loaded only for slots that hold an entry, in both modes.
-  std::int64_t sectors = sectors_by_group(e.row_length, e.rows, values_per_sector);
+  std::int64_t sectors = g.of(values_per_sector);
   if (skip == EllSkip::sentinel)
-    sectors += static_cast<std::int64_t>(e.width) * index_groups;  // every index up to width
+    sectors += static_cast<std::int64_t>(g.width) * index_groups;  // every index up to width
   else
-    sectors += sectors_by_group(e.row_length, e.rows, indices_per_sector) + length_groups;
+    sectors += g.of(indices_per_sector) + length_groups;
   if (deltas) {  // a sector of bases serves 8 groups of rows
     const index_t rows_per_base_sector = ell_delta_group * lengths_per_sector;
     if (skip == EllSkip::sentinel)
-      sectors += static_cast<std::int64_t>(e.width) *
-                 ((e.rows + rows_per_base_sector - 1) / rows_per_base_sector);
+      sectors += static_cast<std::int64_t>(g.width) *
+                 ((g.rows + rows_per_base_sector - 1) / rows_per_base_sector);
     else
-      sectors += sectors_by_group(e.row_length, e.rows, rows_per_base_sector);
+      sectors += g.of(rows_per_base_sector);
   }
   return static_cast<std::size_t>(sectors * sector_bytes);
 }
 
 template <class V>
-EllSkip ell_choose_skip(const EllData<V>& e, bool deltas) {
-  if (e.width == 0) return EllSkip::sentinel;
-  return ell_pass_bytes(e, EllSkip::sentinel, deltas) <=
-                 ell_pass_bytes(e, EllSkip::row_length, deltas)
+EllSkip ell_choose_skip(const EllGroupMaxima& g, bool deltas) {
+  if (g.width == 0) return EllSkip::sentinel;
+  return ell_pass_bytes<V>(g, EllSkip::sentinel, deltas) <=
+                 ell_pass_bytes<V>(g, EllSkip::row_length, deltas)
              ? EllSkip::sentinel
              : EllSkip::row_length;
 }
@@ -234,8 +275,8 @@ std::vector<ParamSpec> ell_pass_params() {
 #define SPMVKIT_INSTANTIATE(V)                                                                  \
   template std::vector<index_t> row_lengths(const Csr<V>&);                                     \
   template EllData<V> ell_pack(const Csr<V>&, index_t);                                         \
-  template std::size_t ell_pass_bytes(const EllData<V>&, EllSkip, bool);                        \
-  template EllSkip ell_choose_skip(const EllData<V>&, bool);                                    \
+  template std::size_t ell_pass_bytes<V>(const EllGroupMaxima&, EllSkip, bool);                 \
+  template EllSkip ell_choose_skip<V>(const EllGroupMaxima&, bool);                             \
   template std::optional<ColumnDeltas> ell_column_deltas(const EllData<V>&);                    \
   template std::optional<ColumnDeltas> ell_choose_deltas(const EllData<V>&, std::optional<int>, \
                                                          Backend, const std::string&);          \

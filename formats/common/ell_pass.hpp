@@ -5,6 +5,7 @@
 // ell_pass_cuda.hpp).
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -57,6 +58,14 @@ struct EllData {
 template <class V>
 std::vector<index_t> row_lengths(const Csr<V>& a);
 std::vector<std::int64_t> length_histogram(const std::vector<index_t>& lengths);
+// The same histogram from its non-empty buckets: distinct[i] (ascending) held by count[i] rows,
+// as a run-length encoding of the sorted lengths gives them (the device build).
+std::vector<std::int64_t> length_histogram_from_runs(const std::vector<index_t>& distinct,
+                                                     const std::vector<index_t>& count);
+// From a histogram: the entries an ELL part of `width` slots keeps (sum of min(length, width))
+// and the rows longer than `width` (those with entries past it).
+std::int64_t ell_stored(const std::vector<std::int64_t>& histogram, index_t width);
+std::int64_t rows_longer(const std::vector<std::int64_t>& histogram, index_t width);
 
 // rows rounded up to ell_pitch_align: EllData::pitch.
 std::int64_t ell_pitch(index_t rows);
@@ -65,16 +74,45 @@ std::int64_t ell_pitch(index_t rows);
 template <class V>
 EllData<V> ell_pack(const Csr<V>& a, index_t width);
 
+// What the byte model reads of an ELL part's row lengths (row_length, at most the width): for
+// groups of G consecutive rows, the group's longest row summed over the groups, i.e. the
+// (slot, group) pairs holding an entry, for each G the model uses: 4 and 8 (the rows whose
+// double or float values, or 4-byte indices, share a 32-byte sector), 16 (2-byte deltas) and
+// 256 (the rows whose delta bases share a sector). Counted on the host from row_length
+// (ell_group_maxima) or on the device from the row pointer (ell_group_maxima_device).
+constexpr std::array<index_t, 4> ell_model_groups = {4, 8, 16, 256};
+struct EllGroupMaxima {
+  index_t rows = 0;
+  index_t width = 0;
+  std::array<std::int64_t, 4> sum{};  // sum[i]: groups of ell_model_groups[i] rows
+  std::int64_t of(index_t group) const;
+};
+// From `rows` row lengths (each at most width).
+EllGroupMaxima ell_group_maxima(const std::vector<index_t>& row_length, index_t rows,
+                                index_t width);
+template <class V>
+EllGroupMaxima ell_group_maxima(const EllData<V>& e) {
+  return ell_group_maxima(e.row_length, e.rows, e.width);
+}
+
 // Byte model of one ELL pass, sector-exact: the 32-byte DRAM sectors of the column indices,
 // values and row_length the kernel touches under `skip` (a sector is read when any slot in it
 // is; a sentinel pass reads every column-index sector up to the width); with `deltas`, 2-byte
 // indices plus the 4-byte bases (see ColumnDeltas). x, y, z not included.
 template <class V>
-std::size_t ell_pass_bytes(const EllData<V>& e, EllSkip skip, bool deltas = false);
+std::size_t ell_pass_bytes(const EllGroupMaxima& g, EllSkip skip, bool deltas = false);
+template <class V>
+std::size_t ell_pass_bytes(const EllData<V>& e, EllSkip skip, bool deltas = false) {
+  return ell_pass_bytes<V>(ell_group_maxima(e), skip, deltas);
+}
 
 // The skip rule: the mode with the smaller byte model (sentinel on ties and when width == 0).
 template <class V>
-EllSkip ell_choose_skip(const EllData<V>& e, bool deltas = false);
+EllSkip ell_choose_skip(const EllGroupMaxima& g, bool deltas = false);
+template <class V>
+EllSkip ell_choose_skip(const EllData<V>& e, bool deltas = false) {
+  return ell_choose_skip<V>(ell_group_maxima(e), deltas);
+}
 
 // Parses the `skip` parameter: empty for "auto" (or absent: the rule decides), else sentinel |
 // row_length. InputError naming `format` on any other value.
@@ -117,12 +155,21 @@ template <class V>
 int ell_rows_per_thread_param(const Params& p, const std::string& format);
 
 #if SPMVKIT_HAVE_CUDA
-// ELL from a CSR on the device (ell_build_cuda.cu): the row lengths, at most `width`, in `pitch`
-// entries (0 past the rows), copied to the host for the byte model and the skip rule, and the
-// longest of them in *longest; whether 16-bit column deltas fit (ell_column_deltas's rule).
+// ELL from a CSR on the device (ell_build_cuda.cu), with only small summaries coming to the
+// host: the row-length histogram (length_histogram(row_lengths(a)), exact: the lengths are
+// sorted and run-length encoded on the device and only the distinct lengths and their counts
+// are downloaded, at most about sqrt(2 nnz) pairs); the group maxima of min(length, width)
+// (ell_group_maxima's sums, 4 numbers); whether 16-bit column deltas fit
+// (ell_column_deltas's rule).
+template <class V>
+std::vector<std::int64_t> length_histogram_device(const DeviceCsrView<V>& a);
+// The row lengths themselves, at most `width`, in `pitch` entries (0 past the rows), and the
+// longest in *longest (SELL-P's configuration rule reads them).
 template <class V>
 std::vector<index_t> ell_row_lengths_device(const DeviceCsrView<V>& a, std::int64_t pitch,
                                             index_t width, index_t* longest);
+template <class V>
+EllGroupMaxima ell_group_maxima_device(const DeviceCsrView<V>& a, index_t width);
 template <class V>
 bool ell_deltas_fit_device(const DeviceCsrView<V>& a, std::int64_t pitch, index_t width);
 #endif

@@ -61,11 +61,11 @@ struct EllDevice {
 
 // The ELL arrays on the device from a CSR there (ell_build_cuda.cu): the first min(row
 // length, width) entries of each row, as ell_pack and (with `deltas`) ell_column_deltas lay
-// them out on the host; row_length (pitch entries) is uploaded for EllSkip::row_length.
+// them out on the host; for EllSkip::row_length the per-row lengths are made on the device
+// from the row pointer.
 template <class V>
 EllDevice<V> ell_pack_device(const DeviceCsrView<V>& a, index_t width, std::int64_t pitch,
-                             EllSkip skip, int rows_per_thread, bool deltas,
-                             const std::vector<index_t>& row_length);
+                             EllSkip skip, int rows_per_thread, bool deltas);
 
 // The entries past `width` of each row of a device CSR, as COO sorted by (row, column) (HYB's
 // COO part, hyb_pack's tail on the host); tail_nnz: their count, known from the row lengths.

@@ -17,7 +17,8 @@ std::unique_ptr<Operator<V>> build_csr(const Csr<V>& a, const Params& p, Backend
   return make_csr_cpu(a, kernel);
 }
 
-// The device builder of scalar and vector: the CSR copied on the device.
+// The device builders: scalar and vector copy the CSR on the device; balanced splits and
+// copies it there and tiles its row pointer on the host (csr_cuda.cu).
 FormatEntry on_device(FormatEntry e, CsrKernel kernel) {
 #if SPMVKIT_HAVE_CUDA
   set_device_builder(e, [kernel](const auto& a, const Params& p) {
@@ -55,7 +56,7 @@ FormatEntry csr_vector_format() {
 }
 
 FormatEntry csr_balanced_format() {
-  return make_format(
+  FormatEntry e = make_format(
       "csr_balanced",
       "CSR, nnz-split tiles (one huge row cannot stall); options: column panels "
       "(panels=N), far entries in COO column panels (far_panels=N, near_band=B)",
@@ -69,6 +70,7 @@ FormatEntry csr_balanced_format() {
       [](const auto& a, const Params& p, Backend b) {
         return build_csr(a, p, b, CsrKernel::balanced);
       });
+  return on_device(std::move(e), CsrKernel::balanced);
 }
 
 }  // namespace spmvkit

@@ -9,7 +9,9 @@
 #include <utility>
 #include <vector>
 
+#include "backend/cuda/build_profile.hpp"
 #include "backend/cuda/cuda.hpp"
+#include "backend/cuda/device_csr.hpp"
 #include "backend/cuda/finish.cuh"
 #include "formats/csr/csr.hpp"
 #include "formats/common/csr_balanced.cuh"
@@ -79,67 +81,22 @@ class CsrCudaOperator final : public Operator<V> {
     if (kernel == CsrKernel::vector) {
       choose_threads_per_row(a.rows, a.nnz(), p);
     } else if (kernel == CsrKernel::balanced) {
-      policy_.items_per_thread = static_cast<int>(p.get_int("items_per_thread", 8));
-      policy_.block_threads = static_cast<int>(p.get_int("block_threads", policy_.block_threads));
-      if (policy_.items_per_thread != 4 && policy_.items_per_thread != 8 &&
-          policy_.items_per_thread != 16)
-        throw InputError("csr_balanced: items_per_thread must be 4, 8 or 16");
-      if (policy_.block_threads != 128 && policy_.block_threads != 256)
-        throw InputError("csr_balanced: block_threads must be 128 or 256");
-      const std::string finish = p.get_string("long_row_finish", "fixup");
-      if (finish != "fixup" && finish != "last_slice")
-        throw InputError("csr_balanced: long_row_finish must be fixup or last_slice, got " +
-                         finish);
-      long_row_finish_ = finish == "fixup" ? LongRowFinish::fixup : LongRowFinish::last_slice;
-      // Column panels (cache blocking of x, csr_panels.cpp): an option, off by default: on
-      // powerlaw_8000000 (x 64 MB > L2) 2 panels gave 0.99x the time of 1, 3-8 panels
-      // 1.06-1.65x, and on stencil27_150 every split was slower
-      // (bench/results/2026-11-22-h100-tma).
-      const long long n_panels = p.get_int("panels", 1);
-      if (n_panels < 1 || n_panels > 64)
-        throw InputError("csr_balanced: panels must be an integer in 1..64, got " +
-                         p.get_string("panels", ""));
+      const int n_panels = read_balanced_params(p);
       // Near/far split (csr_split_near_far): far entries in COO panels after the CSR pass.
       // Default band: 1M columns either side of the diagonal for double (8 MB of x each way).
-      FarSplitChoice far = csr_far_split_choice(
-          a, p, "csr_balanced", static_cast<double>(cuda::Context::get().props().l2CacheSize));
-      if (n_panels > 1) {
-        if (far.automatic) far.panels = 0;
-        if (far.panels > 0)
-          throw InputError("csr_balanced: panels and far_panels exclude each other");
-      }
-      const index_t band = far.band;
-      const int far_panels = far.panels;
-      std::size_t tiles = 0, long_rows = 0;
-      if (far_panels > 0) {
-        DeviceNearFar<V> split = csr_split_near_far(DeviceCsr<V>(a), band, far_panels);
-        const std::int64_t near_nnz = split.near.nnz();
-        add_part(split.near_row_ptr, std::move(split.near));
-        far_ = FarEntries<V>(std::move(split));
-        // The near part's CSR replaces the matrix's, the far entries come on top.
-        this->info_.matrix_bytes = csr_matrix_bytes<V>(a.rows, near_nnz) + far_.bytes();
+      const FarSplitChoice far = far_choice(
+          csr_far_split_choice(a, p, "csr_balanced",
+                               static_cast<double>(cuda::Context::get().props().l2CacheSize)),
+          n_panels);
+      if (far.panels > 0) {
+        add_near_far(a.rows, csr_split_near_far(DeviceCsr<V>(a), far.band, far.panels));
       } else if (n_panels == 1) {
         add_part(a.row_ptr, DeviceCsr<V>(a));
       } else {
-        for (const Csr<V>& part : csr_column_panels(a, static_cast<int>(n_panels)))
+        for (const Csr<V>& part : csr_column_panels(a, n_panels))
           add_part(part.row_ptr, DeviceCsr<V>(part));
       }
-      for (const auto& part : parts_) {
-        tiles += part.tiles.tiles();
-        long_rows += part.tiles.long_rows();
-        // Tile descriptors are read once per apply too.
-        this->info_.matrix_bytes += part.tiles.descriptor_bytes();
-      }
-      // Each extra panel reads its own row pointer and reads + writes z once more.
-      this->info_.matrix_bytes +=
-          (parts_.size() - 1) * ((static_cast<std::size_t>(a.rows) + 1) * sizeof(index_t) +
-                                 2 * static_cast<std::size_t>(a.rows) * sizeof(V));
-      this->info_.details =
-          "block_threads=" + std::to_string(policy_.block_threads) +
-          ",items_per_thread=" + std::to_string(policy_.items_per_thread) +
-          ",panels=" + std::to_string(parts_.size()) + ",far_panels=" + std::to_string(far_panels) +
-          ",near_band=" + std::to_string(band) + ",far_nnz=" + std::to_string(far_.size()) +
-          ",tiles=" + std::to_string(tiles) + ",long_rows=" + std::to_string(long_rows);
+      describe_balanced(a.rows, far);
     }
   }
 
@@ -207,19 +164,113 @@ class CsrCudaOperator final : public Operator<V> {
   }
 
  public:
-  // Scalar and vector from a CSR on the device: the arrays copied there (no host round trip).
+  // From a CSR on the device. Scalar and vector: the arrays copied there (no host round trip).
+  // Balanced: the far count and the near/far split on the device, the matrix (or its near
+  // part) copied there; only the row pointer comes to the host, for the tiling (4 bytes a row
+  // against 12 a nonzero for the whole matrix). Column panels (panels > 1) are cut on the host
+  // from a downloaded copy, as the host builder cuts them.
   CsrCudaOperator(const DeviceCsrView<V>& a, CsrKernel kernel, const Params& p)
       : Operator<V>(OperatorInfo{a.rows, a.cols, a.nnz, csr_matrix_bytes<V>(a.rows, a.nnz),
                                  Backend::cuda,
-                                 kernel == CsrKernel::scalar ? "csr_scalar" : "csr_vector", ""}),
+                                 kernel == CsrKernel::scalar   ? "csr_scalar"
+                                 : kernel == CsrKernel::vector ? "csr_vector"
+                                                               : "csr_balanced",
+                                 ""}),
         kernel_(kernel),
-        matrix_(a) {
-    if (kernel == CsrKernel::balanced)
-      throw UnsupportedError("csr_balanced has no device builder (its tiling runs on the host)");
+        matrix_(kernel == CsrKernel::balanced ? DeviceCsr<V>() : DeviceCsr<V>(a)) {
     if (kernel == CsrKernel::vector) choose_threads_per_row(a.rows, a.nnz, p);
+    if (kernel != CsrKernel::balanced) return;
+    const int n_panels = read_balanced_params(p);
+    cuda::build_phase("far_choice");
+    const FarSplitChoice far = far_choice(
+        csr_far_split_choice(a.cols, a.nnz, sizeof(V), p, "csr_balanced",
+                             static_cast<double>(cuda::Context::get().props().l2CacheSize),
+                             [&a](index_t band) { return csr_count_far(a, band); }),
+        n_panels);
+    if (far.panels > 0) {
+      cuda::build_phase("near_far_split");
+      DeviceNearFar<V> split = csr_split_near_far(a, far.band, far.panels);
+      cuda::build_phase("tiling");
+      add_near_far(a.rows, std::move(split));
+    } else if (n_panels == 1) {
+      cuda::build_phase("copy");
+      DeviceCsr<V> copy(a);
+      cuda::build_phase("row_ptr_to_host");
+      const std::vector<index_t> row_ptr = copy.row_ptr.download();
+      cuda::build_phase("tiling");
+      add_part(row_ptr, std::move(copy));
+    } else {
+      cuda::build_phase("column_panels_on_host");
+      const Csr<V> host = cuda::download_csr(a);
+      for (const Csr<V>& part : csr_column_panels(host, n_panels))
+        add_part(part.row_ptr, DeviceCsr<V>(part));
+    }
+    describe_balanced(a.rows, far);
   }
 
  private:
+  // csr_balanced's kernel parameters (policy_, long_row_finish_); returns the column panels.
+  int read_balanced_params(const Params& p) {
+    policy_.items_per_thread = static_cast<int>(p.get_int("items_per_thread", 8));
+    policy_.block_threads = static_cast<int>(p.get_int("block_threads", policy_.block_threads));
+    if (policy_.items_per_thread != 4 && policy_.items_per_thread != 8 &&
+        policy_.items_per_thread != 16)
+      throw InputError("csr_balanced: items_per_thread must be 4, 8 or 16");
+    if (policy_.block_threads != 128 && policy_.block_threads != 256)
+      throw InputError("csr_balanced: block_threads must be 128 or 256");
+    const std::string finish = p.get_string("long_row_finish", "fixup");
+    if (finish != "fixup" && finish != "last_slice")
+      throw InputError("csr_balanced: long_row_finish must be fixup or last_slice, got " + finish);
+    long_row_finish_ = finish == "fixup" ? LongRowFinish::fixup : LongRowFinish::last_slice;
+    // Column panels (cache blocking of x, csr_panels.cpp): an option, off by default: on
+    // powerlaw_8000000 (x 64 MB > L2) 2 panels gave 0.99x the time of 1, 3-8 panels
+    // 1.06-1.65x, and on stencil27_150 every split was slower
+    // (bench/results/2026-11-22-h100-tma).
+    const long long n_panels = p.get_int("panels", 1);
+    if (n_panels < 1 || n_panels > 64)
+      throw InputError("csr_balanced: panels must be an integer in 1..64, got " +
+                       p.get_string("panels", ""));
+    return static_cast<int>(n_panels);
+  }
+
+  // Column panels and far panels exclude each other; an automatic far split yields to panels.
+  static FarSplitChoice far_choice(FarSplitChoice far, int n_panels) {
+    if (n_panels > 1) {
+      if (far.automatic) far.panels = 0;
+      if (far.panels > 0) throw InputError("csr_balanced: panels and far_panels exclude each other");
+    }
+    return far;
+  }
+
+  // The near part as the one tiled part, the far entries on top; the byte model counts the
+  // near part's CSR instead of the matrix's.
+  void add_near_far(index_t rows, DeviceNearFar<V>&& split) {
+    const std::int64_t near_nnz = split.near.nnz();
+    add_part(split.near_row_ptr, std::move(split.near));
+    far_ = FarEntries<V>(std::move(split));
+    this->info_.matrix_bytes = csr_matrix_bytes<V>(rows, near_nnz) + far_.bytes();
+  }
+
+  // The tiles' bytes in the byte model, and the details.
+  void describe_balanced(index_t rows, const FarSplitChoice& far) {
+    std::size_t tiles = 0, long_rows = 0;
+    for (const auto& part : parts_) {
+      tiles += part.tiles.tiles();
+      long_rows += part.tiles.long_rows();
+      // Tile descriptors are read once per apply too.
+      this->info_.matrix_bytes += part.tiles.descriptor_bytes();
+    }
+    // Each extra panel reads its own row pointer and reads + writes z once more.
+    this->info_.matrix_bytes +=
+        (parts_.size() - 1) * ((static_cast<std::size_t>(rows) + 1) * sizeof(index_t) +
+                               2 * static_cast<std::size_t>(rows) * sizeof(V));
+    this->info_.details =
+        "block_threads=" + std::to_string(policy_.block_threads) +
+        ",items_per_thread=" + std::to_string(policy_.items_per_thread) +
+        ",panels=" + std::to_string(parts_.size()) + ",far_panels=" + std::to_string(far.panels) +
+        ",near_band=" + std::to_string(far.band) + ",far_nnz=" + std::to_string(far_.size()) +
+        ",tiles=" + std::to_string(tiles) + ",long_rows=" + std::to_string(long_rows);
+  }
 
   void launch_balanced(const BalancedPart<V>& part, const V* x, const V* y, V* z, V alpha, V beta,
                        cudaStream_t stream) const {

@@ -10,6 +10,7 @@
 #include "spmvkit/error.hpp"
 #include "spmvkit/reorder.hpp"
 #if SPMVKIT_HAVE_CUDA
+#include "backend/cuda/build_profile.hpp"
 #include "backend/cuda/device_csr.hpp"
 #endif
 
@@ -130,8 +131,11 @@ std::unique_ptr<Operator<V>> build_csr3_device(const DeviceCsrView<V>& a, const 
   f.params = params;
   f.user_cols = a.cols;
   const Csr3Reorder reorder = effective_reorder(f, a.rows, a.cols, p.has("reorder"));
-  if (reorder == Csr3Reorder::auto_ || (reorder != Csr3Reorder::none && params.permute_x))
+  if (reorder == Csr3Reorder::auto_ || (reorder != Csr3Reorder::none && params.permute_x)) {
+    cuda::build_phase("host_build");
     return make_csr3_cuda(build_csr3(cuda::download_csr(a), params, p.has("reorder")));
+  }
+  cuda::build_phase(reorder != Csr3Reorder::none ? "reorder_on_host" : "row_ptr_to_host");
   using clock = std::chrono::steady_clock;
   const auto t0 = clock::now();
   f.csr.rows = a.rows;
@@ -148,7 +152,9 @@ std::unique_ptr<Operator<V>> build_csr3_device(const DeviceCsrView<V>& a, const 
     cuda::copy_to_host(f.csr.row_ptr.data(), a.row_ptr, f.csr.row_ptr.size() * sizeof(index_t));
   }
   f.reorder_ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
+  cuda::build_phase("groups");
   csr3_finish(f);
+  cuda::build_phase("device_layout");
   return make_csr3_cuda(a, std::move(f));
 }
 #endif

@@ -33,7 +33,7 @@ std::unique_ptr<Operator<V>> make_ell_cpu(EllData<V> e, OperatorInfo info);
 template <class V>
 std::unique_ptr<Operator<V>> make_ell_cuda(const EllData<V>& e, EllSkip skip, int rows_per_thread,
                                            const ColumnDeltas* deltas, OperatorInfo info);
-// From a CSR on the device: `shape` holds rows, cols, width, pitch and row_length (no arrays).
+// From a CSR on the device: `shape` holds rows, cols, width and pitch (no arrays).
 template <class V>
 std::unique_ptr<Operator<V>> make_ell_cuda(const DeviceCsrView<V>& a, const EllData<V>& shape,
                                            EllSkip skip, int rows_per_thread, bool deltas,

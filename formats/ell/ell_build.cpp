@@ -6,6 +6,9 @@
 
 #include "formats/ell/ell.hpp"
 #include "spmvkit/error.hpp"
+#if SPMVKIT_HAVE_CUDA
+#include "backend/cuda/build_profile.hpp"
+#endif
 
 namespace spmvkit {
 
@@ -54,17 +57,17 @@ double check_fill(index_t width, index_t rows, std::int64_t nnz, double max_fill
   return fill;
 }
 
-// `e` needs its shape and row_length only (the byte model).
+// `e` needs its shape only; `g` its row lengths' group maxima (the byte model).
 template <class V>
-OperatorInfo ell_info(const EllData<V>& e, std::int64_t nnz, double fill, EllSkip skip,
-                      bool deltas, int rows_per_thread, Backend b) {
+OperatorInfo ell_info(const EllData<V>& e, const EllGroupMaxima& g, std::int64_t nnz, double fill,
+                      EllSkip skip, bool deltas, int rows_per_thread, Backend b) {
   std::ostringstream details;
   details.precision(3);
   details << "width=" << e.width << ",pitch=" << e.pitch << ",fill=" << fill
           << ",skip=" << to_string(skip);
   if (b == Backend::cuda)
     details << ",rows_per_thread=" << rows_per_thread << ",index_bits=" << (deltas ? 16 : 32);
-  return OperatorInfo{e.rows, e.cols, nnz,   ell_pass_bytes(e, skip, deltas),
+  return OperatorInfo{e.rows, e.cols, nnz,          ell_pass_bytes<V>(g, skip, deltas),
                       b,      "ell",  details.str()};
 }
 
@@ -75,8 +78,9 @@ std::unique_ptr<Operator<V>> build_ell(const Csr<V>& a, const Params& p, Backend
   const double fill = check_fill(width, a.rows, a.nnz(), c.max_fill);
   EllData<V> e = ell_pack(a, width);
   const std::optional<ColumnDeltas> deltas = ell_choose_deltas(e, c.index_bits, b, "ell");
-  const EllSkip skip = c.skip ? *c.skip : ell_choose_skip(e, deltas.has_value());
-  OperatorInfo info = ell_info(e, a.nnz(), fill, skip, deltas.has_value(), c.rows_per_thread, b);
+  const EllGroupMaxima g = ell_group_maxima(e);
+  const EllSkip skip = c.skip ? *c.skip : ell_choose_skip<V>(g, deltas.has_value());
+  OperatorInfo info = ell_info(e, g, a.nnz(), fill, skip, deltas.has_value(), c.rows_per_thread, b);
 #if SPMVKIT_HAVE_CUDA
   if (b == Backend::cuda)
     return make_ell_cuda(e, skip, c.rows_per_thread, deltas ? &*deltas : nullptr,
@@ -86,9 +90,9 @@ std::unique_ptr<Operator<V>> build_ell(const Csr<V>& a, const Params& p, Backend
 }
 
 #if SPMVKIT_HAVE_CUDA
-// The same operator from a CSR on the device: row lengths, the longest row and the delta fit
-// there; the byte model and the skip rule on the row lengths (4 bytes a row) on the host; the
-// arrays packed on the device.
+// The same operator from a CSR on the device: the row-length histogram (its longest row) and
+// the group maxima for the byte model and the skip rule come to the host, small; the delta fit
+// and the arrays are made on the device.
 template <class V>
 std::unique_ptr<Operator<V>> build_ell_device(const DeviceCsrView<V>& a, const Params& p) {
   const EllChoices<V> c(p);
@@ -96,18 +100,22 @@ std::unique_ptr<Operator<V>> build_ell_device(const DeviceCsrView<V>& a, const P
   shape.rows = a.rows;
   shape.cols = a.cols;
   shape.pitch = ell_pitch(a.rows);
-  shape.row_length = ell_row_lengths_device(a, shape.pitch,
-                                            std::numeric_limits<index_t>::max(), &shape.width);
+  cuda::build_phase("row_lengths");
+  const std::vector<std::int64_t> hist = length_histogram_device(a);
+  shape.width = hist.empty() ? 0 : static_cast<index_t>(hist.size() - 1);
   shape.stored = a.nnz;
   const double fill = check_fill(shape.width, a.rows, a.nnz, c.max_fill);
   bool deltas = false;
   if (c.index_bits != 32 && shape.width > 0) {
+    cuda::build_phase("delta_fit");
     deltas = ell_deltas_fit_device(a, shape.pitch, shape.width);
     if (c.index_bits == 16 && !deltas) ell_deltas_do_not_fit("ell");
   }
-  const EllSkip skip = c.skip ? *c.skip : ell_choose_skip(shape, deltas);
+  cuda::build_phase("byte_model");
+  const EllGroupMaxima g = ell_group_maxima_device(a, shape.width);
+  const EllSkip skip = c.skip ? *c.skip : ell_choose_skip<V>(g, deltas);
   OperatorInfo info =
-      ell_info(shape, a.nnz, fill, skip, deltas, c.rows_per_thread, Backend::cuda);
+      ell_info(shape, g, a.nnz, fill, skip, deltas, c.rows_per_thread, Backend::cuda);
   return make_ell_cuda(a, shape, skip, c.rows_per_thread, deltas, std::move(info));
 }
 #endif

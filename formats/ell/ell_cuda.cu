@@ -37,8 +37,7 @@ std::unique_ptr<Operator<V>> make_ell_cuda(const DeviceCsrView<V>& a, const EllD
                                            EllSkip skip, int rows_per_thread, bool deltas,
                                            OperatorInfo info) {
   return std::make_unique<EllCudaOperator<V>>(
-      ell_pack_device(a, shape.width, shape.pitch, skip, rows_per_thread, deltas, shape.row_length),
-      std::move(info));
+      ell_pack_device(a, shape.width, shape.pitch, skip, rows_per_thread, deltas), std::move(info));
 }
 
 template std::unique_ptr<Operator<float>> make_ell_cuda(const DeviceCsrView<float>&,

@@ -99,8 +99,8 @@ template <class V>
 std::unique_ptr<Operator<V>> make_hec_cuda(const HecData<V>& h, EllSkip skip, int rows_per_thread,
                                            const ColumnDeltas* deltas, HecCsrKernel kernel,
                                            OperatorInfo info);
-// From a CSR on the device: `shape` holds rows, cols, width (l), pitch and row_length (no
-// arrays); csr_rows / csr_nnz: the rows with entries past l and those entries.
+// From a CSR on the device: `shape` holds rows, cols, width (l) and pitch (no arrays);
+// csr_rows / csr_nnz: the rows with entries past l and those entries.
 template <class V>
 std::unique_ptr<Operator<V>> make_hec_cuda(const DeviceCsrView<V>& a, const EllData<V>& shape,
                                            index_t csr_rows, std::int64_t csr_nnz, EllSkip skip,

@@ -9,6 +9,9 @@
 #include <sstream>
 
 #include "formats/hec/hec.hpp"
+#if SPMVKIT_HAVE_CUDA
+#include "backend/cuda/build_profile.hpp"
+#endif
 #include "spmvkit/error.hpp"
 #include "spmvkit/tuning.hpp"
 
@@ -151,9 +154,10 @@ struct HecChoices {
     }
   }
 
-  // `ell` needs its shape and row_length only (the byte model).
-  OperatorInfo info(const EllData<V>& ell, std::int64_t nnz, index_t csr_rows,
-                    std::int64_t csr_nnz, EllSkip skip, bool deltas, Backend b) const {
+  // `ell` needs its shape only; `g` its row lengths' group maxima (the byte model).
+  OperatorInfo info(const EllData<V>& ell, const EllGroupMaxima& g, std::int64_t nnz,
+                    index_t csr_rows, std::int64_t csr_nnz, EllSkip skip, bool deltas,
+                    Backend b) const {
     std::ostringstream details;
     details.precision(4);
     details << "ell_width=" << l << (width_param ? "(param)" : "") << ",p_r=" << pr.value << "("
@@ -170,8 +174,9 @@ struct HecChoices {
         (kernel == HecCsrKernel::balanced
              ? (static_cast<std::size_t>(csr_nnz) + 31) / 32 * sizeof(index_t)
              : 0);
-    return OperatorInfo{ell.rows, ell.cols, nnz, ell_pass_bytes(ell, skip, deltas) + csr_bytes,
-                        b,        "hec",    details.str()};
+    return OperatorInfo{
+        ell.rows, ell.cols, nnz,          ell_pass_bytes<V>(g, skip, deltas) + csr_bytes,
+        b,        "hec",    details.str()};
   }
 };
 
@@ -180,10 +185,11 @@ std::unique_ptr<Operator<V>> build_hec(const Csr<V>& a, const Params& p, Backend
   const HecChoices<V> c(p, b, length_histogram(row_lengths(a)), a.rows);
   HecData<V> h = hec_pack(a, c.l);
   const std::optional<ColumnDeltas> deltas = ell_choose_deltas(h.ell, c.bits_param, b, "hec");
-  const EllSkip skip = c.skip_param ? *c.skip_param : ell_choose_skip(h.ell, deltas.has_value());
+  const EllGroupMaxima g = ell_group_maxima(h.ell);
+  const EllSkip skip = c.skip_param ? *c.skip_param : ell_choose_skip<V>(g, deltas.has_value());
   index_t csr_rows = 0;
   for (index_t r = 0; r < a.rows; ++r) csr_rows += h.csr_row_ptr[r + 1] > h.csr_row_ptr[r];
-  OperatorInfo info = c.info(h.ell, a.nnz(), csr_rows, h.csr_nnz(), skip, deltas.has_value(), b);
+  OperatorInfo info = c.info(h.ell, g, a.nnz(), csr_rows, h.csr_nnz(), skip, deltas.has_value(), b);
 #if SPMVKIT_HAVE_CUDA
   if (b == Backend::cuda)
     return make_hec_cuda(h, skip, c.rows_per_thread, deltas ? &*deltas : nullptr, c.kernel,
@@ -193,38 +199,35 @@ std::unique_ptr<Operator<V>> build_hec(const Csr<V>& a, const Params& p, Backend
 }
 
 #if SPMVKIT_HAVE_CUDA
-// The same operator from a CSR on the device: row lengths there (copied to the host for
-// eq. (1), the byte model and the skip rule), the ELL part and the CSR part made there. The
-// diagonal positions (hec_pack's diag_pos, for host-side preconditioners) are not made: the
-// CUDA operator does not keep them.
+// The same operator from a CSR on the device: the row-length histogram (eq. (1), the CSR
+// part's rows and entries) and the group maxima at l (the byte model and the skip rule) come
+// to the host, small; the ELL part and the CSR part are made on the device. The diagonal
+// positions (hec_pack's diag_pos, for host-side preconditioners) are not made: the CUDA
+// operator does not keep them.
 template <class V>
 std::unique_ptr<Operator<V>> build_hec_device(const DeviceCsrView<V>& a, const Params& p) {
   EllData<V> shape;
   shape.rows = a.rows;
   shape.cols = a.cols;
   shape.pitch = ell_pitch(a.rows);
-  index_t longest = 0;
-  std::vector<index_t> lengths = ell_row_lengths_device(
-      a, shape.pitch, std::numeric_limits<index_t>::max(), &longest);
-  const HecChoices<V> c(
-      p, Backend::cuda,
-      length_histogram(std::vector<index_t>(lengths.begin(), lengths.begin() + a.rows)), a.rows);
+  cuda::build_phase("row_lengths");
+  const std::vector<std::int64_t> hist = length_histogram_device(a);
+  cuda::build_phase("width_rule");
+  const HecChoices<V> c(p, Backend::cuda, hist, a.rows);
   shape.width = c.l;
-  index_t csr_rows = 0;
-  for (index_t& len : lengths) {
-    csr_rows += len > c.l;
-    len = std::min(len, c.l);
-  }
-  shape.row_length = std::move(lengths);
-  for (index_t len : shape.row_length) shape.stored += len;
+  shape.stored = ell_stored(hist, c.l);
+  const auto csr_rows = static_cast<index_t>(rows_longer(hist, c.l));
   bool deltas = false;
   if (c.bits_param != 32 && shape.width > 0) {
+    cuda::build_phase("delta_fit");
     deltas = ell_deltas_fit_device(a, shape.pitch, shape.width);
     if (c.bits_param == 16 && !deltas) ell_deltas_do_not_fit("hec");
   }
-  const EllSkip skip = c.skip_param ? *c.skip_param : ell_choose_skip(shape, deltas);
+  cuda::build_phase("byte_model");
+  const EllGroupMaxima g = ell_group_maxima_device(a, shape.width);
+  const EllSkip skip = c.skip_param ? *c.skip_param : ell_choose_skip<V>(g, deltas);
   const std::int64_t csr_nnz = a.nnz - shape.stored;
-  OperatorInfo info = c.info(shape, a.nnz, csr_rows, csr_nnz, skip, deltas, Backend::cuda);
+  OperatorInfo info = c.info(shape, g, a.nnz, csr_rows, csr_nnz, skip, deltas, Backend::cuda);
   return make_hec_cuda(a, shape, csr_rows, csr_nnz, skip, c.rows_per_thread, deltas, c.kernel,
                        std::move(info));
 }

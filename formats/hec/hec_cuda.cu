@@ -343,8 +343,7 @@ std::unique_ptr<Operator<V>> make_hec_cuda(const DeviceCsrView<V>& a, const EllD
                                            index_t csr_rows, std::int64_t csr_nnz, EllSkip skip,
                                            int rows_per_thread, bool deltas, HecCsrKernel kernel,
                                            OperatorInfo info) {
-  EllDevice<V> ell = ell_pack_device(a, shape.width, shape.pitch, skip, rows_per_thread, deltas,
-                                     shape.row_length);
+  EllDevice<V> ell = ell_pack_device(a, shape.width, shape.pitch, skip, rows_per_thread, deltas);
   HecCsrDevice<V> csr(csr_tail_rows_device(a, shape.width, csr_nnz, csr_rows), kernel);
   cuda::Context::get().synchronize();
   return std::make_unique<HecCudaOperator<V>>(std::move(ell), std::move(csr), std::move(info));

@@ -51,7 +51,7 @@ std::unique_ptr<Operator<V>> make_hyb_cpu(HybData<V> h, OperatorInfo info);
 template <class V>
 std::unique_ptr<Operator<V>> make_hyb_cuda(const HybData<V>& h, EllSkip skip, int rows_per_thread,
                                            const ColumnDeltas* deltas, OperatorInfo info);
-// From a CSR on the device: `shape` the ELL part's rows, cols, width, pitch and row_length.
+// From a CSR on the device: `shape` the ELL part's rows, cols, width and pitch (no arrays).
 template <class V>
 std::unique_ptr<Operator<V>> make_hyb_cuda(const DeviceCsrView<V>& a, const EllData<V>& shape,
                                            std::int64_t coo_nnz, EllSkip skip,

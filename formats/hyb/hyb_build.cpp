@@ -6,6 +6,9 @@
 #include <sstream>
 
 #include "formats/hyb/hyb.hpp"
+#if SPMVKIT_HAVE_CUDA
+#include "backend/cuda/build_profile.hpp"
+#endif
 #include "spmvkit/error.hpp"
 
 namespace spmvkit {
@@ -72,11 +75,10 @@ struct HybChoices {
   }
 };
 
-// The ELL part's width from the row lengths (`rows` entries): the rule, or ell_width.
+// The ELL part's width from the row-length histogram: the rule, or ell_width.
 template <class V>
-index_t hyb_width(const std::vector<index_t>& lengths, index_t rows, const HybChoices<V>& c,
+index_t hyb_width(const std::vector<std::int64_t>& hist, index_t rows, const HybChoices<V>& c,
                   const Params& p, bool* overridden) {
-  const std::vector<std::int64_t> hist = length_histogram(lengths);
   const index_t longest = hist.empty() ? 0 : static_cast<index_t>(hist.size() - 1);
   index_t width = hyb_ell_width(hist, rows, c.relative_speed, c.breakeven);
   *overridden = p.has("ell_width");
@@ -90,17 +92,18 @@ index_t hyb_width(const std::vector<index_t>& lengths, index_t rows, const HybCh
   return width;
 }
 
-// `ell` needs its shape and row_length only (the byte model).
+// `ell` needs its shape and stored count only; `g` its row lengths' group maxima (the byte
+// model).
 template <class V>
-OperatorInfo hyb_info(const EllData<V>& ell, std::int64_t nnz, std::int64_t coo_nnz,
-                      bool overridden, EllSkip skip, bool deltas, int rows_per_thread,
-                      Backend b) {
+OperatorInfo hyb_info(const EllData<V>& ell, const EllGroupMaxima& g, std::int64_t nnz,
+                      std::int64_t coo_nnz, bool overridden, EllSkip skip, bool deltas,
+                      int rows_per_thread, Backend b) {
   std::ostringstream details;
   details << "ell_width=" << ell.width << (overridden ? "(param)" : "")
           << ",ell_nnz=" << ell.stored << ",coo_nnz=" << coo_nnz << ",skip=" << to_string(skip);
   if (b == Backend::cuda)
     details << ",rows_per_thread=" << rows_per_thread << ",index_bits=" << (deltas ? 16 : 32);
-  const std::size_t bytes = ell_pass_bytes(ell, skip, deltas) +
+  const std::size_t bytes = ell_pass_bytes<V>(g, skip, deltas) +
                             static_cast<std::size_t>(coo_nnz) * (2 * sizeof(index_t) + sizeof(V));
   return OperatorInfo{ell.rows, ell.cols, nnz, bytes, b, "hyb", details.str()};
 }
@@ -109,11 +112,12 @@ template <class V>
 std::unique_ptr<Operator<V>> build_hyb(const Csr<V>& a, const Params& p, Backend b) {
   const HybChoices<V> c(p);
   bool overridden = false;
-  const index_t width = hyb_width(row_lengths(a), a.rows, c, p, &overridden);
+  const index_t width = hyb_width(length_histogram(row_lengths(a)), a.rows, c, p, &overridden);
   HybData<V> h = hyb_pack(a, width);
   const std::optional<ColumnDeltas> deltas = ell_choose_deltas(h.ell, c.index_bits, b, "hyb");
-  const EllSkip skip = c.skip ? *c.skip : ell_choose_skip(h.ell, deltas.has_value());
-  OperatorInfo info = hyb_info(h.ell, a.nnz(), h.coo_nnz(), overridden, skip, deltas.has_value(),
+  const EllGroupMaxima g = ell_group_maxima(h.ell);
+  const EllSkip skip = c.skip ? *c.skip : ell_choose_skip<V>(g, deltas.has_value());
+  OperatorInfo info = hyb_info(h.ell, g, a.nnz(), h.coo_nnz(), overridden, skip, deltas.has_value(),
                                c.rows_per_thread, b);
 #if SPMVKIT_HAVE_CUDA
   if (b == Backend::cuda)
@@ -124,8 +128,9 @@ std::unique_ptr<Operator<V>> build_hyb(const Csr<V>& a, const Params& p, Backend
 }
 
 #if SPMVKIT_HAVE_CUDA
-// The same from a CSR on the device: row lengths there (copied to the host for the width rule,
-// the byte model and the skip rule), the ELL part and the COO tail made there.
+// The same from a CSR on the device: the row-length histogram (for the width rule and the
+// ELL part's entry count) and the group maxima at that width (the byte model and the skip
+// rule) come to the host, small; the ELL part and the COO tail are made on the device.
 template <class V>
 std::unique_ptr<Operator<V>> build_hyb_device(const DeviceCsrView<V>& a, const Params& p) {
   const HybChoices<V> c(p);
@@ -133,24 +138,24 @@ std::unique_ptr<Operator<V>> build_hyb_device(const DeviceCsrView<V>& a, const P
   shape.rows = a.rows;
   shape.cols = a.cols;
   shape.pitch = ell_pitch(a.rows);
-  index_t longest = 0;
-  std::vector<index_t> lengths = ell_row_lengths_device(
-      a, shape.pitch, std::numeric_limits<index_t>::max(), &longest);
+  cuda::build_phase("row_lengths");
+  const std::vector<std::int64_t> hist = length_histogram_device(a);
+  cuda::build_phase("width_rule");
   bool overridden = false;
-  shape.width = hyb_width(std::vector<index_t>(lengths.begin(), lengths.begin() + a.rows), a.rows,
-                          c, p, &overridden);
-  for (index_t& len : lengths) len = std::min(len, shape.width);
-  shape.row_length = std::move(lengths);
-  for (index_t len : shape.row_length) shape.stored += len;
+  shape.width = hyb_width(hist, a.rows, c, p, &overridden);
+  shape.stored = ell_stored(hist, shape.width);
   bool deltas = false;
   if (c.index_bits != 32 && shape.width > 0) {
+    cuda::build_phase("delta_fit");
     deltas = ell_deltas_fit_device(a, shape.pitch, shape.width);
     if (c.index_bits == 16 && !deltas) ell_deltas_do_not_fit("hyb");
   }
-  const EllSkip skip = c.skip ? *c.skip : ell_choose_skip(shape, deltas);
+  cuda::build_phase("byte_model");
+  const EllGroupMaxima g = ell_group_maxima_device(a, shape.width);
+  const EllSkip skip = c.skip ? *c.skip : ell_choose_skip<V>(g, deltas);
   const std::int64_t coo_nnz = a.nnz - shape.stored;
-  OperatorInfo info =
-      hyb_info(shape, a.nnz, coo_nnz, overridden, skip, deltas, c.rows_per_thread, Backend::cuda);
+  OperatorInfo info = hyb_info(shape, g, a.nnz, coo_nnz, overridden, skip, deltas,
+                               c.rows_per_thread, Backend::cuda);
   return make_hyb_cuda(a, shape, coo_nnz, skip, c.rows_per_thread, deltas, std::move(info));
 }
 #endif

@@ -59,8 +59,7 @@ template <class V>
 std::unique_ptr<Operator<V>> make_hyb_cuda(const DeviceCsrView<V>& a, const EllData<V>& shape,
                                            std::int64_t coo_nnz, EllSkip skip,
                                            int rows_per_thread, bool deltas, OperatorInfo info) {
-  EllDevice<V> ell = ell_pack_device(a, shape.width, shape.pitch, skip, rows_per_thread, deltas,
-                                     shape.row_length);
+  EllDevice<V> ell = ell_pack_device(a, shape.width, shape.pitch, skip, rows_per_thread, deltas);
   return std::make_unique<HybCudaOperator<V>>(
       std::move(ell), csr_tail_coo_device(a, shape.width, coo_nnz), std::move(info));
 }

@@ -17,6 +17,7 @@
 #include "spmvkit/error.hpp"
 
 #if SPMVKIT_HAVE_CUDA
+#include "backend/cuda/build_profile.hpp"
 #include "backend/cuda/device_csr.hpp"
 #endif
 
@@ -113,7 +114,11 @@ std::unique_ptr<Operator<V>> build_operator(std::string_view format, const Csr<V
     const double upload_ms = ms_since(t0);
     const cuda::PeakBytes peak;
     t0 = clock::now();
-    auto op = with_details(f.device_builder<V>()(d.view(), valid), f, valid, b);
+    std::unique_ptr<Operator<V>> op;
+    {
+      cuda::BuildProfile profile(f.name.c_str());
+      op = with_details(f.device_builder<V>()(d.view(), valid), f, valid, b);
+    }
     synchronize(b);
     if (timing)
       *timing = {upload_ms, ms_since(t0), peak.above_start(), peak.in_use_above_start(), true};
@@ -141,9 +146,12 @@ std::unique_ptr<Operator<V>> build_operator(std::string_view format, const Devic
   Params valid;
   const FormatEntry& f = checked_format(format, params, Backend::cuda, valid);
 #if SPMVKIT_HAVE_CUDA
+  cuda::BuildProfile profile(f.name.c_str());
+  profile.phase("check_csr");
   cuda::check_device_csr(a);
   if (f.builds_on_device()) return with_details(f.device_builder<V>()(a, valid), f, valid,
                                                 Backend::cuda);
+  profile.phase("host_build");
   // No device builder yet: through the host (a round trip, said so in the details).
   const Csr<V> host = cuda::download_csr(a);
   auto op = with_details(f.builder<V>()(host, valid, Backend::cuda), f, valid, Backend::cuda);

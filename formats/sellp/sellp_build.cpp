@@ -8,6 +8,7 @@
 #include "formats/sellp/sellp.hpp"
 #if SPMVKIT_HAVE_CUDA
 #include "formats/sellp/sellp_cuda.hpp"
+#include "backend/cuda/build_profile.hpp"
 #endif
 #include "spmvkit/error.hpp"
 
@@ -366,8 +367,10 @@ std::unique_ptr<Operator<V>> build_sellp(const Csr<V>& a, const Params& p, Backe
 template <class V>
 std::unique_ptr<Operator<V>> build_sellp_device(const DeviceCsrView<V>& a, const Params& p) {
   index_t longest = 0;
+  cuda::build_phase("row_lengths");
   std::vector<index_t> lengths =
       ell_row_lengths_device(a, a.rows, std::numeric_limits<index_t>::max(), &longest);
+  cuda::build_phase("config_rule");
   const SellpChoices c(p, lengths, a.nnz);
   lengths = {};
   SellpDevice<V> s = sellp_pack_device(a, c.config, longest, c.try_deltas());

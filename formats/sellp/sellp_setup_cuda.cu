@@ -6,6 +6,7 @@
 #include <cub/device/device_scan.cuh>
 #include <limits>
 
+#include "backend/cuda/build_profile.hpp"
 #include "backend/cuda/cub_call.cuh"
 #include "formats/sellp/sellp_cuda.hpp"
 
@@ -224,6 +225,7 @@ SellpDevice<V> sellp_pack_device(const DeviceCsrView<V>& a, const SellpConfig& c
   f.slices = static_cast<index_t>((std::int64_t{a.rows} + b - 1) / b);
   f.positions = std::int64_t{f.slices} * b;
   if (config.sigma > 1 && a.rows > 0) {
+    cuda::build_phase("sort");
     const std::int64_t windows = (std::int64_t{a.rows} + config.sigma - 1) / config.sigma;
     const int end_bit = cuda::bits_for(static_cast<std::uint64_t>(windows) *
                                            (static_cast<std::uint64_t>(longest) + 1) -
@@ -234,6 +236,7 @@ SellpDevice<V> sellp_pack_device(const DeviceCsrView<V>& a, const SellpConfig& c
     f.perm_rows = a.rows;
   }
   const index_t* perm = s.perm.size() > 0 ? s.perm.data() : nullptr;
+  cuda::build_phase("slices");
 
   s.row_length = cuda::DeviceBuffer<index_t>(static_cast<std::size_t>(f.positions));
   s.slice_chunks = cuda::DeviceBuffer<index_t>(static_cast<std::size_t>(f.slices));
@@ -266,6 +269,7 @@ SellpDevice<V> sellp_pack_device(const DeviceCsrView<V>& a, const SellpConfig& c
     }
     return s;
   }
+  cuda::build_phase("pack");
   {
     const int pack_block = std::max(SellpSetupPolicy::min_pack_threads, group);
     sellp_pack_kernel<V><<<grid(std::int64_t{f.slices} * group, pack_block), pack_block, 0,
@@ -276,6 +280,7 @@ SellpDevice<V> sellp_pack_device(const DeviceCsrView<V>& a, const SellpConfig& c
   }
 
   // The footprint's counts, the chunk bases and the delta fit.
+  cuda::build_phase("footprint_deltas");
   const std::int64_t chunks = f.padded_slots / group;
   cuda::DeviceBuffer<unsigned long long> counts(4);  // groups of 4, 8, 16; chunks
   cuda::fill_bytes(counts.data(), 0, counts.bytes());

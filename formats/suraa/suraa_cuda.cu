@@ -35,6 +35,7 @@
 #include <string>
 #include <vector>
 
+#include "backend/cuda/build_profile.hpp"
 #include "backend/cuda/cuda.hpp"
 #include "backend/cuda/device_csr.hpp"
 #include "formats/common/csr_balanced.cuh"
@@ -69,6 +70,7 @@ class SuraaCudaOperator final : public Operator<V> {
     this->info_.matrix_bytes =
         suraa_matrix_bytes(a.rows, a.nnz, sizeof(V), g1_own_kernels(o) ? g1 : 0, d_.partials);
     this->info_.paper_bytes = suraa_paper_bytes(a.rows, a.cols, a.nnz, sizeof(V));
+    cuda::build_phase("launch_layout");
     if (table_mode_) build_table();
     if (tiles_mode_ && a.rows > 0) build_tiles();
 
@@ -318,12 +320,15 @@ template <class V>
 std::unique_ptr<Operator<V>> suraa_on_device(const DeviceCsrView<V>& a, const NprMoments& mom,
                                              const SuraaOptions& o, const std::string& name) {
   if (o.launch == SuraaLaunchMode::tiles) {
+    cuda::build_phase("far_choice");
     const FarSplitChoice far = csr_far_split_choice(
         a.cols, a.nnz, sizeof(V), o.far, name,
         static_cast<double>(cuda::Context::get().props().l2CacheSize),
         [&a](index_t band) { return csr_count_far(a, band); });
     if (far.panels > 0) {
+      cuda::build_phase("near_far_split");
       DeviceNearFar<V> split = csr_split_near_far(a, far.band, far.panels);
+      cuda::build_phase("near_npr_moments");
       const NprMoments near_mom = npr_moments(a.rows, split.near.row_ptr.data());
       auto near = std::make_unique<SuraaCudaOperator<V>>(
           split.near.view(), o, suraa_setup_device(split.near.view(), near_mom, o));
@@ -357,15 +362,16 @@ std::unique_ptr<Operator<V>> make_suraa_cuda(const Csr<V>& a, const SuraaOptions
 template <class V>
 std::unique_ptr<Operator<V>> make_suraa_cuda(const DeviceCsrView<V>& a, const SuraaOptions& o) {
   if (a.rows == 0) return std::make_unique<SuraaCudaOperator<V>>(a, o, SuraaDeviceData<V>{});
+  cuda::build_phase("npr_moments");
   const NprMoments mom = npr_moments(a.rows, a.row_ptr);
   const std::string name = o.dynamic ? "suraa" : "suraa_static";
   if (suraa_use_csr_fallback(a.rows, a.nnz, mom.sum_squared, o)) {
     std::ostringstream why;
     why << "npr_cv=" << suraa_npr_cv(a.rows, a.nnz, mom.sum_squared);
-    // As above; csr_balanced builds on the host (no device builder yet), so through the host.
+    // As above, by csr_balanced's device builder (the matrix stays on the device).
+    cuda::build_phase("fallback_csr_balanced");
     return std::make_unique<SuraaFallbackOperator<V>>(
-        build_operator<V>("csr_balanced", cuda::download_csr(a), o.far, Backend::cuda), name,
-        why.str());
+        build_operator<V>("csr_balanced", a, o.far), name, why.str());
   }
   return suraa_on_device(a, mom, o, name);
 }

@@ -9,6 +9,7 @@
 #include <cub/device/device_scan.cuh>
 #include <vector>
 
+#include "backend/cuda/build_profile.hpp"
 #include "backend/cuda/cub_call.cuh"
 #include "backend/cuda/cuda.hpp"
 #include "backend/cuda/search.cuh"
@@ -203,6 +204,7 @@ SuraaDeviceData<V> suraa_setup_device(const DeviceCsrView<V>& a, const NprMoment
   const V* val_in = a.values;
   const auto t0 = std::chrono::steady_clock::now();
 
+  cuda::build_phase("sort");
   // Sort (Algorithm 2 line 4): keys with only the bits they need, so the radix sort makes
   // as few passes as the matrix allows.
   {
@@ -226,6 +228,7 @@ SuraaDeviceData<V> suraa_setup_device(const DeviceCsrView<V>& a, const NprMoment
   }
 
   // Sorted row pointer, and the matrix rearranged (line 5).
+  cuda::build_phase("gather");
   {
     cuda::DeviceBuffer<index_t> npr(m);
     suraa_sorted_npr_kernel<<<cuda::grid_for(m, block), block, 0, s>>>(
@@ -253,6 +256,7 @@ SuraaDeviceData<V> suraa_setup_device(const DeviceCsrView<V>& a, const NprMoment
 
   // Freedman-Diaconis segment size from O(1) probes of the sorted npr (lines 6-8); range and
   // the count of rows with npr > 32 from the moments pass.
+  cuda::build_phase("probes_segments_plan");
   SuraaProbes probes;
   {
     cuda::DeviceBuffer<index_t> out(2);
@@ -289,6 +293,7 @@ SuraaDeviceData<V> suraa_setup_device(const DeviceCsrView<V>& a, const NprMoment
 
   // G1's partial sums: one a block of each G1 row.
   const index_t g1 = d.plan.g1_end;
+  cuda::build_phase("g1_layout");
   if (g1 > 0 && g1_own_kernels(o)) {
     cuda::DeviceBuffer<index_t> blocks(static_cast<std::size_t>(g1));
     suraa_g1_blocks_kernel<<<cuda::grid_for(g1, block), block, 0, s>>>(

@@ -4,6 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
+#include <vector>
+
 #include "tests/formats/spmv_check.hpp"
 
 namespace spmvkit {
@@ -81,6 +85,99 @@ TEST(Ell, SectorByteModelAndSkipRule) {
   const auto op = build_operator<double>("ell", full, {}, Backend::cpu);
   EXPECT_EQ(op->info().matrix_bytes, 64u * 4u * 12u);
   EXPECT_EQ(op->info().nnz, 256);
+}
+
+// The summaries the device build downloads instead of the row lengths (the histogram as
+// distinct lengths with counts; ELL's stored entries and the rows past a width; the group
+// maxima) give exactly what the rules computed from the lengths themselves.
+std::vector<std::vector<index_t>> awkward_length_vectors() {
+  std::mt19937 rng(20261126);
+  std::vector<std::vector<index_t>> v = {
+      {},                             // no rows
+      {0},                            // one empty row
+      std::vector<index_t>(1000, 0),  // no entries
+      std::vector<index_t>(1000, 7),  // all equal
+      std::vector<index_t>(257, 3),   // a partial group of 256
+  };
+  std::vector<index_t> huge(5000, 1);
+  huge[4321] = 1000000;  // one huge row
+  v.push_back(huge);
+  std::vector<index_t> zeros(3001, 0);  // mostly empty rows
+  for (std::size_t i = 0; i < zeros.size(); i += 97) zeros[i] = 1 + static_cast<index_t>(i % 13);
+  v.push_back(zeros);
+  for (int t = 0; t < 20; ++t) {  // random: sizes off every group boundary, skewed lengths
+    std::vector<index_t> r(1 + rng() % 5000);
+    const index_t top = 1 + static_cast<index_t>(rng() % 300);
+    for (index_t& l : r) l = rng() % 4 == 0 ? static_cast<index_t>(rng() % top) : rng() % 5;
+    v.push_back(r);
+  }
+  return v;
+}
+
+// The byte model as it was written before the summaries: sectors counted from row_length.
+std::size_t naive_ell_pass_bytes(const std::vector<index_t>& len, index_t width, EllSkip skip,
+                                 bool deltas, std::size_t value_bytes) {
+  const auto rows = static_cast<index_t>(len.size());
+  if (width == 0 || rows == 0) return 0;
+  const auto groups_max = [&](index_t group) {
+    std::int64_t total = 0;
+    for (index_t g0 = 0; g0 < rows; g0 += group) {
+      index_t m = 0;
+      for (index_t r = g0; r < std::min(rows, g0 + group); ++r) m = std::max(m, len[r]);
+      total += m;
+    }
+    return total;
+  };
+  const auto ceil_div = [](std::int64_t a, std::int64_t b) { return (a + b - 1) / b; };
+  const index_t idx_per_sector = deltas ? 16 : 8;
+  std::int64_t sectors = groups_max(static_cast<index_t>(32 / value_bytes));
+  if (skip == EllSkip::sentinel)
+    sectors += std::int64_t{width} * ceil_div(rows, idx_per_sector);
+  else
+    sectors += groups_max(idx_per_sector) + ceil_div(rows, 8);
+  if (deltas)
+    sectors +=
+        skip == EllSkip::sentinel ? std::int64_t{width} * ceil_div(rows, 256) : groups_max(256);
+  return static_cast<std::size_t>(sectors * 32);
+}
+
+TEST(Ell, SummariesGiveTheLengthRulesAnswers) {
+  for (const std::vector<index_t>& lengths : awkward_length_vectors()) {
+    SCOPED_TRACE("rows=" + std::to_string(lengths.size()));
+    const std::vector<std::int64_t> hist = length_histogram(lengths);
+    // The device's run-length encoding of the sorted lengths, made here on the host.
+    std::vector<index_t> sorted = lengths, distinct, count;
+    std::sort(sorted.begin(), sorted.end());
+    for (index_t l : sorted) {
+      if (distinct.empty() || distinct.back() != l) {
+        distinct.push_back(l);
+        count.push_back(0);
+      }
+      ++count.back();
+    }
+    EXPECT_EQ(length_histogram_from_runs(distinct, count), hist);
+    const index_t longest = hist.empty() ? 0 : static_cast<index_t>(hist.size() - 1);
+    for (index_t width : {index_t{0}, index_t{1}, index_t{3}, longest / 2, longest}) {
+      std::vector<index_t> clamped(lengths.size());
+      std::int64_t stored = 0, longer = 0;
+      for (std::size_t r = 0; r < lengths.size(); ++r) {
+        clamped[r] = std::min(lengths[r], width);
+        stored += clamped[r];
+        longer += lengths[r] > width;
+      }
+      EXPECT_EQ(ell_stored(hist, width), stored);
+      EXPECT_EQ(rows_longer(hist, width), longer);
+      const EllGroupMaxima g =
+          ell_group_maxima(clamped, static_cast<index_t>(clamped.size()), width);
+      for (bool deltas : {false, true})
+        for (EllSkip skip : {EllSkip::sentinel, EllSkip::row_length}) {
+          EXPECT_EQ(ell_pass_bytes<double>(g, skip, deltas),
+                    naive_ell_pass_bytes(clamped, width, skip, deltas, sizeof(double)));
+          EXPECT_EQ(ell_pass_bytes<float>(g, skip, deltas),
+                    naive_ell_pass_bytes(clamped, width, skip, deltas, sizeof(float)));
+        }
+    }
+  }
 }
 
 TEST(Ell, SixteenBitColumnDeltas) {
