@@ -201,30 +201,6 @@ unsigned group_grid(std::int64_t groups) {
 }  // namespace
 
 template <class V>
-std::vector<index_t> ell_row_lengths_device(const DeviceCsrView<V>& a, std::int64_t pitch,
-                                            index_t width, index_t* longest) {
-  *longest = 0;
-  if (pitch == 0) return {};
-  cudaStream_t stream = cuda::Context::get().stream();
-  cuda::DeviceBuffer<index_t> len(static_cast<std::size_t>(pitch));
-  constexpr int block = EllBuildPolicy::block_threads;
-  ell_row_length_kernel<<<static_cast<unsigned>((pitch + block - 1) / block), block, 0, stream>>>(
-      a.rows, pitch, width, a.row_ptr, len.data());
-  SPMVKIT_CUDA_CHECK(cudaGetLastError());
-  cuda::DeviceBuffer<index_t> max(1);
-  cuda::cub_call(
-      [&](void* t, std::size_t& b, cudaStream_t s) {
-        return cub::DeviceReduce::Max(t, b, len.data(), max.data(), pitch, s);
-      },
-      stream);
-  // The lengths come back as one download (no zero-filled vector to overwrite), after which
-  // the maximum is ready too.
-  std::vector<index_t> host = len.download();
-  cuda::copy_to_host(longest, max.data(), sizeof(index_t));
-  return host;
-}
-
-template <class V>
 std::vector<std::int64_t> length_histogram_device(const DeviceCsrView<V>& a) {
   if (a.rows == 0) return {};
   cudaStream_t stream = cuda::Context::get().stream();
@@ -448,8 +424,6 @@ CsrDeviceTail<V> csr_tail_rows_device(const DeviceCsrView<V>& a, index_t width,
 }
 
 #define SPMVKIT_INSTANTIATE(V)                                                                   \
-  template std::vector<index_t> ell_row_lengths_device(const DeviceCsrView<V>&, std::int64_t,    \
-                                                       index_t, index_t*);                       \
   template std::vector<std::int64_t> length_histogram_device(const DeviceCsrView<V>&);           \
   template EllGroupMaxima ell_group_maxima_device(const DeviceCsrView<V>&, index_t);             \
   template bool ell_deltas_fit_device(const DeviceCsrView<V>&, std::int64_t, index_t);           \

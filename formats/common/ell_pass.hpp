@@ -163,11 +163,6 @@ int ell_rows_per_thread_param(const Params& p, const std::string& format);
 // (ell_column_deltas's rule).
 template <class V>
 std::vector<std::int64_t> length_histogram_device(const DeviceCsrView<V>& a);
-// The row lengths themselves, at most `width`, in `pitch` entries (0 past the rows), and the
-// longest in *longest (SELL-P's configuration rule reads them).
-template <class V>
-std::vector<index_t> ell_row_lengths_device(const DeviceCsrView<V>& a, std::int64_t pitch,
-                                            index_t width, index_t* longest);
 template <class V>
 EllGroupMaxima ell_group_maxima_device(const DeviceCsrView<V>& a, index_t width);
 template <class V>

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -55,9 +56,23 @@ std::vector<index_t> sellp_sort_order(const std::vector<index_t>& lengths, index
 // Slots (stored entries + padding) that `config` gives rows of these lengths, without packing.
 std::int64_t sellp_slots(const std::vector<index_t>& lengths, const SellpConfig& config);
 
+// What the configuration rule reads of the rows: their count, their entries, and the slots of
+// a configuration (sellp_slots, counted on the host from the lengths, sellp_row_counts, or on
+// the device, sellp_slots_device; the rule asks for a handful of configurations). The t-rounded
+// row lengths (the padding no sorting avoids) are the slots of SellpConfig{1, t, 1}.
+struct SellpRowCounts {
+  std::int64_t rows = 0;
+  std::int64_t nnz = 0;
+  std::function<std::int64_t(const SellpConfig&)> slots;
+};
+SellpRowCounts sellp_row_counts(const std::vector<index_t>& lengths);
+
 // The sorting window the rule picks for slices of b rows and t threads a row (see below).
-index_t sellp_choose_sigma(const std::vector<index_t>& lengths, int slice_size,
-                           int threads_per_row);
+index_t sellp_choose_sigma(const SellpRowCounts& rows, int slice_size, int threads_per_row);
+inline index_t sellp_choose_sigma(const std::vector<index_t>& lengths, int slice_size,
+                                  int threads_per_row) {
+  return sellp_choose_sigma(sellp_row_counts(lengths), slice_size, threads_per_row);
+}
 
 // The default rule, from the row statistics:
 //   t = the largest power of two <= mean row length / 16, in 1..32 (each thread of a row then
@@ -68,7 +83,10 @@ index_t sellp_choose_sigma(const std::vector<index_t>& lengths, int slice_size,
 //       stencil); otherwise the smallest of 8b, 64b, 512b (capped at the row count) whose
 //       slots are within 5% of the best of them and of sigma = 1 (small windows keep y/z
 //       accesses local).
-SellpConfig sellp_default_config(const std::vector<index_t>& lengths);
+SellpConfig sellp_default_config(const SellpRowCounts& rows);
+inline SellpConfig sellp_default_config(const std::vector<index_t>& lengths) {
+  return sellp_default_config(sellp_row_counts(lengths));
+}
 
 template <class V>
 SellpData<V> sellp_pack(const Csr<V>& a, const SellpConfig& config);

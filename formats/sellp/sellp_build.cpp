@@ -78,19 +78,26 @@ std::int64_t sellp_slots(const std::vector<index_t>& lengths, const SellpConfig&
   return slots;
 }
 
-index_t sellp_choose_sigma(const std::vector<index_t>& lengths, int slice_size,
-                           int threads_per_row) {
-  const auto rows = static_cast<std::int64_t>(lengths.size());
-  std::int64_t lower = 0;  // no sorting can pad below the t-rounded row lengths
-  for (index_t l : lengths) lower += round_up(l, threads_per_row);
+SellpRowCounts sellp_row_counts(const std::vector<index_t>& lengths) {
+  SellpRowCounts n;
+  n.rows = static_cast<std::int64_t>(lengths.size());
+  for (index_t l : lengths) n.nnz += l;
+  n.slots = [&lengths](const SellpConfig& c) { return sellp_slots(lengths, c); };
+  return n;
+}
+
+index_t sellp_choose_sigma(const SellpRowCounts& n, int slice_size, int threads_per_row) {
+  const std::int64_t rows = n.rows;
+  // No sorting can pad below the t-rounded row lengths: slices of one row.
+  const std::int64_t lower = n.slots(SellpConfig{1, threads_per_row, 1});
   SellpConfig c{slice_size, threads_per_row, 1};
-  const std::int64_t unsorted = sellp_slots(lengths, c);
+  const std::int64_t unsorted = n.slots(c);
   if (lower == 0 || static_cast<double>(unsorted) <= 1.05 * static_cast<double>(lower)) return 1;
   std::vector<std::pair<index_t, std::int64_t>> candidates;
   for (std::int64_t m : {8, 64, 512}) {
     const std::int64_t sigma = std::min<std::int64_t>(m * slice_size, round_up(rows, slice_size));
     c.sigma = static_cast<index_t>(sigma);
-    candidates.emplace_back(c.sigma, sellp_slots(lengths, c));
+    candidates.emplace_back(c.sigma, n.slots(c));
     if (sigma >= rows) break;
   }
   std::int64_t best = unsorted;
@@ -102,17 +109,15 @@ index_t sellp_choose_sigma(const std::vector<index_t>& lengths, int slice_size,
   return candidates.back().first;
 }
 
-SellpConfig sellp_default_config(const std::vector<index_t>& lengths) {
+SellpConfig sellp_default_config(const SellpRowCounts& n) {
   SellpConfig c;
-  if (lengths.empty()) return c;
-  std::int64_t nnz = 0;
-  for (index_t l : lengths) nnz += l;
-  const double mean = static_cast<double>(nnz) / static_cast<double>(lengths.size());
+  if (n.rows == 0) return c;
+  const double mean = static_cast<double>(n.nnz) / static_cast<double>(n.rows);
   int t = 1;
   while (t < 32 && 2.0 * t <= mean / 16.0) t *= 2;
   c.threads_per_row = t;
   c.slice_size = std::clamp(256 / t, 8, 32);
-  c.sigma = sellp_choose_sigma(lengths, c.slice_size, c.threads_per_row);
+  c.sigma = sellp_choose_sigma(n, c.slice_size, c.threads_per_row);
   return c;
 }
 
@@ -269,7 +274,7 @@ struct SellpChoices {
   SellpConfig config;
   double fill = 1.0;
 
-  SellpChoices(const Params& p, const std::vector<index_t>& lengths, std::int64_t nnz)
+  SellpChoices(const Params& p, const SellpRowCounts& rows)
       : max_fill(p.get_double("max_fill", 64.0)),
         skip(ell_skip_param(p, "sellp")),
         index_bits(index_bits_param(p, "sellp")) {
@@ -277,7 +282,7 @@ struct SellpChoices {
       throw InputError("sellp: max_fill must be a finite number >= 1, got " +
                        p.get_string("max_fill", ""));
     SellpConfig& c = config;
-    c = sellp_default_config(lengths);
+    c = sellp_default_config(rows);
     if (p.has("slice_size")) {
       const long long v = p.get_int("slice_size", c.slice_size);
       if (!is_pow2(v) || v > 1024)
@@ -304,10 +309,11 @@ struct SellpChoices {
                          std::to_string(c.slice_size) + "), got " + std::to_string(v));
       c.sigma = static_cast<index_t>(v);
     } else if (p.has("slice_size") || p.has("threads_per_row")) {
-      c.sigma = sellp_choose_sigma(lengths, c.slice_size, c.threads_per_row);
+      c.sigma = sellp_choose_sigma(rows, c.slice_size, c.threads_per_row);
     }
 
-    const std::int64_t slots = sellp_slots(lengths, c);
+    const std::int64_t nnz = rows.nnz;
+    const std::int64_t slots = rows.slots(c);
     fill = nnz == 0 ? 1.0 : static_cast<double>(slots) / nnz;
     if (fill > max_fill) {
       std::ostringstream os;
@@ -343,7 +349,8 @@ struct SellpChoices {
 
 template <class V>
 std::unique_ptr<Operator<V>> build_sellp(const Csr<V>& a, const Params& p, Backend b) {
-  const SellpChoices c(p, row_lengths(a), a.nnz());
+  const std::vector<index_t> lengths = row_lengths(a);
+  const SellpChoices c(p, sellp_row_counts(lengths));
   SellpData<V> s = sellp_pack(a, c.config);
   std::optional<ColumnDeltas> deltas;  // the OpenMP kernel reads col_idx
   if (b == Backend::cuda && c.try_deltas()) {
@@ -361,18 +368,15 @@ std::unique_ptr<Operator<V>> build_sellp(const Csr<V>& a, const Params& p, Backe
 }
 
 #if SPMVKIT_HAVE_CUDA
-// The same operator from a CSR on the device: the row lengths copied to the host for the
-// configuration rule (4 bytes a row), the permutation, slices, packing, delta fit and the
-// byte model's counts made on the device (sellp_setup_cuda.cu).
+// The same operator from a CSR on the device: the configuration rule's slot counts, the
+// permutation, slices, packing, delta fit and the byte model's counts made on the device
+// (sellp_setup_cuda.cu); only the longest row and a few slot counts come to the host.
 template <class V>
 std::unique_ptr<Operator<V>> build_sellp_device(const DeviceCsrView<V>& a, const Params& p) {
-  index_t longest = 0;
   cuda::build_phase("row_lengths");
-  std::vector<index_t> lengths =
-      ell_row_lengths_device(a, a.rows, std::numeric_limits<index_t>::max(), &longest);
+  const index_t longest = longest_row_device(a);
   cuda::build_phase("config_rule");
-  const SellpChoices c(p, lengths, a.nnz);
-  lengths = {};
+  const SellpChoices c(p, sellp_row_counts_device(a, longest));
   SellpDevice<V> s = sellp_pack_device(a, c.config, longest, c.try_deltas());
   const bool deltas = s.index_bits == 16;
   if (c.index_bits == 16 && !deltas) SellpChoices::deltas_do_not_fit();

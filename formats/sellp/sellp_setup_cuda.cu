@@ -1,10 +1,14 @@
 // SELL-P packed on the device from a device CSR (sellp_cuda.hpp): the arrays sellp_pack and
 // sellp_column_deltas make on the host (same layout, same padding), and the footprint
 // sellp_footprint counts there.
+#include <algorithm>
 #include <cub/block/block_reduce.cuh>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
 #include <limits>
+#include <map>
+#include <memory>
+#include <tuple>
 
 #include "backend/cuda/build_profile.hpp"
 #include "backend/cuda/cub_call.cuh"
@@ -36,7 +40,63 @@ __global__ void sellp_sort_key_kernel(index_t rows, index_t sigma, index_t longe
   const index_t len = row_ptr[r + 1] - row_ptr[r];
   key[r] = static_cast<K>(r / sigma) * (static_cast<K>(longest) + 1) +
            static_cast<K>(longest - len);
-  row[r] = static_cast<index_t>(r);
+  if (row != nullptr) row[r] = static_cast<index_t>(r);
+}
+
+// The longest row into *longest (zeroed): a thread a row, a block reduction, one atomicMax a
+// block. Bytes: the row pointer.
+__global__ void longest_row_kernel(index_t rows, const index_t* __restrict__ row_ptr,
+                                   index_t* longest) {
+  using BlockReduce = cub::BlockReduce<index_t, SellpSetupPolicy::block_threads>;
+  __shared__ typename BlockReduce::TempStorage storage;
+  const std::int64_t r = thread_id();
+  const index_t len = r < rows ? row_ptr[r + 1] - row_ptr[r] : 0;
+  const index_t block_longest =
+      BlockReduce(storage).Reduce(len, [](index_t x, index_t y) { return max(x, y); });
+  if (threadIdx.x == 0 && block_longest > 0) atomicMax(longest, block_longest);
+}
+
+// sellp_slots's unsorted count: slice s (rows s*b .. s*b+b-1) holds b * round_up(its longest
+// row, t) slots. A thread a slice; block sums added into *slots (zeroed). Bytes: the row
+// pointer.
+__global__ void sellp_unsorted_slots_kernel(index_t rows, std::int64_t slices, int slice_size,
+                                            int threads_per_row,
+                                            const index_t* __restrict__ row_ptr,
+                                            unsigned long long* slots) {
+  using BlockReduce = cub::BlockReduce<long long, SellpSetupPolicy::block_threads>;
+  __shared__ typename BlockReduce::TempStorage storage;
+  const std::int64_t s = thread_id();
+  long long mine = 0;
+  if (s < slices) {
+    const std::int64_t r0 = s * slice_size, r1 = min(std::int64_t{rows}, r0 + slice_size);
+    index_t longest = 0;
+    for (std::int64_t r = r0; r < r1; ++r) longest = max(longest, row_ptr[r + 1] - row_ptr[r]);
+    mine = static_cast<long long>(slice_size) *
+           ((longest + threads_per_row - 1) / threads_per_row * threads_per_row);
+  }
+  const long long block = BlockReduce(storage).Sum(mine);
+  if (threadIdx.x == 0 && block > 0) atomicAdd(slots, static_cast<unsigned long long>(block));
+}
+
+// sellp_slots's sorted count from the window-sorted keys (sellp_sort_key_kernel's, sorted):
+// every window holds whole slices, so slice s's longest row is at sorted position s*b. A
+// thread a slice; block sums added into *slots (zeroed). Bytes: one key a slice.
+template <class K>
+__global__ void sellp_sorted_slots_kernel(std::int64_t slices, int slice_size, int threads_per_row,
+                                          index_t longest, const K* __restrict__ sorted_key,
+                                          unsigned long long* slots) {
+  using BlockReduce = cub::BlockReduce<long long, SellpSetupPolicy::block_threads>;
+  __shared__ typename BlockReduce::TempStorage storage;
+  const std::int64_t s = thread_id();
+  long long mine = 0;
+  if (s < slices) {
+    const auto len = static_cast<long long>(
+        longest - static_cast<index_t>(sorted_key[s * slice_size] % (static_cast<K>(longest) + 1)));
+    mine = static_cast<long long>(slice_size) *
+           ((len + threads_per_row - 1) / threads_per_row * threads_per_row);
+  }
+  const long long block = BlockReduce(storage).Sum(mine);
+  if (threadIdx.x == 0 && block > 0) atomicAdd(slots, static_cast<unsigned long long>(block));
 }
 
 // Row lengths in slice order (0 past the rows), and each slice's longest row: a segmented max
@@ -210,7 +270,89 @@ cuda::DeviceBuffer<index_t> sort_order(const DeviceCsrView<V>& a, index_t sigma,
   return perm;
 }
 
+// sellp_slots for a sorted configuration: the rows' (window, longest first) keys of type K,
+// sorted (keys only, double-buffered: 2 K a row), then the slices' first keys read.
+template <class K, class V>
+std::int64_t sorted_slots(const DeviceCsrView<V>& a, const SellpConfig& c, index_t longest,
+                          int end_bit, unsigned long long* slots, cudaStream_t stream) {
+  constexpr int block = SellpSetupPolicy::block_threads;
+  const auto n = static_cast<std::size_t>(a.rows);
+  cuda::DeviceBuffer<K> key(n), other(n);
+  sellp_sort_key_kernel<K><<<grid(a.rows, block), block, 0, stream>>>(
+      a.rows, c.sigma, longest, a.row_ptr, key.data(), nullptr);
+  SPMVKIT_LAUNCH_CHECK();
+  cub::DoubleBuffer<K> keys(key.data(), other.data());
+  cuda::cub_call(
+      [&](void* t, std::size_t& b, cudaStream_t s) {
+        return cub::DeviceRadixSort::SortKeys(t, b, keys, a.rows, 0, end_bit, s);
+      },
+      stream);
+  const std::int64_t slices = (std::int64_t{a.rows} + c.slice_size - 1) / c.slice_size;
+  sellp_sorted_slots_kernel<K><<<grid(slices, block), block, 0, stream>>>(
+      slices, c.slice_size, c.threads_per_row, longest, keys.Current(), slots);
+  SPMVKIT_LAUNCH_CHECK();
+  std::int64_t host = 0;
+  cuda::copy_to_host(&host, slots, sizeof host);  // synchronises: the keys are freed below
+  return host;
+}
+
 }  // namespace
+
+template <class V>
+index_t longest_row_device(const DeviceCsrView<V>& a) {
+  if (a.rows == 0) return 0;
+  constexpr int block = SellpSetupPolicy::block_threads;
+  cudaStream_t stream = cuda::Context::get().stream();
+  cuda::DeviceBuffer<index_t> longest(1);
+  SPMVKIT_CUDA_CHECK(cudaMemsetAsync(longest.data(), 0, sizeof(index_t), stream));
+  longest_row_kernel<<<grid(a.rows, block), block, 0, stream>>>(a.rows, a.row_ptr, longest.data());
+  SPMVKIT_LAUNCH_CHECK();
+  index_t host = 0;
+  cuda::copy_to_host(&host, longest.data(), sizeof host);
+  return host;
+}
+
+template <class V>
+std::int64_t sellp_slots_device(const DeviceCsrView<V>& a, const SellpConfig& c, index_t longest) {
+  if (a.rows == 0) return 0;
+  constexpr int block = SellpSetupPolicy::block_threads;
+  cudaStream_t stream = cuda::Context::get().stream();
+  cuda::DeviceBuffer<unsigned long long> slots(1);
+  SPMVKIT_CUDA_CHECK(cudaMemsetAsync(slots.data(), 0, sizeof(unsigned long long), stream));
+  if (c.sigma <= 1) {
+    const std::int64_t slices = (std::int64_t{a.rows} + c.slice_size - 1) / c.slice_size;
+    sellp_unsorted_slots_kernel<<<grid(slices, block), block, 0, stream>>>(
+        a.rows, slices, c.slice_size, c.threads_per_row, a.row_ptr, slots.data());
+    SPMVKIT_LAUNCH_CHECK();
+    std::int64_t host = 0;
+    cuda::copy_to_host(&host, slots.data(), sizeof host);
+    return host;
+  }
+  const std::int64_t windows = (std::int64_t{a.rows} + c.sigma - 1) / c.sigma;
+  const int end_bit = std::max(
+      1, cuda::bits_for(
+             static_cast<std::uint64_t>(windows) * (static_cast<std::uint64_t>(longest) + 1) - 1));
+  return end_bit <= 32 ? sorted_slots<std::uint32_t>(a, c, longest, end_bit, slots.data(), stream)
+                       : sorted_slots<std::uint64_t>(a, c, longest, end_bit, slots.data(), stream);
+}
+
+template <class V>
+SellpRowCounts sellp_row_counts_device(const DeviceCsrView<V>& a, index_t longest) {
+  SellpRowCounts n;
+  n.rows = a.rows;
+  n.nnz = a.nnz;
+  // The rule asks for the chosen configuration's slots again (the fill check): counted once.
+  auto known = std::make_shared<std::map<std::tuple<int, int, index_t>, std::int64_t>>();
+  n.slots = [a, longest, known](const SellpConfig& c) {
+    const auto key = std::make_tuple(c.slice_size, c.threads_per_row, c.sigma);
+    const auto it = known->find(key);
+    if (it != known->end()) return it->second;
+    const std::int64_t slots = sellp_slots_device(a, c, longest);
+    known->emplace(key, slots);
+    return slots;
+  };
+  return n;
+}
 
 template <class V>
 SellpDevice<V> sellp_pack_device(const DeviceCsrView<V>& a, const SellpConfig& config,
@@ -315,9 +457,12 @@ SellpDevice<V> sellp_pack_device(const DeviceCsrView<V>& a, const SellpConfig& c
   return s;
 }
 
-#define SPMVKIT_INSTANTIATE(V)                                                                 \
-  template SellpDevice<V> sellp_pack_device(const DeviceCsrView<V>&, const SellpConfig&,      \
-                                            index_t, bool);
+#define SPMVKIT_INSTANTIATE(V)                                                                    \
+  template SellpDevice<V> sellp_pack_device(const DeviceCsrView<V>&, const SellpConfig&, index_t, \
+                                            bool);                                                \
+  template index_t longest_row_device(const DeviceCsrView<V>&);                                   \
+  template std::int64_t sellp_slots_device(const DeviceCsrView<V>&, const SellpConfig&, index_t); \
+  template SellpRowCounts sellp_row_counts_device(const DeviceCsrView<V>&, index_t);
 SPMVKIT_INSTANTIATE(float)
 SPMVKIT_INSTANTIATE(double)
 #undef SPMVKIT_INSTANTIATE

@@ -5,7 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <numeric>
+#include <random>
 
 #include "tests/formats/spmv_check.hpp"
 
@@ -87,6 +90,87 @@ TEST(Sellp, SigmaPermutationRoundTrip) {
     testing::expect_spmv_matches_everywhere("sellp", b, Params::parse(params));
 }
 
+// The rule reads the rows through SellpRowCounts (slot counts of a few configurations) so the
+// device build can count them on the GPU. Checked here on awkward and random lengths: the
+// padding floor as the slots of one-row slices is the old sum of t-rounded lengths; the
+// device's way of counting sorted slots (sort (window, longest - length) keys, read every b-th
+// key) gives sellp_slots; and the sigma rule gives what it gave on the lengths (the old rule
+// written out below).
+index_t old_choose_sigma(const std::vector<index_t>& lengths, int b, int t) {
+  const auto rows = static_cast<std::int64_t>(lengths.size());
+  const auto up = [](std::int64_t v, std::int64_t m) { return (v + m - 1) / m * m; };
+  std::int64_t lower = 0;
+  for (index_t l : lengths) lower += up(l, t);
+  SellpConfig c{b, t, 1};
+  const std::int64_t unsorted = sellp_slots(lengths, c);
+  if (lower == 0 || static_cast<double>(unsorted) <= 1.05 * static_cast<double>(lower)) return 1;
+  std::vector<std::pair<index_t, std::int64_t>> candidates;
+  for (std::int64_t m : {8, 64, 512}) {
+    const std::int64_t sigma = std::min<std::int64_t>(m * b, up(rows, b));
+    c.sigma = static_cast<index_t>(sigma);
+    candidates.emplace_back(c.sigma, sellp_slots(lengths, c));
+    if (sigma >= rows) break;
+  }
+  std::int64_t best = unsorted;
+  for (const auto& [sigma, slots] : candidates) best = std::min(best, slots);
+  const double good_enough = 1.05 * static_cast<double>(best);
+  if (static_cast<double>(unsorted) <= good_enough) return 1;
+  for (const auto& [sigma, slots] : candidates)
+    if (static_cast<double>(slots) <= good_enough) return sigma;
+  return candidates.back().first;
+}
+
+std::int64_t slots_by_sorted_keys(const std::vector<index_t>& lengths, const SellpConfig& c) {
+  if (lengths.empty()) return 0;
+  const std::uint64_t longest = *std::max_element(lengths.begin(), lengths.end());
+  std::vector<std::uint64_t> key(lengths.size());
+  for (std::size_t r = 0; r < lengths.size(); ++r)
+    key[r] = r / static_cast<std::uint64_t>(c.sigma) * (longest + 1) + (longest - lengths[r]);
+  std::sort(key.begin(), key.end());
+  std::int64_t slots = 0;
+  for (std::size_t p = 0; p < key.size(); p += static_cast<std::size_t>(c.slice_size)) {
+    const auto len = static_cast<std::int64_t>(longest - key[p] % (longest + 1));
+    slots += c.slice_size * ((len + c.threads_per_row - 1) / c.threads_per_row * c.threads_per_row);
+  }
+  return slots;
+}
+
+TEST(Sellp, RowCountsGiveTheLengthRulesAnswers) {
+  std::mt19937 rng(1126);
+  std::vector<std::vector<index_t>> cases = {{},
+                                             {0},
+                                             std::vector<index_t>(1000, 0),
+                                             std::vector<index_t>(1000, 9),
+                                             std::vector<index_t>(777, 40)};
+  std::vector<index_t> huge(3000, 2);
+  huge[1234] = 1000000;
+  cases.push_back(huge);
+  std::vector<index_t> zeros(4099, 0);
+  for (std::size_t r = 0; r < zeros.size(); r += 61) zeros[r] = 1 + static_cast<index_t>(r % 29);
+  cases.push_back(zeros);
+  for (int k = 0; k < 10; ++k) {
+    std::vector<index_t> v(1 + rng() % 6000);
+    const index_t top = 1 + static_cast<index_t>(rng() % 2000);
+    for (index_t& l : v) l = rng() % 20 == 0 ? static_cast<index_t>(rng() % top) : rng() % 8;
+    cases.push_back(v);
+  }
+  for (const std::vector<index_t>& lengths : cases) {
+    SCOPED_TRACE("rows=" + std::to_string(lengths.size()));
+    for (int t : {1, 4, 32}) {
+      std::int64_t lower = 0;
+      for (index_t l : lengths) lower += (l + t - 1) / t * t;
+      EXPECT_EQ(sellp_slots(lengths, SellpConfig{1, t, 1}), lower);
+      for (int b : {1, 8, 256}) {
+        EXPECT_EQ(sellp_choose_sigma(lengths, b, t), old_choose_sigma(lengths, b, t));
+        for (index_t m : {1, 8, 64}) {
+          const SellpConfig c{b, t, b * m};
+          EXPECT_EQ(slots_by_sorted_keys(lengths, c), sellp_slots(lengths, c));
+        }
+      }
+    }
+  }
+}
+
 TEST(Sellp, RuleFromRowStatistics) {
   // Uniform rows of 27 (a 27-point stencil's interior): t = 1, b = 32, no sorting.
   SellpConfig c = sellp_default_config(std::vector<index_t>(10000, 27));
@@ -117,7 +201,7 @@ TEST(Sellp, RuleFromRowStatistics) {
   for (std::size_t r = 0; r < mild.size(); r += 200) mild[r] = 6;
   EXPECT_EQ(sellp_default_config(mild).sigma, 1);
   // No rows.
-  EXPECT_EQ(sellp_default_config({}).sigma, 1);
+  EXPECT_EQ(sellp_default_config(std::vector<index_t>{}).sigma, 1);
 
   // The builder reports the chosen parameters.
   const Csr<double> a = matrix_with_lengths(3000, 3000, [](index_t) { return 27; });
