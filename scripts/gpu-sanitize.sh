@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # compute-sanitizer over the GPU tests, on the GPU machine (needs the carried .deps/):
 #   TOOLS='memcheck racecheck initcheck synccheck' SHARDS=4 FILTER='gtest filter' \
+#     SANITIZE_LOGS=/tmp/sanitize (the shards' logs; another folder for a concurrent run) \
 #     TESTS='formats solvers' scripts/gpu-sanitize.sh
 # FILTER_<program> and SHARDS_<program> (e.g. FILTER_solvers, SHARDS_formats) override FILTER
 # and SHARDS for one test program.
@@ -16,7 +17,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT"
-logs=/tmp/sanitize
+logs=${SANITIZE_LOGS:-/tmp/sanitize}  # one folder a concurrent run
 rm -rf "$logs"
 mkdir -p "$logs"
 . scripts/gpu-env.sh
@@ -29,9 +30,9 @@ shards=${SHARDS:-4}
 # reports as API errors.
 filter=${FILTER:-*:-CudaOutOfMemory.*}
 
-nvcc -arch=sm_90 -lineinfo -o /tmp/sanitizer_probes scripts/sanitizer_probes.cu || exit 1
+nvcc -arch=sm_90 -lineinfo -o "$logs/probes" scripts/sanitizer_probes.cu || exit 1
 for tool in "${tools[@]}"; do
-  report=$("$CS" --tool "$tool" --error-exitcode 9 /tmp/sanitizer_probes "$tool" 2>&1)
+  report=$("$CS" --tool "$tool" --error-exitcode 9 "$logs/probes" "$tool" 2>&1)
   if ! grep -qE "ERROR SUMMARY: [1-9]|RACECHECK SUMMARY: [1-9]|Race reported" <<< "$report"; then
     echo "$tool did not report its deliberate defect: its results here would mean nothing"
     echo "$report" | tail -5
