@@ -23,6 +23,7 @@
 // in tiles of whole blocks (block_tiles below).
 #pragma once
 
+#include <cub/block/block_reduce.cuh>
 
 #include "backend/cuda/cuda.hpp"
 #include "ops/krylov_state.hpp"
@@ -88,53 +89,31 @@ __device__ inline bool finite(V v) {
   return isfinite(v);
 }
 
-// The sum of one value a thread over the CUDA block (KrylovLaunch::threads), valid in thread
-// 0: shuffles within each warp, then warp 0 over the warps' sums. Written out rather than
-// cub::BlockReduce so that each warp is reconverged (__syncwarp) after its lane-0 store and
-// before the block barrier: compute-sanitizer's synccheck reported CUB's
-// `if (lane == 0) store; __syncthreads()` as a barrier reached by a divergent warp in every
-// merged-solver kernel (H100, CUDA 13.0, 2026-11-26). Fixed order: deterministic.
-template <class V>
-__device__ inline V block_sum(V v, V (&warp_sums)[KrylovLaunch::threads / 32]) {
-  constexpr unsigned kWarps = KrylovLaunch::threads / 32;
-  const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  for (unsigned o = 16; o > 0; o /= 2) v += __shfl_down_sync(0xffffffffu, v, o);
-  if (lane == 0) warp_sums[warp] = v;
-  __syncwarp();
-  __syncthreads();
-  V s = 0;
-  if (warp == 0) {
-    s = lane < kWarps ? warp_sums[lane] : V(0);
-    for (unsigned o = kWarps / 2; o > 0; o /= 2) s += __shfl_down_sync(0xffffffffu, s, o);
-  }
-  __syncwarp();
-  __syncthreads();  // warp_sums may be written again
-  return s;
-}
-
-// Block-sums `vals[0..K)`, writes them to partials[block*K + j]; the last block to arrive sums
-// every block's partials (fixed order: deterministic) into out[0..K) and returns true in all
-// of its threads. The counter is reset by that block for the next kernel.
+// Block-sums `vals[0..K)` (CUB), writes them to partials[block*K + j]; the last block to
+// arrive sums every block's partials (fixed order: deterministic) into out[0..K) and returns
+// true in all of its threads. The counter is reset by that block for the next kernel.
 template <class V, int K>
 __device__ bool reduce_last_block(V (&vals)[K], V* partials, unsigned* counter, V (&out)[K]) {
-  __shared__ V warp_sums[KrylovLaunch::threads / 32];
+  using Reduce = cub::BlockReduce<V, KrylovLaunch::threads>;
+  __shared__ typename Reduce::TempStorage temp;
   __shared__ bool last;
   for (int j = 0; j < K; ++j) {
-    const V s = block_sum(vals[j], warp_sums);
+    const V s = Reduce(temp).Sum(vals[j]);
     if (threadIdx.x == 0) partials[blockIdx.x * K + j] = s;
+    __syncthreads();
   }
   if (threadIdx.x == 0) {
     __threadfence();
     last = atomicAdd(counter, 1u) == gridDim.x - 1;
   }
-  __syncwarp();
   __syncthreads();
   if (!last) return false;
   for (int j = 0; j < K; ++j) {
     V s = 0;
     for (unsigned b = threadIdx.x; b < gridDim.x; b += blockDim.x)
       s += __ldcg(partials + b * K + j);
-    out[j] = block_sum(s, warp_sums);  // valid in thread 0
+    out[j] = Reduce(temp).Sum(s);  // valid in thread 0
+    __syncthreads();
   }
   if (threadIdx.x == 0) *counter = 0;
   return true;
