@@ -2,6 +2,7 @@
 // dot and nrm2 returns its scalar to the host, as in the paper's figure 1).
 #include <climits>
 
+#include "backend/cuda/cublas_api.hpp"
 #include "backend/cuda/cuda.hpp"
 #include "ops/blas.hpp"
 #include "spmvkit/error.hpp"
@@ -15,7 +16,7 @@ int len(std::size_t n) {
 }
 cublasHandle_t handle() {
   cublasHandle_t h = cuda::Context::get().cublas();
-  SPMVKIT_CUBLAS_CHECK(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST));
+  SPMVKIT_CUBLAS_CHECK(cuda::cublas_api().set_pointer_mode(h, CUBLAS_POINTER_MODE_HOST));
   return h;
 }
 
@@ -24,50 +25,50 @@ cublasHandle_t handle() {
 template <>
 double dot<double>(std::size_t n, const double* x, const double* y) {
   double r = 0;
-  SPMVKIT_CUBLAS_CHECK(cublasDdot(handle(), len(n), x, 1, y, 1, &r));
+  SPMVKIT_CUBLAS_CHECK(cuda::cublas_api().ddot(handle(), len(n), x, 1, y, 1, &r));
   return r;
 }
 template <>
 float dot<float>(std::size_t n, const float* x, const float* y) {
   float r = 0;
-  SPMVKIT_CUBLAS_CHECK(cublasSdot(handle(), len(n), x, 1, y, 1, &r));
+  SPMVKIT_CUBLAS_CHECK(cuda::cublas_api().sdot(handle(), len(n), x, 1, y, 1, &r));
   return r;
 }
 template <>
 double nrm2<double>(std::size_t n, const double* x) {
   double r = 0;
-  SPMVKIT_CUBLAS_CHECK(cublasDnrm2(handle(), len(n), x, 1, &r));
+  SPMVKIT_CUBLAS_CHECK(cuda::cublas_api().dnrm2(handle(), len(n), x, 1, &r));
   return r;
 }
 template <>
 float nrm2<float>(std::size_t n, const float* x) {
   float r = 0;
-  SPMVKIT_CUBLAS_CHECK(cublasSnrm2(handle(), len(n), x, 1, &r));
+  SPMVKIT_CUBLAS_CHECK(cuda::cublas_api().snrm2(handle(), len(n), x, 1, &r));
   return r;
 }
 template <>
 void axpy<double>(std::size_t n, double a, const double* x, double* y) {
-  SPMVKIT_CUBLAS_CHECK(cublasDaxpy(handle(), len(n), &a, x, 1, y, 1));
+  SPMVKIT_CUBLAS_CHECK(cuda::cublas_api().daxpy(handle(), len(n), &a, x, 1, y, 1));
 }
 template <>
 void axpy<float>(std::size_t n, float a, const float* x, float* y) {
-  SPMVKIT_CUBLAS_CHECK(cublasSaxpy(handle(), len(n), &a, x, 1, y, 1));
+  SPMVKIT_CUBLAS_CHECK(cuda::cublas_api().saxpy(handle(), len(n), &a, x, 1, y, 1));
 }
 template <>
 void scal<double>(std::size_t n, double a, double* x) {
-  SPMVKIT_CUBLAS_CHECK(cublasDscal(handle(), len(n), &a, x, 1));
+  SPMVKIT_CUBLAS_CHECK(cuda::cublas_api().dscal(handle(), len(n), &a, x, 1));
 }
 template <>
 void scal<float>(std::size_t n, float a, float* x) {
-  SPMVKIT_CUBLAS_CHECK(cublasSscal(handle(), len(n), &a, x, 1));
+  SPMVKIT_CUBLAS_CHECK(cuda::cublas_api().sscal(handle(), len(n), &a, x, 1));
 }
 template <>
 void copy<double>(std::size_t n, const double* x, double* y) {
-  SPMVKIT_CUBLAS_CHECK(cublasDcopy(handle(), len(n), x, 1, y, 1));
+  SPMVKIT_CUBLAS_CHECK(cuda::cublas_api().dcopy(handle(), len(n), x, 1, y, 1));
 }
 template <>
 void copy<float>(std::size_t n, const float* x, float* y) {
-  SPMVKIT_CUBLAS_CHECK(cublasScopy(handle(), len(n), x, 1, y, 1));
+  SPMVKIT_CUBLAS_CHECK(cuda::cublas_api().scopy(handle(), len(n), x, 1, y, 1));
 }
 
 namespace {

@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "backend/cuda/cublas_api.hpp"
 #include "spmvkit/error.hpp"
 
 namespace spmvkit::cuda {
@@ -32,8 +33,8 @@ void throw_cusparse_error(cusparseStatus_t status, const char* call, const char*
 }
 
 void throw_cublas_error(cublasStatus_t status, const char* call, const char* file, int line) {
-  throw CusparseError(std::string("cuBLAS error ") + cublasGetStatusName(status) + " (" +
-                      cublasGetStatusString(status) + ")" + where(call, file, line));
+  throw CusparseError(std::string("cuBLAS error ") + cublas_api().get_status_name(status) + " (" +
+                      cublas_api().get_status_string(status) + ")" + where(call, file, line));
 }
 
 Context::Context(int device) : device_(device) {
@@ -42,13 +43,13 @@ Context::Context(int device) : device_(device) {
   SPMVKIT_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
   SPMVKIT_CUSPARSE_CHECK(cusparseCreate(&cusparse_));
   SPMVKIT_CUSPARSE_CHECK(cusparseSetStream(cusparse_, stream_));
-  SPMVKIT_CUBLAS_CHECK(cublasCreate(&cublas_));
-  SPMVKIT_CUBLAS_CHECK(cublasSetStream(cublas_, stream_));
+  SPMVKIT_CUBLAS_CHECK(cublas_api().create(&cublas_));
+  SPMVKIT_CUBLAS_CHECK(cublas_api().set_stream(cublas_, stream_));
 }
 
 Context::~Context() {
   // Process teardown: errors here cannot be reported, so they are ignored.
-  if (cublas_) cublasDestroy(cublas_);
+  if (cublas_) cublas_api().destroy(cublas_);
   if (cusparse_) cusparseDestroy(cusparse_);
   if (stream_) cudaStreamDestroy(stream_);
 }
@@ -60,6 +61,10 @@ Context& Context::get() {
 }
 
 Context& Context::get(int device) {
+  // cuBLAS is loaded before the first context: its own teardown then runs after the contexts'
+  // destructors (which destroy its handles), as when it was linked at start.
+  static const CublasApi& blas_loaded_first = cublas_api();
+  (void)blas_loaded_first;
   static std::mutex mutex;
   static std::map<int, std::unique_ptr<Context>> contexts;
   std::lock_guard<std::mutex> lock(mutex);

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "backend/cuda/cublas_api.hpp"
 #include "backend/cuda/cuda.hpp"
 #include "formats/common/bsr_blocks.hpp"
 #include "formats/common/csr_kernels.hpp"
@@ -152,9 +153,9 @@ class CusparseOperator final : public Operator<V> {
       return;
     }
     if constexpr (std::is_same_v<V, float>)
-      SPMVKIT_CUBLAS_CHECK(cublasSscal(ctx.cublas(), n, &beta, z, 1));
+      SPMVKIT_CUBLAS_CHECK(cuda::cublas_api().sscal(ctx.cublas(), n, &beta, z, 1));
     else
-      SPMVKIT_CUBLAS_CHECK(cublasDscal(ctx.cublas(), n, &beta, z, 1));
+      SPMVKIT_CUBLAS_CHECK(cuda::cublas_api().dscal(ctx.cublas(), n, &beta, z, 1));
   }
 
   // Sliced ELL as cuSPARSE expects it: slices of `slice` rows, each padded to its longest row,
