@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 
 #include "backend/cuda/cuda.hpp"
 #include "spmvkit/csr.hpp"
@@ -15,6 +16,17 @@ namespace spmvkit::cuda {
 // `bytes` from host `src` (pageable) to device `dst`, on the context stream, through two
 // pinned staging buffers kept for the process; returns once the copy is done.
 void upload_staged(void* dst, const void* src, std::size_t bytes);
+// `bytes` from device `src` to host `dst` (pageable), through the same pinned buffers; returns
+// once dst holds them.
+void download_staged(void* dst, const void* src, std::size_t bytes);
+// A device array on the host by download_staged, in memory left uninitialised (a value-
+// initialised vector would touch every page once more, on one thread).
+template <class T>
+std::unique_ptr<T[]> download_staged(const DeviceBuffer<T>& a) {
+  std::unique_ptr<T[]> h(new T[a.size() > 0 ? a.size() : 1]);
+  download_staged(h.get(), a.data(), a.bytes());
+  return h;
+}
 
 // A CSR matrix's arrays in device memory, owning.
 template <class V>

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "backend/cuda/cub_call.cuh"
+#include "backend/cuda/device_csr.hpp"
 #include "backend/cuda/search.cuh"
 #include "formats/common/bsr_blocks_cuda.hpp"
 
@@ -212,7 +213,8 @@ DeviceBsrBlocks<V> csr_to_bsr_device(const DeviceCsrView<V>& a, int block_size,
       cuda::copy_on_device(m.values.data(), a.values, a.nnz * sizeof(V));
     }
     m.block_row_ptr.resize(brows + 1);
-    cuda::copy_to_host(m.block_row_ptr.data(), m.row_ptr.data(), (brows + 1) * sizeof(index_t));
+    cuda::download_staged(m.block_row_ptr.data(), m.row_ptr.data(),
+                          (brows + 1) * sizeof(index_t));
     return m;
   }
 
@@ -271,7 +273,7 @@ DeviceBsrBlocks<V> csr_to_bsr_device(const DeviceCsrView<V>& a, int block_size,
     SPMVKIT_LAUNCH_CHECK();
   }
   m.block_row_ptr.resize(brows + 1);
-  cuda::copy_to_host(m.block_row_ptr.data(), m.row_ptr.data(), (brows + 1) * sizeof(index_t));
+  cuda::download_staged(m.block_row_ptr.data(), m.row_ptr.data(), (brows + 1) * sizeof(index_t));
   return m;
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -91,10 +92,10 @@ class CsrCudaOperator final : public Operator<V> {
       if (far.panels > 0) {
         add_near_far(a.rows, csr_split_near_far(DeviceCsr<V>(a), far.band, far.panels));
       } else if (n_panels == 1) {
-        add_part(a.row_ptr, DeviceCsr<V>(a));
+        add_part(a.row_ptr.data(), DeviceCsr<V>(a));
       } else {
         for (const Csr<V>& part : csr_column_panels(a, n_panels))
-          add_part(part.row_ptr, DeviceCsr<V>(part));
+          add_part(part.row_ptr.data(), DeviceCsr<V>(part));
       }
       describe_balanced(a.rows, far);
     }
@@ -196,14 +197,14 @@ class CsrCudaOperator final : public Operator<V> {
       cuda::build_phase("copy");
       DeviceCsr<V> copy(a);
       cuda::build_phase("row_ptr_to_host");
-      const std::vector<index_t> row_ptr = copy.row_ptr.download();
+      const std::unique_ptr<index_t[]> row_ptr = cuda::download_staged(copy.row_ptr);
       cuda::build_phase("tiling");
-      add_part(row_ptr, std::move(copy));
+      add_part(row_ptr.get(), std::move(copy));
     } else {
       cuda::build_phase("column_panels_on_host");
       const Csr<V> host = cuda::download_csr(a);
       for (const Csr<V>& part : csr_column_panels(host, n_panels))
-        add_part(part.row_ptr, DeviceCsr<V>(part));
+        add_part(part.row_ptr.data(), DeviceCsr<V>(part));
     }
     describe_balanced(a.rows, far);
   }
@@ -246,7 +247,7 @@ class CsrCudaOperator final : public Operator<V> {
   // near part's CSR instead of the matrix's.
   void add_near_far(index_t rows, DeviceNearFar<V>&& split) {
     const std::int64_t near_nnz = split.near.nnz();
-    add_part(split.near_row_ptr, std::move(split.near));
+    add_part(split.near_row_ptr.data(), std::move(split.near));
     far_ = FarEntries<V>(std::move(split));
     this->info_.matrix_bytes = csr_matrix_bytes<V>(rows, near_nnz) + far_.bytes();
   }
@@ -290,9 +291,9 @@ class CsrCudaOperator final : public Operator<V> {
   }
 
   // A part on the device, tiled from its row pointer on the host.
-  void add_part(const std::vector<index_t>& row_ptr, DeviceCsr<V>&& matrix) {
+  void add_part(const index_t* row_ptr, DeviceCsr<V>&& matrix) {
     BalancedTiling tiling;
-    balanced_tiling(row_ptr.data(), 0, matrix.rows, policy_, {}, tiling);
+    balanced_tiling(row_ptr, 0, matrix.rows, policy_, {}, tiling);
     BalancedPart<V> part;
     part.matrix = std::move(matrix);
     part.tiles = BalancedTiles<V>(tiling, policy_, long_row_finish_);

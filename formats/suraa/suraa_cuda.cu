@@ -31,6 +31,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -187,10 +188,10 @@ class SuraaCudaOperator final : public Operator<V> {
   // (suraa), never across a group boundary, so a tile's rows are of one group. The tiling needs
   // the sorted row pointer on the host (one download at setup).
   void build_tiles() {
-    const std::vector<index_t> row_ptr = d_.row_ptr.download();
+    const std::unique_ptr<index_t[]> row_ptr = cuda::download_staged(d_.row_ptr);
     const BalancedPolicy policy;
     BalancedTiling t;
-    balanced_tiling(row_ptr.data(), dynamic_ ? d_.plan.g1_end : 0, d_.plan.rows, policy,
+    balanced_tiling(row_ptr.get(), dynamic_ ? d_.plan.g1_end : 0, d_.plan.rows, policy,
                     {d_.plan.g1_end, d_.plan.g2_end}, t);
     tiles_ = BalancedTiles<V>(t, policy, LongRowFinish::last_slice);  // one launch
     this->info_.matrix_bytes +=
