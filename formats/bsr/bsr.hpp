@@ -57,10 +57,7 @@ struct BsrSegments {
   index_t partial_slots() const { return segment_ptr.back(); }
 };
 
-// Built in chunks of block rows in parallel (OpenMP); `chunks` 0: a few per thread (tests pass
-// small counts).
-BsrSegments make_bsr_segments(const std::vector<index_t>& block_row_ptr, index_t lambda,
-                              int chunks = 0);
+BsrSegments make_bsr_segments(const std::vector<index_t>& block_row_ptr, index_t lambda);
 
 struct BsrRowStats {
   index_t block_rows = 0;

@@ -8,8 +8,6 @@
 #include <limits>
 #include <optional>
 
-#include <omp.h>
-
 #include "formats/bsr/bsr.hpp"
 #include "formats/bsr/bsr_mapping.hpp"
 #if SPMVKIT_HAVE_CUDA
@@ -21,87 +19,34 @@
 
 namespace spmvkit {
 
-BsrSegments make_bsr_segments(const std::vector<index_t>& block_row_ptr, index_t lambda,
-                              int chunks) {
+BsrSegments make_bsr_segments(const std::vector<index_t>& block_row_ptr, index_t lambda) {
   if (lambda < 1) throw InputError("bsr: lambda must be >= 1, got " + std::to_string(lambda));
   BsrSegments s;
   s.lambda = lambda;
   const index_t block_rows = static_cast<index_t>(block_row_ptr.size()) - 1;
-  if (block_rows <= 0) return s;
-  // A block row of len blocks is one segment when len <= lambda, else ceil(len / lambda).
-  auto segments_of = [&](index_t br) {
-    const index_t len = block_row_ptr[br + 1] - block_row_ptr[br];
-    return len <= lambda ? index_t{1} : (len + lambda - 1) / lambda;
-  };
-  // Two passes over chunks of block rows (OpenMP): count each chunk's segments, split rows and
-  // partial slots, then, from their prefix sums, write each chunk's part of the arrays.
-  if (chunks <= 0)
-    chunks = static_cast<int>(std::max<std::int64_t>(
-        1, std::min<std::int64_t>(4 * omp_get_max_threads(), block_rows / 65536)));
-  chunks = std::min(chunks, static_cast<int>(block_rows));
-  auto chunk_begin = [&](int c) {
-    return static_cast<index_t>(static_cast<std::int64_t>(block_rows) * c / chunks);
-  };
-  struct Count {
-    std::int64_t segments = 0, split_rows = 0, slots = 0;
-    index_t max_split = 0;
-  };
-  std::vector<Count> at(static_cast<std::size_t>(chunks) + 1);  // at[c]: before chunk c
-#pragma omp parallel for schedule(static)
-  for (int c = 0; c < chunks; ++c) {
-    Count n;
-    for (index_t br = chunk_begin(c); br < chunk_begin(c + 1); ++br) {
-      const index_t k = segments_of(br);
-      n.segments += k;
-      if (k > 1) {
-        ++n.split_rows;
-        n.slots += k;
-        n.max_split = std::max(n.max_split, k);
-      }
+  s.segment_block_ptr.reserve(block_row_ptr.size());
+  s.segment_out.reserve(static_cast<std::size_t>(block_rows));
+  for (index_t br = 0; br < block_rows; ++br) {
+    const index_t begin = block_row_ptr[br];
+    const index_t len = block_row_ptr[br + 1] - begin;
+    if (len <= lambda) {
+      s.segment_out.push_back(br);
+      s.segment_block_ptr.push_back(block_row_ptr[br + 1]);
+      continue;
     }
-    at[c + 1] = n;
-  }
-  for (int c = 0; c < chunks; ++c) {
-    at[c + 1].segments += at[c].segments;
-    at[c + 1].split_rows += at[c].split_rows;
-    at[c + 1].slots += at[c].slots;
-    s.max_split = std::max(s.max_split, at[c + 1].max_split);
-  }
-  if (at[chunks].slots > std::numeric_limits<index_t>::max() ||
-      at[chunks].segments >= std::numeric_limits<index_t>::max())
-    throw UnsupportedError("bsr: more than 2^31 - 1 segments");
-  s.segment_block_ptr.resize(static_cast<std::size_t>(at[chunks].segments) + 1);
-  s.segment_out.resize(static_cast<std::size_t>(at[chunks].segments));
-  s.split_rows.resize(static_cast<std::size_t>(at[chunks].split_rows));
-  s.segment_ptr.resize(static_cast<std::size_t>(at[chunks].split_rows) + 1);
-#pragma omp parallel for schedule(static)
-  for (int c = 0; c < chunks; ++c) {
-    std::size_t seg = static_cast<std::size_t>(at[c].segments);
-    std::size_t split = static_cast<std::size_t>(at[c].split_rows);
-    auto slot = static_cast<index_t>(at[c].slots);
-    for (index_t br = chunk_begin(c); br < chunk_begin(c + 1); ++br) {
-      const index_t n = segments_of(br);
-      if (n == 1) {
-        s.segment_out[seg] = br;
-        s.segment_block_ptr[++seg] = block_row_ptr[br + 1];
-        continue;
-      }
-      // The first len % n of the n segments one block longer.
-      const index_t begin = block_row_ptr[br];
-      const index_t len = block_row_ptr[br + 1] - begin;
-      index_t end = begin;
-      for (index_t q = 0; q < n; ++q) {
-        end += len / n + (q < len % n ? 1 : 0);
-        s.segment_out[seg] = -(slot + q + 1);
-        s.segment_block_ptr[++seg] = end;
-      }
-      s.split_rows[split] = br;
-      slot += n;
-      s.segment_ptr[++split] = slot;
+    // ceil(len / lambda) segments; the first len % n of them one block longer.
+    const index_t n = (len + lambda - 1) / lambda;
+    const index_t slot0 = s.segment_ptr.back();
+    index_t at = begin;
+    for (index_t q = 0; q < n; ++q) {
+      at += len / n + (q < len % n ? 1 : 0);
+      s.segment_out.push_back(-(slot0 + q + 1));
+      s.segment_block_ptr.push_back(at);
     }
+    s.split_rows.push_back(br);
+    s.segment_ptr.push_back(slot0 + n);
+    s.max_split = std::max(s.max_split, n);
   }
-  s.segment_block_ptr[0] = 0;
-  s.segment_ptr[0] = 0;
   return s;
 }
 
