@@ -50,13 +50,38 @@ struct BalancedTiling {
   std::vector<BalancedLongRow> long_rows;
   index_t partials = 0;
 };
-// The greedy rule is one step from a tile boundary r (balanced_tile_step, csr_tiles.cpp); the
-// tiling is its orbit from row_begin. Chunks of rows are tiled in parallel (OpenMP), each from
-// its own first row, then joined in order: where the boundary reaching a chunk is not one of
-// its own, steps are taken from it until they meet one, so the tiles are those of the plain
-// sequential walk. `chunks` 0: a few per thread (tests pass small counts to force joins).
-void balanced_tiling(const index_t* row_ptr, index_t row_begin, index_t row_end,
-                     const BalancedPolicy& policy, const std::vector<index_t>& cuts,
-                     BalancedTiling& t, int chunks = 0);
+inline void balanced_tiling(const index_t* row_ptr, index_t row_begin, index_t row_end,
+                            const BalancedPolicy& policy, const std::vector<index_t>& cuts,
+                            BalancedTiling& t) {
+  const index_t tile_nnz = policy.tile_nnz();
+  const index_t max_rows = policy.max_tile_rows();
+  auto length = [row_ptr](index_t r) { return row_ptr[r + 1] - row_ptr[r]; };
+  auto next_cut = cuts.begin();
+  index_t r = row_begin;
+  while (r < row_end) {
+    while (next_cut != cuts.end() && *next_cut <= r) ++next_cut;
+    const index_t limit = next_cut != cuts.end() ? std::min(*next_cut, row_end) : row_end;
+    const index_t len = length(r);
+    if (len > tile_nnz) {
+      BalancedLongRow lr{r, t.partials, t.partials};
+      const auto id = static_cast<index_t>(t.long_rows.size());
+      for (index_t k = row_ptr[r]; k < row_ptr[r + 1]; k += tile_nnz)
+        t.tiles.push_back(
+            BalancedTile{r, r + 1, k, std::min(k + tile_nnz, row_ptr[r + 1]), 0, t.partials++, id});
+      lr.partial_end = t.partials;
+      t.long_rows.push_back(lr);
+      ++r;
+      continue;
+    }
+    const index_t begin = r;
+    while (r < limit && r - begin < max_rows && length(r) <= tile_nnz &&
+           row_ptr[r + 1] - row_ptr[begin] <= tile_nnz)
+      ++r;
+    const index_t nnz = row_ptr[r] - row_ptr[begin];
+    const double mean = static_cast<double>(nnz) / (r - begin);
+    t.tiles.push_back(
+        BalancedTile{begin, r, row_ptr[begin], row_ptr[r], pow2_at_least(mean / 2.0, 1, 32), 0, 0});
+  }
+}
 
 }  // namespace spmvkit
