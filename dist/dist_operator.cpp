@@ -4,7 +4,9 @@
 // packed first, the local part computed while the values travel, the halo part added when
 // they have arrived (y = alpha*A_local*x + beta*y, then y += alpha*A_halo*x_ghost). Where
 // few rows read ghosts (a grid's boundary layers), the halo operator holds those rows alone
-// and its result is added into y at them (scatter), so it never passes over every row.
+// and its result is added into y at them (scatter), so it never passes over every row; over
+// NCCL that product runs on the exchange's stream as soon as the ghosts arrive, beside the
+// local SpMV, and only the scatter follows it.
 #include <algorithm>
 #include <string>
 
@@ -130,6 +132,18 @@ void DistOperator<V>::apply(const V* x, const V* y, V* z, V alpha, V beta) const
   } else {
 #if SPMVKIT_HAVE_CUDA
     m.cuda->start(x);
+    // NCCL with a compressed halo part: its product goes to its own buffer, so it can run on
+    // the exchange's stream as soon as the ghosts arrive, beside the local SpMV; only the
+    // scatter into z waits for both.
+    if (m.overlap && m.halo && !m.halo_rows.empty() &&
+        m.cuda->queue_after_exchange([&](const V* g) {
+          m.halo->apply(g, nullptr, m.cuda->halo_result(), alpha, V(0));
+        })) {
+      m.apply_local(x, y, z, alpha, beta, rows);
+      m.cuda->finish();
+      m.cuda->add_halo_result(z);
+      return;
+    }
     if (!m.overlap) ghosts = m.cuda->finish();
     m.apply_local(x, y, z, alpha, beta, rows);
     if (m.overlap) ghosts = m.cuda->finish();

@@ -3,6 +3,7 @@
 // buffers and MPI, or through NCCL (ncclSend / ncclRecv in a group), beside the local SpMV.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -38,6 +39,10 @@ class CudaHalo {
            const std::vector<index_t>& halo_rows = {});
   ~CudaHalo();
   void start(const V* x);
+  // NCCL: queues work(ghosts) on the exchange's side stream after the ghosts arrive (the
+  // context stream redirected there while it queues), so it runs beside the local SpMV and
+  // finish() joins it; false, queuing nothing, for MPI or an empty exchange.
+  bool queue_after_exchange(const std::function<void(const V*)>& work);
   const V* finish();
   V* halo_result();
   void add_halo_result(V* z);

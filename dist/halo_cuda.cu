@@ -6,6 +6,7 @@
 //   and copies the ghosts back on the stream; or
 // - NCCL: ncclSend / ncclRecv in one group on a side stream forked from the context stream,
 //   beside the local SpMV; finish() joins it.
+#include <functional>
 #include <string>
 
 #include "backend/cuda/cuda.hpp"
@@ -116,11 +117,13 @@ void CudaHalo<V>::start(const V* x) {
   if (s.plan.send_idx.empty() && s.plan.ghosts() == 0) return;
   const cudaStream_t stream = cuda::Context::get().stream();
   const std::size_t n = s.plan.send_idx.size();
-  if (n > 0) {
-    gather_send<<<cuda::grid_for(n, 256), 256, 0, stream>>>(n, s.send_idx.data(), x, s.send.data());
+  auto gather = [&](cudaStream_t on) {
+    if (n == 0) return;
+    gather_send<<<cuda::grid_for(n, 256), 256, 0, on>>>(n, s.send_idx.data(), x, s.send.data());
     SPMVKIT_LAUNCH_CHECK();
-  }
+  };
   if (s.transport == Transport::mpi) {
+    gather(stream);
     if (n > 0)
       SPMVKIT_CUDA_CHECK(cudaMemcpyAsync(s.send_host.data(), s.send.data(), n * sizeof(V),
                                          cudaMemcpyDeviceToHost, stream));
@@ -128,8 +131,10 @@ void CudaHalo<V>::start(const V* x) {
     return;
   }
 #if SPMVKIT_HAVE_NCCL
+  // The gather runs on the side stream too, so the local SpMV queued next starts at once.
   s.side->fork(stream);
   const cudaStream_t side = (*s.side)[0];
+  gather(side);
   check_nccl(ncclGroupStart(), "ncclGroupStart");
   for (std::size_t r = 0; r < s.plan.recv_counts.size(); ++r) {
     if (s.plan.recv_counts[r] > 0)
@@ -164,6 +169,21 @@ const V* CudaHalo<V>::finish() {
 #endif
   }
   return s.ghosts.data();
+}
+
+template <class V>
+bool CudaHalo<V>::queue_after_exchange(const std::function<void(const V*)>& work) {
+#if SPMVKIT_HAVE_NCCL
+  State& s = *s_;
+  if (s.transport != Transport::nccl || (s.plan.send_idx.empty() && s.plan.ghosts() == 0))
+    return false;
+  const cuda::StreamRedirect on_side((*s.side)[0]);
+  work(s.ghosts.data());
+  return true;
+#else
+  (void)work;
+  return false;
+#endif
 }
 
 template <class V>

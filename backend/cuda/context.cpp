@@ -41,6 +41,7 @@ Context::Context(int device) : device_(device) {
   SPMVKIT_CUDA_CHECK(cudaSetDevice(device));
   SPMVKIT_CUDA_CHECK(cudaGetDeviceProperties(&props_, device));
   SPMVKIT_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+  current_ = stream_;
   SPMVKIT_CUSPARSE_CHECK(cusparseCreate(&cusparse_));
   SPMVKIT_CUSPARSE_CHECK(cusparseSetStream(cusparse_, stream_));
   SPMVKIT_CUBLAS_CHECK(cublas_api().create(&cublas_));
@@ -74,7 +75,24 @@ Context& Context::get(int device) {
   return *slot;
 }
 
-void Context::synchronize() const { SPMVKIT_CUDA_CHECK(cudaStreamSynchronize(stream_)); }
+void Context::synchronize() const { SPMVKIT_CUDA_CHECK(cudaStreamSynchronize(current_)); }
+
+void Context::use_stream(cudaStream_t s) {
+  SPMVKIT_CUSPARSE_CHECK(cusparseSetStream(cusparse_, s));
+  SPMVKIT_CUBLAS_CHECK(cublas_api().set_stream(cublas_, s));
+  current_ = s;
+}
+
+StreamRedirect::StreamRedirect(cudaStream_t s) : ctx_(Context::get()), previous_(ctx_.stream()) {
+  ctx_.use_stream(s);
+}
+StreamRedirect::~StreamRedirect() {
+  try {
+    ctx_.use_stream(previous_);
+  } catch (...) {
+    // A destructor cannot throw; setting a valid handle's stream does not fail in practice.
+  }
+}
 
 SideStreams::SideStreams(int count) {
   try {

@@ -57,7 +57,8 @@ class Context {
   static Context& get(int device);  // a given device's context (multi-GPU)
 
   int device() const { return device_; }
-  cudaStream_t stream() const { return stream_; }
+  // The stream spmvkit queues on: the context's own, or the one a StreamRedirect names.
+  cudaStream_t stream() const { return current_; }
   cusparseHandle_t cusparse() const { return cusparse_; }
   cublasHandle_t cublas() const { return cublas_; }
   const cudaDeviceProp& props() const { return props_; }
@@ -65,16 +66,33 @@ class Context {
   void synchronize() const;
 
   Context(const Context&) = delete;
+  friend class StreamRedirect;
   Context& operator=(const Context&) = delete;
   ~Context();
 
  private:
   explicit Context(int device);
   int device_ = 0;
-  cudaStream_t stream_ = nullptr;
+  cudaStream_t stream_ = nullptr, current_ = nullptr;
+  void use_stream(cudaStream_t s);  // current_ and the library handles' stream
   cusparseHandle_t cusparse_ = nullptr;
   cublasHandle_t cublas_ = nullptr;
   cudaDeviceProp props_{};
+};
+
+// While alive, the current device's context queues on `s` instead of its stream (its library
+// handles too): an operator applied inside runs there. The caller orders `s` with the context
+// stream (SideStreams' fork and join). Not for concurrent use by several host threads.
+class StreamRedirect {
+ public:
+  explicit StreamRedirect(cudaStream_t s);
+  ~StreamRedirect();
+  StreamRedirect(const StreamRedirect&) = delete;
+  StreamRedirect& operator=(const StreamRedirect&) = delete;
+
+ private:
+  Context& ctx_;
+  cudaStream_t previous_;
 };
 
 // An owning CUDA event (timing, stream ordering).
