@@ -94,12 +94,14 @@ StreamRedirect::~StreamRedirect() {
   }
 }
 
-SideStreams::SideStreams(int count) {
+SideStreams::SideStreams(int count, bool high_priority) {
   try {
     SPMVKIT_CUDA_CHECK(cudaEventCreateWithFlags(&forked_, cudaEventDisableTiming));
+    int least = 0, greatest = 0;
+    if (high_priority) SPMVKIT_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
     for (int i = 0; i < count; ++i) {
       cudaStream_t s = nullptr;
-      SPMVKIT_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+      SPMVKIT_CUDA_CHECK(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, greatest));
       streams_.push_back(s);
       cudaEvent_t e = nullptr;
       SPMVKIT_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));

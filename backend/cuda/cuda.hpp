@@ -189,7 +189,10 @@ class DeviceBuffer {
 // timing on the current device, destroyed with the object).
 class SideStreams {
  public:
-  explicit SideStreams(int count);
+  // high_priority: the streams get the device's greatest priority, so their blocks are
+  // dispatched ahead of a large kernel's pending ones on the origin (a halo exchange then
+  // runs beside the local SpMV instead of after its last block).
+  explicit SideStreams(int count, bool high_priority = false);
   ~SideStreams();
   SideStreams(const SideStreams&) = delete;
   SideStreams& operator=(const SideStreams&) = delete;
