@@ -1,0 +1,184 @@
+// The balanced CSR tiling (formats/common/csr_tiles.hpp): the host tiling is
+// the greedy one its comment states (checked against the rules).
+#include "formats/common/csr_tiles.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "tests/common/zoo.hpp"
+
+namespace spmvkit {
+
+namespace {
+
+// A row pointer and the part of it to tile.
+struct TilingCase {
+  std::string name;
+  std::vector<index_t> row_ptr;
+  index_t row_begin = 0, row_end = 0;
+  std::vector<index_t> cuts;
+};
+
+std::vector<index_t> row_ptr_of(const std::vector<index_t> &lengths) {
+  std::vector<index_t> p(lengths.size() + 1, 0);
+  for (std::size_t i = 0; i < lengths.size(); ++i)
+    p[i + 1] = p[i] + lengths[i];
+  return p;
+}
+
+// The zoo's row pointers (whole, and a middle part with cuts), and row pointers
+// the zoo's matrices are too small for: many rounds of the device walk, long
+// rows next to each other, one row of millions of entries, rows that end tiles
+// at max_tile_rows.
+std::vector<TilingCase> tiling_cases() {
+  std::vector<TilingCase> cases;
+  for (const auto &name : testing::zoo_names()) {
+    const Csr<double> &a = testing::zoo_matrix(name);
+    cases.push_back({name, a.row_ptr, 0, a.rows, {}});
+    if (a.rows >= 8)
+      cases.push_back(
+          {name + "_part_cuts",
+           a.row_ptr,
+           a.rows / 8,
+           a.rows - a.rows / 8,
+           {a.rows / 8, a.rows / 4, a.rows / 4, a.rows / 2 + 1, a.rows}});
+  }
+  std::mt19937_64 rng(testing::test_seed());
+  std::vector<index_t> len;
+  len.assign(1000000, 0);
+  cases.push_back({"empty_1e6", row_ptr_of(len), 0, 1000000, {}});
+  len.assign(300000, 27);
+  cases.push_back({"uniform27_3e5", row_ptr_of(len), 0, 300000, {}});
+  cases.push_back({"uniform27_cuts",
+                   row_ptr_of(len),
+                   1001,
+                   299000,
+                   {5000, 5001, 77777, 200000}});
+  len.assign(3, 0);
+  len[1] = 3000000;
+  cases.push_back({"huge_row_3e6", row_ptr_of(len), 0, 3, {}});
+  len.assign(1, 1);
+  cases.push_back({"one_row", row_ptr_of(len), 0, 1, {}});
+  cases.push_back({"no_rows", row_ptr_of({}), 0, 0, {}});
+  // Mixed: mostly short rows, empty runs, long rows (some adjacent, some just
+  // past tile_nnz).
+  len.clear();
+  std::uniform_int_distribution<int> kind(0, 99), short_len(0, 40),
+      long_len(1025, 20000);
+  for (int i = 0; i < 400000; ++i) {
+    const int k = kind(rng);
+    len.push_back(k < 2    ? long_len(rng)
+                  : k < 4  ? 1024 + (k - 2)
+                  : k < 20 ? 0
+                           : short_len(rng));
+  }
+  const auto mixed = row_ptr_of(len);
+  cases.push_back({"mixed_4e5", mixed, 0, 400000, {}});
+  cases.push_back(
+      {"mixed_cuts", mixed, 17, 399990, {100, 101, 102, 250000, 399990}});
+  return cases;
+}
+
+std::vector<BalancedPolicy> policies() {
+  std::vector<BalancedPolicy> p;
+  for (int block : {128, 256})
+    for (int items : {4, 8, 16})
+      p.push_back(BalancedPolicy{block, items});
+  return p;
+}
+
+std::string policy_name(const BalancedPolicy &p) {
+  return std::to_string(p.block_threads) + "x" +
+         std::to_string(p.items_per_thread);
+}
+
+// balanced_tiling's output against its stated rules: the tiles cover the rows
+// in order; a whole-row tile holds at most tile_nnz nonzeros and max_tile_rows
+// rows, crosses no cut and is as long as they allow (greedy); a long row is cut
+// into slices of tile_nnz with consecutive partial-sum slots.
+void expect_greedy_tiling(const TilingCase &c, const BalancedPolicy &policy,
+                          const BalancedTiling &t) {
+  const std::vector<index_t> &p = c.row_ptr;
+  const index_t tile_nnz = policy.tile_nnz();
+  const index_t max_rows = policy.max_tile_rows();
+  auto is_cut = [&c](index_t r) {
+    return std::find(c.cuts.begin(), c.cuts.end(), r) != c.cuts.end();
+  };
+  index_t r = c.row_begin, partials = 0, long_rows = 0;
+  std::size_t i = 0;
+  while (r < c.row_end) {
+    ASSERT_LT(i, t.tiles.size()) << "row " << r << " in no tile";
+    const BalancedTile &tile = t.tiles[i];
+    ASSERT_EQ(tile.row_begin, r) << "tile " << i;
+    if (p[r + 1] - p[r] > tile_nnz) {
+      ASSERT_EQ(tile.long_row, long_rows)
+          << "long rows are numbered in row order";
+      ASSERT_LT(static_cast<std::size_t>(long_rows), t.long_rows.size());
+      const BalancedLongRow &lr =
+          t.long_rows[static_cast<std::size_t>(long_rows++)];
+      EXPECT_EQ(lr.row, r);
+      EXPECT_EQ(lr.partial_begin, partials);
+      for (index_t k = p[r]; k < p[r + 1]; k += tile_nnz, ++i) {
+        ASSERT_LT(i, t.tiles.size());
+        const BalancedTile &s = t.tiles[i];
+        EXPECT_EQ(s.row_begin, r);
+        EXPECT_EQ(s.row_end, r + 1);
+        EXPECT_EQ(s.nnz_begin, k);
+        EXPECT_EQ(s.nnz_end, std::min(k + tile_nnz, p[r + 1]));
+        EXPECT_EQ(s.threads_per_row, 0);
+        EXPECT_EQ(s.partial, partials++);
+        EXPECT_EQ(s.long_row, tile.long_row);
+      }
+      EXPECT_EQ(lr.partial_end, partials);
+      ++r;
+      continue;
+    }
+    const index_t e = tile.row_end;
+    ASSERT_GT(e, r);
+    ASSERT_LE(e, c.row_end);
+    EXPECT_LE(e - r, max_rows);
+    EXPECT_EQ(tile.nnz_begin, p[r]);
+    EXPECT_EQ(tile.nnz_end, p[e]);
+    EXPECT_LE(p[e] - p[r], tile_nnz);
+    for (index_t q = r + 1; q < e; ++q)
+      EXPECT_FALSE(is_cut(q)) << "tile crosses cut " << q;
+    const bool full = e == c.row_end || is_cut(e) || e - r == max_rows ||
+                      p[e + 1] - p[r] > tile_nnz;
+    EXPECT_TRUE(full) << "tile [" << r << ", " << e << ") could take row " << e;
+    const double half_mean = static_cast<double>(p[e] - p[r]) / (e - r) / 2.0;
+    const int tpr = tile.threads_per_row;
+    EXPECT_TRUE(tpr == 1 || tpr == 2 || tpr == 4 || tpr == 8 || tpr == 16 ||
+                tpr == 32)
+        << tpr;
+    EXPECT_TRUE(tpr == 32 || tpr >= half_mean) << tpr << " " << half_mean;
+    EXPECT_TRUE(tpr == 1 || tpr / 2 < half_mean) << tpr << " " << half_mean;
+    EXPECT_EQ(tile.partial, 0);
+    EXPECT_EQ(tile.long_row, 0);
+    r = e;
+    ++i;
+  }
+  EXPECT_EQ(i, t.tiles.size());
+  EXPECT_EQ(t.partials, partials);
+  EXPECT_EQ(t.long_rows.size(), static_cast<std::size_t>(long_rows));
+}
+
+TEST(BalancedTiling, IsTheGreedyTiling) {
+  for (const TilingCase &c : tiling_cases())
+    for (const BalancedPolicy &policy : policies()) {
+      SCOPED_TRACE(c.name + " " + policy_name(policy));
+      BalancedTiling t;
+      balanced_tiling(c.row_ptr.data(), c.row_begin, c.row_end, policy, c.cuts,
+                      t);
+      expect_greedy_tiling(c, policy, t);
+      if (::testing::Test::HasFailure())
+        return;
+    }
+}
+
+} // namespace
+
+} // namespace spmvkit
