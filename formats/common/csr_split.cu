@@ -236,7 +236,6 @@ DeviceNearFar<V> csr_split_near_far(const DeviceCsrView<V>& a, index_t band, int
     SPMVKIT_LAUNCH_CHECK();
   }
   out.far_row_segments = static_cast<std::int64_t>(segments.download()[0]);
-  out.near_row_ptr = out.near.row_ptr.download();
   return out;
 }
 
@@ -247,7 +246,7 @@ NearFarSplit<V> csr_split_near_far(const Csr<V>& a, index_t band, int panels) {
   NearFarSplit<V> s;
   s.near.rows = d.near.rows;
   s.near.cols = d.near.cols;
-  s.near.row_ptr = d.near_row_ptr;
+  s.near.row_ptr = d.near.row_ptr.download();
   s.near.col_idx = d.near.col_idx.download();
   s.near.values = d.near.values.download();
   s.far_ptr = d.far_ptr;

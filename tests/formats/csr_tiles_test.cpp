@@ -1,15 +1,29 @@
 // The balanced CSR tiling (formats/common/csr_tiles.hpp): the host tiling is
-// the greedy one its comment states (checked against the rules).
+// the greedy one its comment states (checked against the rules, everywhere),
+// the device tiling (csr_tiles_cuda.hpp) is the host tiling bit for bit, and
+// csr_balanced built from a device CSR (device tiling) computes the same bits
+// as built from the host CSR (host tiling). The GPU cases skip visibly without
+// a GPU.
 #include "formats/common/csr_tiles.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "spmvkit/backend.hpp"
+#include "spmvkit/registry.hpp"
+#include "spmvkit/vector.hpp"
 #include "tests/common/zoo.hpp"
+
+#if SPMVKIT_HAVE_CUDA
+#include "backend/cuda/cuda.hpp"
+#include "backend/cuda/device_csr.hpp"
+#include "formats/common/csr_tiles_cuda.hpp"
+#endif
 
 namespace spmvkit {
 
@@ -177,6 +191,102 @@ TEST(BalancedTiling, IsTheGreedyTiling) {
       if (::testing::Test::HasFailure())
         return;
     }
+}
+
+#if SPMVKIT_HAVE_CUDA
+void expect_same_tiling(const BalancedTiling &host, const BalancedTiling &dev) {
+  ASSERT_EQ(host.tiles.size(), dev.tiles.size());
+  ASSERT_EQ(host.long_rows.size(), dev.long_rows.size());
+  EXPECT_EQ(host.partials, dev.partials);
+  for (std::size_t i = 0; i < host.tiles.size(); ++i) {
+    const BalancedTile &h = host.tiles[i], &d = dev.tiles[i];
+    ASSERT_TRUE(h.row_begin == d.row_begin && h.row_end == d.row_end &&
+                h.nnz_begin == d.nnz_begin && h.nnz_end == d.nnz_end &&
+                h.threads_per_row == d.threads_per_row &&
+                h.partial == d.partial && h.long_row == d.long_row)
+        << "tile " << i << ": host {" << h.row_begin << ", " << h.row_end
+        << ", " << h.nnz_begin << ", " << h.nnz_end << ", " << h.threads_per_row
+        << ", " << h.partial << ", " << h.long_row << "} device {"
+        << d.row_begin << ", " << d.row_end << ", " << d.nnz_begin << ", "
+        << d.nnz_end << ", " << d.threads_per_row << ", " << d.partial << ", "
+        << d.long_row << "}";
+  }
+  for (std::size_t i = 0; i < host.long_rows.size(); ++i) {
+    const BalancedLongRow &h = host.long_rows[i], &d = dev.long_rows[i];
+    ASSERT_TRUE(h.row == d.row && h.partial_begin == d.partial_begin &&
+                h.partial_end == d.partial_end)
+        << "long row " << i;
+  }
+}
+#endif
+
+// balanced_tiling_device gives balanced_tiling's tiles, long rows and slots,
+// bit for bit.
+TEST(BalancedTiling, DeviceTilingMatchesHostTiling) {
+  if (!cuda_available())
+    GTEST_SKIP() << "no CUDA device";
+#if SPMVKIT_HAVE_CUDA
+  int compared = 0;
+  for (const TilingCase &c : tiling_cases()) {
+    const cuda::DeviceBuffer<index_t> row_ptr(c.row_ptr);
+    const cuda::DeviceBuffer<index_t> cuts(c.cuts);
+    for (const BalancedPolicy &policy : policies()) {
+      SCOPED_TRACE(c.name + " " + policy_name(policy));
+      BalancedTiling host;
+      balanced_tiling(c.row_ptr.data(), c.row_begin, c.row_end, policy, c.cuts,
+                      host);
+      const BalancedTiling dev = download_tiling(balanced_tiling_device(
+          row_ptr.data(), c.row_begin, c.row_end, policy, cuts.data(),
+          static_cast<index_t>(c.cuts.size())));
+      expect_same_tiling(host, dev);
+      if (::testing::Test::HasFailure())
+        return;
+      ++compared;
+    }
+  }
+  EXPECT_GT(compared, 0);
+#endif
+}
+
+// csr_balanced from a device CSR (tiled on the device) and from the host CSR
+// (tiled on the host): the same details and the same products, bit for bit (the
+// same tiles run the same blocks; no far split on these sizes, whose COO part
+// adds with atomics).
+TEST(BalancedTiling, DeviceBuiltCsrBalancedMatchesHostBuiltBitForBit) {
+  if (!cuda_available())
+    GTEST_SKIP() << "no CUDA device";
+#if SPMVKIT_HAVE_CUDA
+  const FormatEntry &f = find_format("csr_balanced");
+  for (const char *params :
+       {"", "items_per_thread=4", "items_per_thread=16,block_threads=256",
+        "long_row_finish=last_slice"}) {
+    const Params valid = validate_params(f, Params::parse(params));
+    for (const auto &m : testing::zoo_names()) {
+      SCOPED_TRACE(std::string(params) + " on " + m);
+      const Csr<double> &a = testing::zoo_matrix(m);
+      const cuda::OwnedDeviceCsr<double> d = cuda::upload_csr(a);
+      const auto host = f.builder<double>()(a, valid, Backend::cuda);
+      const auto dev = f.device_builder<double>()(d.view(), valid);
+      EXPECT_EQ(host->info().details, dev->info().details);
+      EXPECT_EQ(host->info().matrix_bytes, dev->info().matrix_bytes);
+      std::mt19937_64 rng(testing::test_seed());
+      const auto x = Vector<double>::from_host(
+          testing::random_vector(a.cols, rng), Backend::cuda);
+      const auto y = Vector<double>::from_host(
+          testing::random_vector(a.rows, rng), Backend::cuda);
+      Vector<double> zh(a.rows, Backend::cuda), zd(a.rows, Backend::cuda);
+      zh.fill_nan();
+      zd.fill_nan();
+      host->apply(x.data(), y.data(), zh.data(), 1.5, -0.5);
+      dev->apply(x.data(), y.data(), zd.data(), 1.5, -0.5);
+      const std::vector<double> h = zh.to_host(), dv = zd.to_host();
+      ASSERT_EQ(h.size(), dv.size());
+      EXPECT_TRUE(h.empty() || std::memcmp(h.data(), dv.data(),
+                                           h.size() * sizeof(double)) == 0)
+          << "products differ";
+    }
+  }
+#endif
 }
 
 } // namespace
