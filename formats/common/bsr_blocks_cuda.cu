@@ -5,7 +5,6 @@
 #include <string>
 
 #include "backend/cuda/cub_call.cuh"
-#include "backend/cuda/device_csr.hpp"
 #include "backend/cuda/search.cuh"
 #include "formats/common/bsr_blocks_cuda.hpp"
 
@@ -212,9 +211,7 @@ DeviceBsrBlocks<V> csr_to_bsr_device(const DeviceCsrView<V>& a, int block_size,
       cuda::copy_on_device(m.col_idx.data(), a.col_idx, a.nnz * sizeof(index_t));
       cuda::copy_on_device(m.values.data(), a.values, a.nnz * sizeof(V));
     }
-    m.block_row_ptr.resize(brows + 1);
-    cuda::download_staged(m.block_row_ptr.data(), m.row_ptr.data(),
-                          (brows + 1) * sizeof(index_t));
+    m.blocks = static_cast<index_t>(a.nnz);
     return m;
   }
 
@@ -272,8 +269,7 @@ DeviceBsrBlocks<V> csr_to_bsr_device(const DeviceCsrView<V>& a, int block_size,
         m.values.data());
     SPMVKIT_LAUNCH_CHECK();
   }
-  m.block_row_ptr.resize(brows + 1);
-  cuda::download_staged(m.block_row_ptr.data(), m.row_ptr.data(), (brows + 1) * sizeof(index_t));
+  m.blocks = static_cast<index_t>(nnzb);
   return m;
 }
 
