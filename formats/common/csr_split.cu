@@ -21,20 +21,11 @@ __device__ index_t row_of(const index_t* __restrict__ row_ptr, index_t rows, std
 }
 
 // The same in a kernel with a thread an entry (entry k, every thread of the block calling it
-// once; 0 past nnz): thread 0 finds the rows of the block's first and last entries, then each
-// thread searches only the rows between, a few for a block of entries. A search of the whole
-// row pointer takes log2(rows) probes (23 for reservoir_bs2_153's 7.2M rows, where
-// csr_balanced's far count, a thread an entry, took 2.6 ms on the H100 for 400 MB of columns).
+// once; 0 past nnz). csr_balanced's far count (count_far_kernel) took 2.6 ms on the H100 for
+// reservoir_bs2_153 (400 MB of column indices) with a search of the whole row pointer an entry.
 __device__ index_t block_row_of(const index_t* __restrict__ row_ptr, index_t rows, std::int64_t nnz,
                                 std::int64_t k) {
-  __shared__ index_t range[2];
-  const std::int64_t first = static_cast<std::int64_t>(blockIdx.x) * blockDim.x;
-  if (threadIdx.x == 0 && first < nnz) {
-    range[0] = row_of(row_ptr, rows, first);
-    range[1] = row_of(row_ptr, rows, min(first + static_cast<std::int64_t>(blockDim.x), nnz) - 1);
-  }
-  __syncthreads();
-  return k < nnz ? cuda::last_at_most(row_ptr, range[0], range[1], k) : 0;
+  return cuda::block_last_at_most(row_ptr, 0, rows - 1, nnz, k);
 }
 
 // Entry k's key (0: within `band` columns of its row's diagonal r * cols / rows, else 1 + its
