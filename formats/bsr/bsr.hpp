@@ -17,11 +17,12 @@
 #include <string>
 #include <vector>
 
+#include "formats/bsr/bsr_mapping.hpp"
 #include "formats/common/bsr_blocks.hpp"
 #include "spmvkit/csr.hpp"
+#include "spmvkit/format_entry.hpp"
 #include "spmvkit/operator.hpp"
 #include "spmvkit/params.hpp"
-#include "spmvkit/format_entry.hpp"
 
 namespace spmvkit {
 
@@ -59,6 +60,17 @@ struct BsrSegments {
 
 BsrSegments make_bsr_segments(const std::vector<index_t>& block_row_ptr, index_t lambda);
 
+// The cut of one block row of len blocks, shared by make_bsr_segments and the device builder
+// (make_bsr_segments_device, bsr_cuda.hpp): its segments, and where segment q of n ends, in
+// blocks from the row's first block (the first len % n segments one block longer).
+SPMVKIT_BSR_HD index_t bsr_row_segments(index_t len, index_t lambda) {
+  return len <= lambda ? 1 : (len + lambda - 1) / lambda;
+}
+SPMVKIT_BSR_HD index_t bsr_segment_end(index_t len, index_t n, index_t q) {
+  const index_t longer = len % n;
+  return (q + 1) * (len / n) + (q + 1 < longer ? q + 1 : longer);
+}
+
 struct BsrRowStats {
   index_t block_rows = 0;
   index_t max_len = 0;  // longest block row, in blocks
@@ -66,6 +78,9 @@ struct BsrRowStats {
   double cv = 0;        // coefficient of variation of the block-row lengths (std / mean)
 };
 BsrRowStats bsr_row_stats(const std::vector<index_t>& block_row_ptr);
+// The same from the block-row lengths' sum, sum of squares (exact) and maximum (the device
+// builder's, bsr_row_stats_device).
+BsrRowStats bsr_row_stats(index_t block_rows, std::int64_t sum, std::int64_t sum2, index_t max_len);
 
 // Rule for lambda: 16 (the paper's value) when blocks are big enough for 16 of them to be a
 // warp's worth of loads (bs >= 5) and ordinary rows are short (mean <= 8 blocks); else 32, so
@@ -277,11 +292,13 @@ template <class V>
 std::unique_ptr<Operator<V>> make_bsr_cuda(const Bsr<V>& m, const BsrSegments* segments,
                                            const BsrPolicy& policy, OperatorInfo info);
 // From a BSR made on the device (formats/common/bsr_blocks_cuda.hpp, csr_to_bsr_device with
-// bsr::kSlackBytes of slack), its arrays moved into the operator.
+// bsr::kSlackBytes of slack) and its segments made there (make_bsr_segments_device), their
+// arrays moved into the operator.
 template <class V>
 struct DeviceBsrBlocks;
+struct DeviceBsrSegments;
 template <class V>
-std::unique_ptr<Operator<V>> make_bsr_cuda(DeviceBsrBlocks<V>&& m, const BsrSegments* segments,
+std::unique_ptr<Operator<V>> make_bsr_cuda(DeviceBsrBlocks<V>&& m, DeviceBsrSegments* segments,
                                            const BsrPolicy& policy, OperatorInfo info);
 
 // Brute-force autotuning (paper 5.7) on the current GPU: for each block size and precision, a

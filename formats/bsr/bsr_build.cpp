@@ -10,6 +10,7 @@
 
 #include "formats/bsr/bsr.hpp"
 #include "formats/bsr/bsr_mapping.hpp"
+#include "formats/common/csr_tiles.hpp"
 #if SPMVKIT_HAVE_CUDA
 #include "backend/cuda/build_profile.hpp"
 #include "formats/bsr/bsr_cuda.hpp"
@@ -34,14 +35,11 @@ BsrSegments make_bsr_segments(const std::vector<index_t>& block_row_ptr, index_t
       s.segment_block_ptr.push_back(block_row_ptr[br + 1]);
       continue;
     }
-    // ceil(len / lambda) segments; the first len % n of them one block longer.
-    const index_t n = (len + lambda - 1) / lambda;
+    const index_t n = bsr_row_segments(len, lambda);
     const index_t slot0 = s.segment_ptr.back();
-    index_t at = begin;
     for (index_t q = 0; q < n; ++q) {
-      at += len / n + (q < len % n ? 1 : 0);
       s.segment_out.push_back(-(slot0 + q + 1));
-      s.segment_block_ptr.push_back(at);
+      s.segment_block_ptr.push_back(begin + bsr_segment_end(len, n, q));
     }
     s.split_rows.push_back(br);
     s.segment_ptr.push_back(slot0 + n);
@@ -51,18 +49,28 @@ BsrSegments make_bsr_segments(const std::vector<index_t>& block_row_ptr, index_t
 }
 
 BsrRowStats bsr_row_stats(const std::vector<index_t>& block_row_ptr) {
-  BsrRowStats st;
-  st.block_rows = static_cast<index_t>(block_row_ptr.size()) - 1;
-  if (st.block_rows <= 0) return st;
-  double sum = 0, sum2 = 0;
-  for (index_t br = 0; br < st.block_rows; ++br) {
+  const auto block_rows = static_cast<index_t>(block_row_ptr.size()) - 1;
+  std::int64_t sum = 0, sum2 = 0;
+  index_t max_len = 0;
+  for (index_t br = 0; br < block_rows; ++br) {
     const index_t len = block_row_ptr[br + 1] - block_row_ptr[br];
-    st.max_len = std::max(st.max_len, len);
+    max_len = std::max(max_len, len);
     sum += len;
-    sum2 += static_cast<double>(len) * len;
+    sum2 += static_cast<std::int64_t>(len) * len;
   }
-  st.mean = sum / st.block_rows;
-  const double var = std::max(0.0, sum2 / st.block_rows - st.mean * st.mean);
+  return bsr_row_stats(block_rows, sum, sum2, max_len);
+}
+
+// Integer sums (exact: sum2 <= max_len * nnzb < 2^62), so that the host and the device, which
+// add in different orders, get the same mean and cv.
+BsrRowStats bsr_row_stats(index_t block_rows, std::int64_t sum, std::int64_t sum2,
+                          index_t max_len) {
+  BsrRowStats st;
+  st.block_rows = block_rows;
+  if (block_rows <= 0) return st;
+  st.max_len = max_len;
+  st.mean = static_cast<double>(sum) / block_rows;
+  const double var = std::max(0.0, static_cast<double>(sum2) / block_rows - st.mean * st.mean);
   st.cv = st.mean > 0 ? std::sqrt(var) / st.mean : 0.0;
   return st;
 }
@@ -75,19 +83,41 @@ bool bsr_balance_pays(const BsrRowStats& stats, index_t lambda) {
   return stats.max_len > 2 * static_cast<std::int64_t>(lambda) && stats.cv >= 1.0;
 }
 
+namespace {
+
+// What the byte model and the details take of segments made on the host or on the device.
+struct SegmentShape {
+  index_t segments = 0;
+  index_t split_rows = 0;
+};
+
+// bsr_matrix_bytes from the shape: the segment arrays hold segments + 1 (segment_block_ptr),
+// segments (segment_out), split_rows (split_rows) and split_rows + 1 (segment_ptr) indices.
 template <class V>
-std::size_t bsr_matrix_bytes(std::int64_t nnzb, int block_size, index_t block_rows,
-                             const BsrSegments* segments) {
+std::size_t matrix_bytes(std::int64_t nnzb, int block_size, index_t block_rows,
+                         const SegmentShape* segments) {
   std::size_t bytes = static_cast<std::size_t>(nnzb) *
                       (static_cast<std::size_t>(block_size) * block_size * sizeof(V) +
                        sizeof(index_t));
   if (segments)
-    bytes += (segments->segment_block_ptr.size() + segments->segment_out.size() +
-              segments->split_rows.size() + segments->segment_ptr.size()) *
+    bytes += 2 * (static_cast<std::size_t>(segments->segments) + segments->split_rows + 1) *
              sizeof(index_t);
   else
     bytes += (static_cast<std::size_t>(block_rows) + 1) * sizeof(index_t);
   return bytes;
+}
+
+SegmentShape shape_of(const BsrSegments& s) {
+  return SegmentShape{s.segments(), static_cast<index_t>(s.split_rows.size())};
+}
+
+}  // namespace
+
+template <class V>
+std::size_t bsr_matrix_bytes(std::int64_t nnzb, int block_size, index_t block_rows,
+                             const BsrSegments* segments) {
+  const SegmentShape shape = segments ? shape_of(*segments) : SegmentShape{};
+  return matrix_bytes<V>(nnzb, block_size, block_rows, segments ? &shape : nullptr);
 }
 
 template <class V>
@@ -147,11 +177,10 @@ struct BsrChoices {
     return c;
   }
 
-  // The segments (when balanced) from the block row pointer; the info from the shape.
+  // Lambda and whether to balance (`balanced` settled) from the block-row statistics; the
+  // info from the shape.
   template <class V>
-  std::optional<BsrSegments> segments(const std::vector<index_t>& block_row_ptr, Backend b,
-                                      index_t* lambda_out) {
-    const BsrRowStats stats = bsr_row_stats(block_row_ptr);
+  index_t choose_lambda(const BsrRowStats& stats, Backend b) {
     index_t lambda = lambda_given ? lambda_param : bsr_choose_lambda(bs, stats);
     if (balanced < 0) balanced = bsr_balance_pays(stats, lambda) ? 1 : 0;
     if (b == Backend::cuda && policy.kernel == BsrKernel::tma) {
@@ -160,21 +189,18 @@ struct BsrChoices {
       if (stats.max_len > cap) balanced = 1;
       lambda = std::min(lambda, cap);
     }
-    *lambda_out = lambda;
-    std::optional<BsrSegments> s;
-    if (balanced) s = make_bsr_segments(block_row_ptr, lambda);
-    return s;
+    return lambda;
   }
 
   template <class V>
   OperatorInfo info(index_t rows, index_t cols, std::int64_t nnz, std::int64_t nnzb,
-                    index_t block_rows, double fill_ratio, const BsrSegments* segments,
+                    index_t block_rows, double fill_ratio, const SegmentShape* segments,
                     index_t lambda, Backend b) const {
     OperatorInfo info;
     info.rows = rows;
     info.cols = cols;
     info.nnz = nnz;
-    info.matrix_bytes = bsr_matrix_bytes<V>(nnzb, bs, block_rows, segments);
+    info.matrix_bytes = matrix_bytes<V>(nnzb, bs, block_rows, segments);
     info.backend = b;
     info.format = format;
     info.details = "bs=" + std::to_string(bs);
@@ -191,8 +217,8 @@ struct BsrChoices {
     info.details += ",fill=" + fixed3(fill_ratio) + ",balanced=" + (balanced ? "1" : "0");
     if (segments)
       info.details += ",lambda=" + std::to_string(lambda) +
-                      ",segments=" + std::to_string(segments->segments()) +
-                      ",split_rows=" + std::to_string(segments->split_rows.size());
+                      ",segments=" + std::to_string(segments->segments) +
+                      ",split_rows=" + std::to_string(segments->split_rows);
     return info;
   }
 };
@@ -203,10 +229,12 @@ std::unique_ptr<Operator<V>> build_bsr(const Csr<V>& a, const Params& p, Backend
   BsrChoices c =
       BsrChoices::read<V>(p, b, format, balanced, [&a] { return detect_block_size(a); });
   Bsr<V> m = csr_to_bsr(a, c.bs, BlockLayout::column_major);
-  index_t lambda = 0;
-  std::optional<BsrSegments> segments = c.segments<V>(m.block_row_ptr, b, &lambda);
+  const index_t lambda = c.choose_lambda<V>(bsr_row_stats(m.block_row_ptr), b);
+  std::optional<BsrSegments> segments;
+  if (c.balanced) segments = make_bsr_segments(m.block_row_ptr, lambda);
+  const SegmentShape shape = segments ? shape_of(*segments) : SegmentShape{};
   OperatorInfo info = c.info<V>(a.rows, a.cols, a.nnz(), m.nnzb(), m.block_rows, m.fill_ratio(),
-                                segments ? &*segments : nullptr, lambda, b);
+                                segments ? &shape : nullptr, lambda, b);
 #if SPMVKIT_HAVE_CUDA
   if (b == Backend::cuda)
     return make_bsr_cuda(m, segments ? &*segments : nullptr, c.policy, std::move(info));
@@ -215,9 +243,10 @@ std::unique_ptr<Operator<V>> build_bsr(const Csr<V>& a, const Params& p, Backend
 }
 
 #if SPMVKIT_HAVE_CUDA
-// The same operator from a CSR on the device: block detection and the BSR arrays made there
-// (bsr_blocks_cuda.hpp); the block row pointer copied to the host (4 bytes a block row) for
-// the balancing rule, the segments and the tma tiles, which are made there as above.
+// The same operator from a CSR on the device: block detection, the BSR arrays, the block-row
+// statistics of the balancing rule, the segments and the tma tiles made there
+// (bsr_blocks_cuda.hpp, bsr_cuda.hpp), from the block row pointer there; a few counts come to
+// the host.
 template <class V>
 std::unique_ptr<Operator<V>> build_bsr_device(const DeviceCsrView<V>& a, const Params& p,
                                               const char* format, int balanced) {
@@ -227,31 +256,35 @@ std::unique_ptr<Operator<V>> build_bsr_device(const DeviceCsrView<V>& a, const P
   cuda::build_phase("blocks");
   DeviceBsrBlocks<V> m = csr_to_bsr_device(a, c.bs, bsr::kSlackBytes);
   cuda::build_phase("segments");
-  index_t lambda = 0;
-  std::optional<BsrSegments> segments = c.segments<V>(m.block_row_ptr, Backend::cuda, &lambda);
+  const index_t lambda =
+      c.choose_lambda<V>(bsr_row_stats_device(m.row_ptr.data(), m.block_rows), Backend::cuda);
+  std::optional<DeviceBsrSegments> segments;
+  if (c.balanced)
+    segments = make_bsr_segments_device(m.row_ptr.data(), m.block_rows, lambda, bsr::kSlackBytes);
+  const SegmentShape shape =
+      segments ? SegmentShape{segments->segments, segments->n_split} : SegmentShape{};
   cuda::build_phase("device_layout");
-  OperatorInfo info =
-      c.info<V>(a.rows, a.cols, a.nnz, m.nnzb(), m.block_rows, m.fill_ratio(),
-                segments ? &*segments : nullptr, lambda, Backend::cuda);
+  OperatorInfo info = c.info<V>(a.rows, a.cols, a.nnz, m.nnzb(), m.block_rows, m.fill_ratio(),
+                                segments ? &shape : nullptr, lambda, Backend::cuda);
   return make_bsr_cuda(std::move(m), segments ? &*segments : nullptr, c.policy, std::move(info));
 }
 #endif
 
 }  // namespace
 
+// The balanced CSR kernel's greedy rule over kernel rows (csr_tiles.hpp's balanced_tile_end, with
+// blocks for nonzeros), where no row is longer than a tile; the device builder cuts the same
+// tiles there (bsr_setup_cuda.cu).
 std::vector<index_t> bsr_tma_tiles(const std::vector<index_t>& row_ptr, index_t cap_blocks,
                                    index_t cap_rows) {
-  std::vector<index_t> tiles{0};
   const auto rows = static_cast<index_t>(row_ptr.size()) - 1;
-  index_t begin = 0;
-  for (index_t r = 0; r < rows; ++r) {
-    if (row_ptr[r + 1] - row_ptr[r] > cap_blocks) return {};
-    if (row_ptr[r + 1] - row_ptr[begin] > cap_blocks || r - begin >= cap_rows) {
-      tiles.push_back(r);
-      begin = r;
-    }
+  for (index_t r = 0; r < rows; ++r)
+    if (balanced_long_row(row_ptr.data(), r, cap_blocks)) return {};
+  std::vector<index_t> tiles{0};
+  for (index_t r = 0; r < rows;) {
+    r = balanced_tile_end(row_ptr.data(), r, rows, cap_blocks, cap_rows);
+    tiles.push_back(r);
   }
-  if (rows > 0) tiles.push_back(rows);
   return tiles;
 }
 

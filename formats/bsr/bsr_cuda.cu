@@ -473,7 +473,7 @@ std::unique_ptr<Operator<V>> make_bsr_cuda(const Bsr<V>& m, const BsrSegments* s
 }
 
 template <class V>
-std::unique_ptr<Operator<V>> make_bsr_cuda(DeviceBsrBlocks<V>&& m, const BsrSegments* segments,
+std::unique_ptr<Operator<V>> make_bsr_cuda(DeviceBsrBlocks<V>&& m, DeviceBsrSegments* segments,
                                            const BsrPolicy& policy, OperatorInfo info) {
   const index_t tma_tile_blocks =
       policy.kernel == BsrKernel::tma
@@ -486,10 +486,10 @@ std::unique_ptr<Operator<V>> make_bsr_cuda(DeviceBsrBlocks<V>&& m, const BsrSegm
 }
 
 template std::unique_ptr<Operator<float>> make_bsr_cuda(DeviceBsrBlocks<float>&&,
-                                                        const BsrSegments*, const BsrPolicy&,
+                                                        DeviceBsrSegments*, const BsrPolicy&,
                                                         OperatorInfo);
 template std::unique_ptr<Operator<double>> make_bsr_cuda(DeviceBsrBlocks<double>&&,
-                                                         const BsrSegments*, const BsrPolicy&,
+                                                         DeviceBsrSegments*, const BsrPolicy&,
                                                          OperatorInfo);
 template std::unique_ptr<Operator<float>> make_bsr_cuda(const Bsr<float>&, const BsrSegments*,
                                                         const BsrPolicy&, OperatorInfo);

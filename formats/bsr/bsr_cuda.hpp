@@ -7,6 +7,30 @@
 #include "formats/bsr/bsr.hpp"
 #include "formats/common/bsr_blocks_cuda.hpp"
 
+namespace spmvkit {
+
+// Balanced BSR's segments made on the device: BsrSegments' arrays there (segment_block_ptr with
+// slack_bytes of zeroed slack past its segments + 1 entries).
+struct DeviceBsrSegments {
+  index_t lambda = 0;
+  index_t segments = 0;
+  index_t n_split = 0;
+  index_t max_split = 0;
+  index_t partial_slots = 0;
+  cuda::DeviceBuffer<index_t> segment_block_ptr;
+  cuda::DeviceBuffer<index_t> segment_out;
+  cuda::DeviceBuffer<index_t> split_rows;
+  cuda::DeviceBuffer<index_t> segment_ptr;
+};
+
+// make_bsr_segments and bsr_row_stats from a block row pointer on the device
+// (bsr_segments_cuda.cu): the same arrays and numbers.
+DeviceBsrSegments make_bsr_segments_device(const index_t* block_row_ptr, index_t block_rows,
+                                           index_t lambda, std::size_t slack_bytes);
+BsrRowStats bsr_row_stats_device(const index_t* block_row_ptr, index_t block_rows);
+
+}  // namespace spmvkit
+
 namespace spmvkit::bsr {
 
 // What every kernel reads. The kernels' "rows" are block rows, or the segments of balanced BSR.
@@ -68,11 +92,12 @@ struct DeviceBsr {
 template <class V>
 DeviceBsr<V> upload_bsr(const Bsr<V>& m, const BsrSegments* segments, index_t tma_tile_blocks = 0,
                         bool tma_rotated = false);
-// The same from a BSR made on the device (csr_to_bsr_device with kSlackBytes of slack): its
-// arrays moved in, the segments and tiles uploaded, the values rotated in place.
+// The same from a BSR and its segments made on the device (csr_to_bsr_device and
+// make_bsr_segments_device with kSlackBytes of slack): their arrays moved in, the tiles cut
+// there, the values rotated in place. With the tma kernel every kernel row fits a tile.
 inline constexpr std::size_t kSlackBytes = 16;
 template <class V>
-DeviceBsr<V> device_bsr(DeviceBsrBlocks<V>&& m, const BsrSegments* segments,
+DeviceBsr<V> device_bsr(DeviceBsrBlocks<V>&& m, DeviceBsrSegments* segments,
                         index_t tma_tile_blocks = 0, bool tma_rotated = false);
 // Uploads m's values again, in tma whole=1's rotated chunk order (bsr_tma_rotation_chunks) or
 // plain; nothing when d already has that order or the block size has no rotation.

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "formats/bsr/bsr_cuda.hpp"
+#include "formats/common/csr_tiles_cuda.hpp"
 #include "spmvkit/error.hpp"
 
 namespace spmvkit::bsr {
@@ -25,6 +26,23 @@ void set_tma_tiles(DeviceBsr<V>& d, const std::vector<index_t>& kernel_rows, ind
 }
 
 namespace {
+
+// set_tma_tiles from d's kernel rows on the device (greedy_tile_starts_device: the same tiles),
+// when every kernel row fits a tile (build_bsr_device's choices make sure of it with the tma
+// kernel: longer block rows become segments of at most that many blocks). Bytes: about 13 a
+// kernel row a doubling round (csr_tiles_cuda.cu), against a walk of the row pointer on the
+// host after its download.
+template <class V>
+void set_tma_tiles_device(DeviceBsr<V>& d, index_t tile_blocks) {
+  if (d.bs > kBsrTmaMaxBlockSize || d.nrows == 0) return;
+  DeviceTileStarts starts = greedy_tile_starts_device(d.row_ptr.data(), 0, d.nrows, tile_blocks,
+                                                      bsr_tma_tile_rows(tile_blocks));
+  cuda::copy_to_device(starts.rows.data() + starts.count, &d.nrows, sizeof(index_t));
+  d.tma_tiles = std::move(starts.rows);  // the starts, then the end
+  d.tma_n_tiles = starts.count;
+  d.tma_tile_blocks = tile_blocks;
+  d.tma_rows_per_tile = static_cast<double>(d.nrows) * d.bs / d.tma_n_tiles;
+}
 
 // m's values into d.values (already sized), plain or, when `rotated` and bs has a rotation, in
 // tma whole=1's rotated chunk order.
@@ -133,7 +151,7 @@ void rotate_blocks(DeviceBsr<V>& d, std::int64_t blocks) {
 }  // namespace
 
 template <class V>
-DeviceBsr<V> device_bsr(DeviceBsrBlocks<V>&& m, const BsrSegments* segments,
+DeviceBsr<V> device_bsr(DeviceBsrBlocks<V>&& m, DeviceBsrSegments* segments,
                         index_t tma_tile_blocks, bool tma_rotated) {
   DeviceBsr<V> d;
   d.rows = m.rows;
@@ -143,32 +161,28 @@ DeviceBsr<V> device_bsr(DeviceBsrBlocks<V>&& m, const BsrSegments* segments,
   d.values = std::move(m.values);
   if (tma_rotated) rotate_blocks(d, m.nnzb());
   if (segments) {
-    d.nrows = segments->segments();
-    d.row_ptr = cuda::DeviceBuffer<index_t>(segments->segment_block_ptr.size() +
-                                            kSlackBytes / sizeof(index_t));
-    cuda::fill_bytes(d.row_ptr.data() + segments->segment_block_ptr.size(), 0, kSlackBytes);
-    d.row_ptr.upload(segments->segment_block_ptr.data(), segments->segment_block_ptr.size());
-    d.row_out = cuda::DeviceBuffer<index_t>(segments->segment_out);
-    d.split_rows = cuda::DeviceBuffer<index_t>(segments->split_rows);
-    d.segment_ptr = cuda::DeviceBuffer<index_t>(segments->segment_ptr);
-    d.partials = cuda::DeviceBuffer<V>(static_cast<std::size_t>(segments->partial_slots()) *
+    d.nrows = segments->segments;
+    d.row_ptr = std::move(segments->segment_block_ptr);
+    d.row_out = std::move(segments->segment_out);
+    d.split_rows = std::move(segments->split_rows);
+    d.segment_ptr = std::move(segments->segment_ptr);
+    d.partials = cuda::DeviceBuffer<V>(static_cast<std::size_t>(segments->partial_slots) *
                                        static_cast<std::size_t>(m.block_size));
-    d.n_split = static_cast<index_t>(segments->split_rows.size());
+    d.n_split = segments->n_split;
     d.max_split = segments->max_split;
   } else {
     d.nrows = m.block_rows;
     d.row_ptr = std::move(m.row_ptr);
   }
-  if (tma_tile_blocks > 0)
-    set_tma_tiles(d, segments ? segments->segment_block_ptr : m.block_row_ptr, tma_tile_blocks);
+  if (tma_tile_blocks > 0) set_tma_tiles_device(d, tma_tile_blocks);
   cuda::Context::get().synchronize();
   return d;
 }
 
-#define SPMVKIT_INSTANTIATE(V)                                                        \
-  template DeviceBsr<V> device_bsr(DeviceBsrBlocks<V>&&, const BsrSegments*, index_t, bool); \
-  template DeviceBsr<V> upload_bsr(const Bsr<V>&, const BsrSegments*, index_t, bool); \
-  template void set_tma_rotated(DeviceBsr<V>&, const Bsr<V>&, bool);                  \
+#define SPMVKIT_INSTANTIATE(V)                                                               \
+  template DeviceBsr<V> device_bsr(DeviceBsrBlocks<V>&&, DeviceBsrSegments*, index_t, bool); \
+  template DeviceBsr<V> upload_bsr(const Bsr<V>&, const BsrSegments*, index_t, bool);        \
+  template void set_tma_rotated(DeviceBsr<V>&, const Bsr<V>&, bool);                         \
   template void set_tma_tiles(DeviceBsr<V>&, const std::vector<index_t>&, index_t);
 SPMVKIT_INSTANTIATE(float)
 SPMVKIT_INSTANTIATE(double)

@@ -5,7 +5,6 @@
 #include <string>
 
 #include "backend/cuda/cub_call.cuh"
-#include "backend/cuda/device_csr.hpp"
 #include "backend/cuda/search.cuh"
 #include "formats/common/bsr_blocks_cuda.hpp"
 
@@ -61,8 +60,8 @@ __global__ void detect_entries_kernel(std::int64_t nnz, index_t rows,
                                       Candidates* alive) {
   const std::int64_t k = thread_id();
   Candidates failed = 0;
+  const index_t r = cuda::block_last_at_most(row_ptr, 0, rows - 1, nnz, k);
   if (k < nnz) {
-    const index_t r = cuda::last_at_most(row_ptr, 0, rows - 1, k);
     const index_t j = static_cast<index_t>(k - row_ptr[r]);
     const index_t c = col_idx[k];
     for (Candidates m = candidates; m != 0; m &= m - 1) {
@@ -97,12 +96,12 @@ __global__ void block_head_kernel(std::int64_t nnz, index_t block_rows,
                                   const index_t* __restrict__ seg,
                                   const index_t* __restrict__ sorted, index_t* head) {
   const std::int64_t k = thread_id();
+  const index_t br = cuda::block_last_at_most(seg, 0, block_rows - 1, nnz, k);
   if (k > nnz) return;
   if (k == nnz) {
     head[k] = 0;
     return;
   }
-  const index_t br = cuda::last_at_most(seg, 0, block_rows - 1, k);
   head[k] = k == seg[br] || sorted[k] != sorted[k - 1] ? 1 : 0;
 }
 
@@ -130,8 +129,8 @@ __global__ void block_values_kernel(std::int64_t nnz, index_t rows, int bs,
                                     const index_t* __restrict__ block_row_ptr,
                                     const index_t* __restrict__ block_col_idx, V* out) {
   const std::int64_t k = thread_id();
+  const index_t r = cuda::block_last_at_most(row_ptr, 0, rows - 1, nnz, k);
   if (k >= nnz) return;
-  const index_t r = cuda::last_at_most(row_ptr, 0, rows - 1, k);
   const index_t c = col_idx[k];
   const index_t br = r / bs, bc = c / bs;
   index_t lo = block_row_ptr[br], hi = block_row_ptr[br + 1] - 1;
@@ -212,9 +211,7 @@ DeviceBsrBlocks<V> csr_to_bsr_device(const DeviceCsrView<V>& a, int block_size,
       cuda::copy_on_device(m.col_idx.data(), a.col_idx, a.nnz * sizeof(index_t));
       cuda::copy_on_device(m.values.data(), a.values, a.nnz * sizeof(V));
     }
-    m.block_row_ptr.resize(brows + 1);
-    cuda::download_staged(m.block_row_ptr.data(), m.row_ptr.data(),
-                          (brows + 1) * sizeof(index_t));
+    m.blocks = static_cast<index_t>(a.nnz);
     return m;
   }
 
@@ -272,8 +269,7 @@ DeviceBsrBlocks<V> csr_to_bsr_device(const DeviceCsrView<V>& a, int block_size,
         m.values.data());
     SPMVKIT_LAUNCH_CHECK();
   }
-  m.block_row_ptr.resize(brows + 1);
-  cuda::download_staged(m.block_row_ptr.data(), m.row_ptr.data(), (brows + 1) * sizeof(index_t));
+  m.blocks = static_cast<index_t>(nnzb);
   return m;
 }
 

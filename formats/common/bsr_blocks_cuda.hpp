@@ -30,12 +30,12 @@ struct DeviceBsrBlocks {
   index_t block_rows = 0;
   index_t block_cols = 0;
   std::int64_t nnz = 0;                  // entries of the original matrix
-  std::vector<index_t> block_row_ptr;    // host copy, block_rows + 1
+  index_t blocks = 0;                    // nnzb (the block row pointer stays on the device)
   cuda::DeviceBuffer<index_t> row_ptr;   // block_rows + 1 (+ slack)
   cuda::DeviceBuffer<index_t> col_idx;   // nnzb (+ slack)
   cuda::DeviceBuffer<V> values;          // nnzb * bs * bs (+ slack)
 
-  index_t nnzb() const { return block_row_ptr.back(); }
+  index_t nnzb() const { return blocks; }
   double fill_ratio() const {
     return nnz == 0 ? 1.0
                     : static_cast<double>(nnzb()) * block_size * block_size /

@@ -2,8 +2,9 @@
 // launch=tiles (included by .cu files only).
 //
 // Setup cuts the rows into tiles of at most `tile_nnz` nonzeros (and at most `max_tile_rows`
-// rows). A tile of whole rows is processed by one thread block: all threads first compute the
-// products values[k] * x[col_idx[k]] of the tile into shared memory with coalesced loads
+// rows; csr_tiles.hpp on the host, csr_tiles_cuda.hpp on the device). A tile of whole rows is
+// processed by one thread block: all threads first compute the products
+// values[k] * x[col_idx[k]] of the tile into shared memory with coalesced loads
 // (`items_per_thread` independent loads in flight per thread), then groups of
 // `threads_per_row` threads (chosen per tile from its mean row length) reduce each row from
 // shared memory. A row longer than `tile_nnz` is split over several blocks (slices), each
@@ -29,10 +30,11 @@
 
 #include "backend/cuda/cuda.hpp"
 #include "backend/cuda/finish.cuh"
+#include "formats/common/coo_add.cuh"
 #include "formats/common/csr_kernels.hpp"
 #include "formats/common/csr_split.cuh"
 #include "formats/common/csr_tiles.hpp"
-#include "formats/common/coo_add.cuh"
+#include "formats/common/csr_tiles_cuda.hpp"
 #include "spmvkit/csr.hpp"
 #include "spmvkit/error.hpp"
 
@@ -157,14 +159,20 @@ template <class V>
 class BalancedTiles {
  public:
   BalancedTiles() = default;
+  // From a host tiling (uploaded) or a device one (balanced_tiling_device).
   BalancedTiles(const BalancedTiling& t, const BalancedPolicy& policy, LongRowFinish finish)
+      : BalancedTiles(
+            DeviceBalancedTiling{cuda::DeviceBuffer<BalancedTile>(t.tiles),
+                                 cuda::DeviceBuffer<BalancedLongRow>(t.long_rows), t.partials},
+            policy, finish) {}
+  BalancedTiles(DeviceBalancedTiling&& t, const BalancedPolicy& policy, LongRowFinish finish)
       : policy_(policy),
         finish_(finish),
-        tiles_(t.tiles),
-        long_rows_(t.long_rows),
+        tiles_(std::move(t.tiles)),
+        long_rows_(std::move(t.long_rows)),
         partials_(static_cast<std::size_t>(t.partials)),
-        counters_(finish == LongRowFinish::last_slice ? t.long_rows.size() : 0) {
-    if (t.tiles.size() > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+        counters_(finish == LongRowFinish::last_slice ? long_rows_.size() : 0) {
+    if (tiles_.size() > static_cast<std::size_t>(std::numeric_limits<int>::max()))
       throw UnsupportedError("balanced CSR: more than 2^31 - 1 tiles");
     if (counters_.size() > 0) cuda::fill_bytes(counters_.data(), 0, counters_.bytes());
   }

@@ -56,12 +56,10 @@ struct DeviceCsr {
   }
 };
 
-// csr_split_near_far's result on the device. The near part's row pointer is on the host too
-// (the balanced kernel's tiling is made there).
+// csr_split_near_far's result on the device.
 template <class V>
 struct DeviceNearFar {
   DeviceCsr<V> near;
-  std::vector<index_t> near_row_ptr;
   std::vector<index_t> far_ptr;  // panel p's entries: [far_ptr[p], far_ptr[p + 1])
   cuda::DeviceBuffer<index_t> far_row;
   cuda::DeviceBuffer<index_t> far_col;

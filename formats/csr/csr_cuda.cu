@@ -166,10 +166,10 @@ class CsrCudaOperator final : public Operator<V> {
 
  public:
   // From a CSR on the device. Scalar and vector: the arrays copied there (no host round trip).
-  // Balanced: the far count and the near/far split on the device, the matrix (or its near
-  // part) copied there; only the row pointer comes to the host, for the tiling (4 bytes a row
-  // against 12 a nonzero for the whole matrix). Column panels (panels > 1) are cut on the host
-  // from a downloaded copy, as the host builder cuts them.
+  // Balanced: the far count, the near/far split and the tiling on the device (the tiling reads
+  // the row pointer there: balanced_tiling_device), the matrix (or its near part) copied there;
+  // nothing a row comes to the host. Column panels (panels > 1) are cut on the host from a
+  // downloaded copy, as the host builder cuts them.
   CsrCudaOperator(const DeviceCsrView<V>& a, CsrKernel kernel, const Params& p)
       : Operator<V>(OperatorInfo{a.rows, a.cols, a.nnz, csr_matrix_bytes<V>(a.rows, a.nnz),
                                  Backend::cuda,
@@ -196,10 +196,8 @@ class CsrCudaOperator final : public Operator<V> {
     } else if (n_panels == 1) {
       cuda::build_phase("copy");
       DeviceCsr<V> copy(a);
-      cuda::build_phase("row_ptr_to_host");
-      const std::unique_ptr<index_t[]> row_ptr = cuda::download_staged(copy.row_ptr);
       cuda::build_phase("tiling");
-      add_part(row_ptr.get(), std::move(copy));
+      add_part(std::move(copy));
     } else {
       cuda::build_phase("column_panels_on_host");
       const Csr<V> host = cuda::download_csr(a);
@@ -243,11 +241,12 @@ class CsrCudaOperator final : public Operator<V> {
     return far;
   }
 
-  // The near part as the one tiled part, the far entries on top; the byte model counts the
-  // near part's CSR instead of the matrix's.
+  // The near part as the one tiled part (tiled on the device, where the split made its row
+  // pointer), the far entries on top; the byte model counts the near part's CSR instead of the
+  // matrix's.
   void add_near_far(index_t rows, DeviceNearFar<V>&& split) {
     const std::int64_t near_nnz = split.near.nnz();
-    add_part(split.near_row_ptr.data(), std::move(split.near));
+    add_part(std::move(split.near));
     far_ = FarEntries<V>(std::move(split));
     this->info_.matrix_bytes = csr_matrix_bytes<V>(rows, near_nnz) + far_.bytes();
   }
@@ -290,13 +289,22 @@ class CsrCudaOperator final : public Operator<V> {
     this->info_.details = "threads_per_row=" + std::to_string(threads_per_row_);
   }
 
-  // A part on the device, tiled from its row pointer on the host.
+  // A part on the device, tiled from its row pointer on the host (the host builder's)...
   void add_part(const index_t* row_ptr, DeviceCsr<V>&& matrix) {
     BalancedTiling tiling;
     balanced_tiling(row_ptr, 0, matrix.rows, policy_, {}, tiling);
+    add_part(BalancedTiles<V>(tiling, policy_, long_row_finish_), std::move(matrix));
+  }
+  // ... or on the device, the same tiles.
+  void add_part(DeviceCsr<V>&& matrix) {
+    DeviceBalancedTiling tiling =
+        balanced_tiling_device(matrix.row_ptr.data(), 0, matrix.rows, policy_);
+    add_part(BalancedTiles<V>(std::move(tiling), policy_, long_row_finish_), std::move(matrix));
+  }
+  void add_part(BalancedTiles<V>&& tiles, DeviceCsr<V>&& matrix) {
     BalancedPart<V> part;
     part.matrix = std::move(matrix);
-    part.tiles = BalancedTiles<V>(tiling, policy_, long_row_finish_);
+    part.tiles = std::move(tiles);
     parts_.push_back(std::move(part));
   }
 

@@ -185,17 +185,17 @@ class SuraaCudaOperator final : public Operator<V> {
   }
 
   // launch=tiles: balanced tiles of the sorted rows from G1 on (suraa_static) or after it
-  // (suraa), never across a group boundary, so a tile's rows are of one group. The tiling needs
-  // the sorted row pointer on the host (one download at setup).
+  // (suraa), never across a group boundary, so a tile's rows are of one group. Tiled on the
+  // device from the sorted row pointer there (balanced_tiling_device: the host tiling's tiles).
   void build_tiles() {
-    const std::unique_ptr<index_t[]> row_ptr = cuda::download_staged(d_.row_ptr);
     const BalancedPolicy policy;
-    BalancedTiling t;
-    balanced_tiling(row_ptr.get(), dynamic_ ? d_.plan.g1_end : 0, d_.plan.rows, policy,
-                    {d_.plan.g1_end, d_.plan.g2_end}, t);
-    tiles_ = BalancedTiles<V>(t, policy, LongRowFinish::last_slice);  // one launch
-    this->info_.matrix_bytes +=
-        tiles_.descriptor_bytes() + 2 * static_cast<std::size_t>(t.partials) * sizeof(V);
+    const cuda::DeviceBuffer<index_t> cuts(std::vector<index_t>{d_.plan.g1_end, d_.plan.g2_end});
+    DeviceBalancedTiling t =
+        balanced_tiling_device(d_.row_ptr.data(), dynamic_ ? d_.plan.g1_end : 0, d_.plan.rows,
+                               policy, cuts.data(), static_cast<index_t>(cuts.size()));
+    const auto partials = static_cast<std::size_t>(t.partials);
+    tiles_ = BalancedTiles<V>(std::move(t), policy, LongRowFinish::last_slice);  // one launch
+    this->info_.matrix_bytes += tiles_.descriptor_bytes() + 2 * partials * sizeof(V);
   }
 
   void launch_table(cudaStream_t s, const V* x, const V* y, V* z, V alpha, V beta) const {

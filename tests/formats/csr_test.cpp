@@ -9,7 +9,13 @@
 #include <cstdlib>
 
 #include "spmvkit/generators.hpp"
+#include "tests/common/zoo.hpp"
 #include "tests/formats/spmv_check.hpp"
+
+#if SPMVKIT_HAVE_CUDA
+#include "backend/cuda/device_csr.hpp"
+#include "formats/common/csr_split.cuh"
+#endif
 
 namespace spmvkit {
 namespace {
@@ -82,6 +88,20 @@ TEST(CsrPanels, BadPanelCountIsAnInputError) {
 }
 
 #if SPMVKIT_HAVE_CUDA
+// The far count on the device (a thread an entry, rows searched between its block's first and
+// last rows) is the host's, on the zoo's awkward shapes and at every band.
+TEST(CsrNearFar, DeviceFarCountMatchesHostCount) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
+  for (const auto& name : testing::zoo_names()) {
+    const Csr<double>& a = testing::zoo_matrix(name);
+    const cuda::OwnedDeviceCsr<double> d = cuda::upload_csr(a);
+    for (index_t band : {0, 1, 5, 100, 1 << 20}) {
+      SCOPED_TRACE(name + " band " + std::to_string(band));
+      EXPECT_EQ(csr_count_far(d.view(), band), csr_count_far(a, band));
+    }
+  }
+}
+
 TEST(CsrNearFar, SplitKeepsEveryEntryOnceInPanelAndRowOrder) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device: the near/far split runs on the GPU";
   const Csr<double> a =
