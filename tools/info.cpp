@@ -83,6 +83,10 @@ void print_auto(const std::string& name, const Csr<V>& a, const std::string& dev
                      {"sampled_rows", f.sampled_rows}}},
                    {"why", c.why},
                    {"ranked", ranked}};
+  // Every format's feature vector, candidates or not here (BSR without dense blocks still has
+  // a launch and bytes to fit its constants on).
+  for (const select::FormatCost& k : select::h100_costs())
+    j["x"][k.format] = select::cost_features(f, k.format);
   if (json) {
     std::cout << j.dump(2) << "\n";
     return;
