@@ -79,6 +79,7 @@ void print_auto(const std::string& name, const Csr<V>& a, const std::string& dev
                      {"ell_bytes", f.ell_bytes},
                      {"sellp_bytes", f.sellp_bytes},
                      {"hybrid_bytes", f.hybrid_bytes},
+                     {"hybrid_width", f.hybrid_width},
                      {"l2_bytes", f.l2_bytes},
                      {"sampled_rows", f.sampled_rows}}},
                    {"why", c.why},
