@@ -1,184 +1,235 @@
 #!/usr/bin/python3
-"""Fits format=auto's cost model (select/) to measured bench JSON, checks it on held-out matrices.
+"""Fits format=auto's cost model (select/) to measured bench JSON and replays its choices offline.
 
-  bench/fit_select.py [RESULTS_DIR...] [--emit select/model_defaults.cpp]
+  bench/fit_select.py replay [--cli build/spmvkit] [RUN.json...]
+  bench/fit_select.py fit    [--cli build/spmvkit] [--emit select/model_defaults.cpp] [RUN.json...]
 
-Reads every `spmvkit bench --json` file under the folders (default bench/results), keeps per
-(device, precision, matrix, format) the newest ok record of a plain format (no [variant]), and
-fits per format, by non-negative least squares on relative error, SpMV time =
-  c0 + c1*GB (beyond L2) + c2*GB (L2-resident) + c3*npr_max/1e6 + c4*rows/1e6
-     + c5*GB*cv + c6*blocks/1e6
-(GB: the format's bytes per apply incl. x and y, as select/model.cpp predicts them; cv: row-length
-std/mean, capped at 10; blocks: nnz/bs^2). Setup time = s0 + s1*nnz/1e6 likewise. Hold-out:
-matrices whose base name (NAME of expand_bsB_NAME) hashes to 0 mod 4 are left out of the fit and
-the picks on them are scored against the oracle (the fastest of the candidates measured).
+RUN.json: `spmvkit bench --json` runs with every format measured (default RUNS below: the newest
+H100 runs of the real, csr, ell and bsr suites, and the smoke run of c213498, the only recent one
+with every format on L2-resident matrices of 0.4-1.2M nonzeros). The features come from the
+library itself: `spmvkit info MATRIX --auto --json` (select::measure_features, select::choose and
+select::cost_features, no GPU), so neither the replay nor the fit can diverge from the library.
+
+replay: the library's ranking of the candidates on each matrix, walked as the auto build walks
+it (a format that refused the matrix in the run, status unsupported, is passed over); the pick is
+scored against the run's times: ratio = time of the pick / oracle (the fastest of our formats
+measured, as bench's `oracle`). A pick with no record in the run (or a BSR record built with
+another block size) is not scored and is counted as such.
+
+fit: per format, SpMV ms = c . x (x: select::cost_features, select/model.hpp) by non-negative
+least squares on relative error; setup ms = s0 + s1 nnz/1e6 likewise. Hold-out: leave one matrix out (every record of it, in any
+suite), fit on the rest, pick on it; the in-sample score fits on all. --emit writes the fit as
+select/model_defaults.cpp (then rebuild and `replay` to score the library's own picks).
 Python 3 with NumPy/SciPy (Debian python3-numpy, python3-scipy).
 """
-import collections, glob, gzip, json, math, re, shutil, subprocess, sys, zlib
+import collections, json, math, os, re, shutil, subprocess, sys
 import numpy as np
 from scipy.optimize import nnls
 
+# The GPU candidates of select/model.cpp (suraa is measured, in the oracle, never picked).
 CANDIDATES = ['csr_scalar', 'csr_vector', 'csr_balanced', 'ell', 'hyb', 'hec', 'sellp', 'csr3',
-              'suraa', 'suraa_static', 'bsr', 'bsr_balanced']
-L2_DEFAULT = 50 * 2**20
+              'suraa_static', 'bsr', 'bsr_balanced']
+OURS = CANDIDATES + ['suraa']
+R = 'bench/results/'
+RUNS = [R + '2026-11-26-h100-5cc7483/bench_real.json',
+        R + '2026-11-26-h100x4-a5264cf/suites/bench_csr.json',
+        R + '2026-11-26-h100x4-a5264cf/suites/bench_ell.json',
+        R + '2026-11-26-h100x4-a5264cf/suites/bench_bsr_1of2.json',
+        R + '2026-11-26-h100x4-a5264cf/suites/bench_bsr_2of2.json',
+        R + '2026-11-25-h100-c213498/bench_smoke.json']
 
 
-def load(roots):
-    best = {}
-    for root in roots:
-        for f in sorted(glob.glob(root + '/**/*.json', recursive=True) +
-                        glob.glob(root + '/**/*.json.gz', recursive=True)):
-            d = json.load(gzip.open(f) if f.endswith('gz') else open(f))
-            if not isinstance(d, dict) or not d.get('results') or 'spmv_ms' not in d['results'][0]:
-                continue
-            dev = 'H100' if 'H100' in d['device'] else 'H200' if 'H200' in d['device'] else None
-            if dev is None:
-                continue
-            for r in d['results']:
-                if r['status'] != 'ok' or '[' in r['format'] or '+' in r['matrix']:
-                    continue
-                k = (dev, r['precision'], r['matrix'], r['format'])
-                if k not in best or d['date'] > best[k][0]:
-                    best[k] = (d['date'], r, d.get('l2_bytes') or L2_DEFAULT)
-    # Old records lack the row statistics: take them from a newer record of the same matrix.
-    stats = {k[2]: (r['npr_max'], r['npr_variance'])
-             for k, (_, r, _) in best.items() if 'npr_max' in r}
-    for k, (_, r, _) in best.items():
-        if 'npr_max' not in r and k[2] in stats:
-            r['npr_max'], r['npr_variance'] = stats[k[2]]
-    return best
+def suite_of(path):
+    m = re.search(r'bench_([a-z]+)', os.path.basename(path))
+    return m.group(1) if m else os.path.basename(path)
 
 
-def block_size(name):
-    m = re.match(r'(expand|reservoir)_bs(\d+)_', name)
-    return int(m.group(2)) if m else 1
+def load(paths):
+    """{(suite, matrix): {'records': {format: record}, 'device', 'l2', 'commit'}}."""
+    runs = {}
+    for p in paths:
+        d = json.load(open(p))
+        for r in d['results']:
+            run = runs.setdefault((suite_of(p), r['matrix']), {
+                'records': {}, 'device': d['device'], 'l2': d.get('l2_bytes') or 50 * 2**20,
+                'commit': d['commit'], 'precision': r['precision']})
+            run['records'][r['format']] = r
+    return runs
 
 
-def base_name(name):
-    m = re.match(r'expand_bs\d+_(.*)', name)
-    if m:
-        return m.group(1)
-    return re.sub(r'_\d+$', '', name) if name.startswith('reservoir') else name
+def features(cli, matrix, run, cache):
+    """The library's view of `matrix`: `spmvkit info --auto --json`, cached per binary."""
+    stamp = '%s@%d' % (cli, os.stat(cli).st_mtime_ns)
+    key = '%s|%s|%s|%d' % (matrix, run['device'], run['precision'], run['l2'])
+    if cache.get(key, {}).get('stamp') != stamp:
+        out = subprocess.run([cli, 'info', matrix, '--auto', '--json', '--device', run['device'],
+                              '--l2', str(run['l2']), '--precision', run['precision']],
+                             check=True, capture_output=True, text=True).stdout
+        cache[key] = {'stamp': stamp, 'info': json.loads(out)}
+    return cache[key]['info']
 
 
-def features(r, f, l2):
-    """Mirrors select/model.cpp: the same inputs the library has at run time."""
-    s = 8 if r['precision'] == 'f64' else 4
-    rows, nnz, bs = r['rows'], r['nnz'], block_size(r['matrix'])
-    vec = (r['rows'] + r['cols']) * s
-    if f in ('bsr', 'bsr_balanced'):
-        b = nnz * s + nnz / (bs * bs) * 4 + rows / bs * 4
-    elif f in ('ell', 'sellp', 'hyb', 'hec'):
-        b = r['bytes'] - vec  # padded formats: measured here, estimated from a sample at run time
-    else:
-        b = nnz * (s + 4) + rows * 4
-    gb = (b + vec) * 1e-9
-    res = 1.0 if gb * 1e9 < l2 else 0.0
-    mean = nnz / max(1, rows)
-    cv = min(10.0, math.sqrt(r.get('npr_variance', 0)) / max(mean, 1e-9))
-    return [1.0, gb * (1 - res), gb * res, r.get('npr_max', mean) * 1e-6, rows * 1e-6, gb * cv,
-            nnz / (bs * bs) * 1e-6]
+def oracle_ms(run):
+    return min(r['spmv_ms'] for f, r in run['records'].items()
+               if f in OURS and r['status'] == 'ok')
 
 
-def by_matrix(best, dev, prec):
-    m = collections.defaultdict(dict)
-    for (d, p, mat, f), (_, r, l2) in best.items():
-        if d == dev and p == prec and f in CANDIDATES:
-            m[mat][f] = (r, l2)
-    return m
+def walk(ranked, run):
+    """The auto build's walk: the first candidate that did not refuse. (format, record) or
+    (format, None) when the run has no usable record of it."""
+    for c in ranked:
+        r = run['records'].get(c['format'])
+        if r is not None and r['status'].startswith('unsupported'):
+            continue  # refused in the run: the build passes over it too
+        if r is None or r['status'] != 'ok':
+            return c['format'], None
+        bs = re.search(r'block_size=(\d+)', c['params'])
+        used = re.search(r'\bbs=(\d+)', r['details'])
+        if bs and used and bs.group(1) != used.group(1):
+            return c['format'], None  # measured with another block size
+        return c['format'], r
+    return None, None
 
 
-def fit(m, mats):
+def summary(ratios, unscored):
+    if not ratios:
+        return 'n=0 (%d not measured)' % unscored
+    n = len(ratios)
+    return ('n=%d, within 1.10x %.1f%%, geomean %.3fx, worst %.2fx%s' %
+            (n, 100.0 * sum(x <= 1.10 for x in ratios) / n,
+             math.exp(sum(map(math.log, ratios)) / n), max(ratios),
+             ', %d picks not measured' % unscored if unscored else ''))
+
+
+def by_suite(scored):
+    out = collections.defaultdict(lambda: ([], [0]))
+    for (suite, _), ratio in scored.items():
+        if ratio is None:
+            out[suite][1][0] += 1
+        else:
+            out[suite][0].append(ratio)
+    big = [x for (suite, _), x in scored.items() if suite in ('csr', 'ell', 'bsr')]
+    lines = {s: summary(r, u[0]) for s, (r, u) in sorted(out.items())}
+    if big:  # the large-matrix suites together, as bench/report.py oracle prints them
+        lines['csr+ell+bsr'] = summary([x for x in big if x], sum(x is None for x in big))
+    return lines
+
+
+def replay(runs, infos):
+    scored, rows = {}, []
+    for key, run in sorted(runs.items()):
+        pick, r = walk(infos[key]['ranked'], run)
+        scored[key] = r['spmv_ms'] / oracle_ms(run) if r else None
+        rec = run['records'].get('auto')
+        device_pick = re.match(r'chosen=(\w+)', rec['details']).group(1) if rec and rec.get(
+            'details', '').startswith('chosen=') else '-'
+        rows.append((key, pick, scored[key], device_pick))
+    return scored, rows
+
+
+def fit(runs, infos, keys):
     spmv, setup = {}, {}
     for f in CANDIDATES:
-        x, xs, ys = [], [], []
-        for mat in mats:
-            if f not in m[mat]:
+        x, xs = [], []
+        for k in keys:
+            r = runs[k]['records'].get(f)
+            xf = infos[k]['x'].get(f)
+            if r is None or xf is None or r['status'] != 'ok':
                 continue
-            r, l2 = m[mat][f]
-            t = r['spmv_ms']
-            x.append([v / t for v in features(r, f, l2)])
+            x.append([v / r['spmv_ms'] for v in xf])
             if r.get('setup_ms', 0) > 0:
                 xs.append([1.0 / r['setup_ms'], r['nnz'] * 1e-6 / r['setup_ms']])
-                ys.append(1.0)
         if len(x) >= 3:
             spmv[f] = nnls(np.array(x), np.ones(len(x)))[0]
         if len(xs) >= 3:
-            setup[f] = nnls(np.array(xs), np.array(ys))[0]
+            setup[f] = nnls(np.array(xs), np.ones(len(xs)))[0]
     return spmv, setup
 
 
-def score(m, mats, coef):
-    ratios = []
-    for mat in mats:
-        # As select/model.cpp: no suraa (its static twin instead), BSR only on dense blocks; the
-        # oracle as bench's: the fastest of our formats measured, candidates or not.
-        have = {f: v for f, v in m[mat].items() if f in coef and f != 'suraa' and
-                not (f.startswith('bsr') and block_size(mat) < 2)}
-        if len(have) < 2:
-            continue
-        pred = {f: float(np.dot(coef[f], features(r, f, l2))) for f, (r, l2) in have.items()}
-        pick = min(pred, key=pred.get)
-        oracle = min(r['spmv_ms'] for r, _ in m[mat].values())
-        ratios.append(oracle / have[pick][0]['spmv_ms'])
-    if not ratios:
-        return 0, 0, 0
-    within = sum(1 for x in ratios if x >= 1 / 1.10) / len(ratios)
-    return len(ratios), within, math.exp(-sum(map(math.log, ratios)) / len(ratios))
+def pick_with(spmv, info, run):
+    """The library's walk with constants `spmv` (its x, its candidate set): (pick, ratio)."""
+    ranked = sorted((c for c in info['ranked'] if c['format'] in spmv),
+                    key=lambda c: float(np.dot(spmv[c['format']], c['x'])))
+    f, r = walk(ranked, run)
+    return f, (r['spmv_ms'] / oracle_ms(run) if r else None)
+
+
+def emit(path, spmv, setup):
+    with open(path, 'w') as out:
+        out.write('// Generated by bench/fit_select.py from the H100 runs it names (f64): the cost\n'
+                  '// model\'s constants (select/model.hpp). Refit:\n'
+                  '// bench/fit_select.py fit --emit select/model_defaults.cpp\n'
+                  '#include "select/model.hpp"\n\nnamespace spmvkit::select {\n')
+        out.write('\nconst std::vector<FormatCost>& h100_costs() {\n'
+                  '  static const std::vector<FormatCost> table = {\n')
+        for f in CANDIDATES:
+            if f in spmv:
+                out.write('      {"%s",\n       {%s},\n       {%s}},\n' %
+                          (f, ', '.join('%.6g' % v for v in spmv[f]),
+                           ', '.join('%.6g' % v for v in setup.get(f, [0.0, 0.0]))))
+        out.write('  };\n  return table;\n}\n\n'
+                  '// No H200 runs of every format: an H200 takes H100\'s constants with the byte\n'
+                  '// terms scaled by the bandwidth ratio (select/model.cpp).\n'
+                  'const std::vector<FormatCost>& h200_costs() {\n'
+                  '  static const std::vector<FormatCost> table = {};\n  return table;\n}\n'
+                  '\n}  // namespace spmvkit::select\n')
+    if shutil.which('clang-format'):  # the house format (.clang-format)
+        subprocess.run(['clang-format', '-i', path], check=True)
 
 
 def main():
     args = sys.argv[1:]
-    emit = None
-    if '--emit' in args:
-        i = args.index('--emit')
-        emit = args[i + 1]
-        del args[i:i + 2]
-    best = load(args or ['bench/results'])
-    tables = {}
-    for dev in ('H100', 'H200'):
-        m = by_matrix(best, dev, 'f64')
-        mats = sorted(x for x in m if len(m[x]) >= 4)  # matrices with most candidates measured
-        if len(mats) < 20:
-            print('%s f64: %d matrices with 4+ candidates measured: no fit (%s)' %
-                  (dev, len(mats), 'H100 scaled by bandwidth' if dev == 'H200' else 'none'))
-            continue
-        test = [x for x in mats if zlib.crc32(base_name(x).encode()) % 4 == 0]
-        train = [x for x in mats if x not in test]
-        held, _ = fit(m, train)
-        print('%s f64 hold-out (fit on %d matrices, tested on the others): n=%d within 1.10x %.3f, '
-              'geomean %.3f' % ((dev, len(train)) + score(m, test, held)))
-        spmv, setup = fit(m, mats)
-        print('%s f64 in-sample (fit on all): n=%d within 1.10x %.3f, geomean %.3f' %
-              ((dev,) + score(m, mats, spmv)))
-        m32 = by_matrix(best, dev, 'f32')
-        if m32:
-            print('%s f32 with the f64 fit (bytes at 4 B a value): n=%d within 1.10x %.3f, '
-                  'geomean %.3f' % ((dev,) + score(m32, sorted(m32), spmv)))
-        for f in CANDIDATES:
-            print('  %-13s spmv %s  setup %s' % (f, ' '.join('%.4g' % v for v in spmv.get(f, [])),
-                                                 ' '.join('%.4g' % v for v in setup.get(f, []))))
-        tables[dev] = (spmv, setup)
-    if emit:
-        with open(emit, 'w') as out:
-            out.write('// Generated by bench/fit_select.py from bench/results (f64 records): the\n'
-                      '// cost model\'s constants (select/model.hpp). Refit:\n'
-                      '// bench/fit_select.py --emit select/model_defaults.cpp\n#include "select/model.hpp"\n\n'
-                      'namespace spmvkit::select {\n')
-            for dev in ('H100', 'H200'):
-                out.write('\nconst std::vector<FormatCost>& %s_costs() {\n'
-                          '  static const std::vector<FormatCost> table = {\n' % dev.lower())
-                spmv, setup = tables.get(dev, ({}, {}))
-                for f in CANDIDATES:
-                    if f not in spmv:
-                        continue
-                    c = ', '.join('%.6g' % v for v in spmv[f])
-                    s = ', '.join('%.6g' % v for v in setup.get(f, [0.0, 0.0]))
-                    out.write('      {"%s",\n       {%s},\n       {%s}},\n' % (f, c, s))
-                out.write('  };\n  return table;\n}\n')
-            out.write('\n}  // namespace spmvkit::select\n')
-        if shutil.which('clang-format'):  # the house format (.clang-format)
-            subprocess.run(['clang-format', '-i', emit], check=True)
+    if not args or args[0] not in ('replay', 'fit'):
+        sys.exit(__doc__)
+    mode, args = args[0], args[1:]
+    opts = {'--cli': 'build/spmvkit', '--emit': None}
+    for o in opts:
+        if o in args:
+            i = args.index(o)
+            opts[o] = args[i + 1]
+            del args[i:i + 2]
+    runs = load(args or RUNS)
+    cache_path = os.path.join(os.path.dirname(opts['--cli']), 'fit_select_cache.json')
+    cache = json.load(open(cache_path)) if os.path.exists(cache_path) else {}
+    infos = {}
+    for key, run in sorted(runs.items()):
+        print('features: %s %s' % key, file=sys.stderr)
+        infos[key] = features(opts['--cli'], key[1], run, cache)
+    json.dump(cache, open(cache_path, 'w'))
+    commits = sorted(set(r['commit'] for r in runs.values()))
+    if mode == 'replay':
+        scored, rows = replay(runs, infos)
+        print('| suite | matrix | pick | time / oracle | device\'s pick |\n|---|---|---|---:|---|')
+        for (suite, m), pick, ratio, dev in rows:
+            print('| %s | %s | %s | %s | %s |' % (suite, m, pick,
+                                                 '%.3f' % ratio if ratio else 'not measured', dev))
+        print('\nreplay of the library\'s picks on the runs of %s:' % ', '.join(commits))
+        for s, line in by_suite(scored).items():
+            print('  %-5s %s' % (s, line))
+        return
+    keys = sorted(runs)
+    spmv, setup = fit(runs, infos, keys)
+    inside = {k: pick_with(spmv, infos[k], runs[k]) for k in keys}
+    held = {}
+    for name in sorted(set(m for _, m in keys)):  # leave one matrix out
+        train = [k for k in keys if k[1] != name]
+        part, _ = fit(runs, infos, train)
+        for k in keys:
+            if k[1] == name:
+                held[k] = pick_with(part, infos[k], runs[k])
+    print('fit on the runs of %s (%d matrix records):' % (', '.join(commits), len(keys)))
+    for s, line in by_suite({k: v[1] for k, v in inside.items()}).items():
+        print('  in-sample      %-5s %s' % (s, line))
+    for s, line in by_suite({k: v[1] for k, v in held.items()}).items():
+        print('  leave-one-out  %-5s %s' % (s, line))
+    for name, picks in (('in-sample', inside), ('leave-one-out', held)):
+        print('  %s, beyond 1.10x: %s' % (name, ', '.join(
+            '%s %s %.2fx' % (k[1], f, x) for k, (f, x) in sorted(picks.items()) if x and x > 1.10)))
+    for f in CANDIDATES:
+        print('  %-13s spmv %s  setup %s' % (f, ' '.join('%.4g' % v for v in spmv.get(f, [])),
+                                             ' '.join('%.4g' % v for v in setup.get(f, []))))
+    if opts['--emit']:
+        emit(opts['--emit'], spmv, setup)
 
 
 if __name__ == '__main__':

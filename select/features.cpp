@@ -164,6 +164,7 @@ Features measure_features(const Csr<V>& a, std::size_t l2_bytes) {
   // HEC's ELL width: min over l of w(l) = l*n + p_r*nz(l), p_r = 20 (HEC paper eq. (1)).
   sort_lengths(lengths, f.row_max);
   double best_w = 0, best_bytes = 0, above = 0;
+  index_t best_l = 0;
   for (index_t v : lengths) above += v;
   std::size_t i = 0;
   for (index_t l = 0;; l = lengths[i]) {
@@ -172,11 +173,13 @@ Features measure_features(const Csr<V>& a, std::size_t l2_bytes) {
     const double w = l * n + 20.0 * over;
     if (l == 0 || w < best_w) {
       best_w = w;
+      best_l = l;
       best_bytes = (l * n + over) * entry * scale + (over > 0 ? a.rows * 4.0 : 0);
     }
     if (i >= lengths.size()) break;
   }
   f.hybrid_bytes = best_bytes;
+  f.hybrid_width = best_l;
   f.block_size = block_size_of(a, lengths);
   return f;
 }

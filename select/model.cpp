@@ -10,7 +10,8 @@ namespace spmvkit::select {
 namespace {
 
 constexpr double kDefaultL2 = 50.0 * (1 << 20);
-// H200 against H100 read bandwidth (HBM3e 4.8 TB/s, HBM3 3.35 TB/s): the byte terms scale by it.
+// H200 against H100 read bandwidth (HBM3e 4.8 TB/s, HBM3 3.35 TB/s): the terms of bytes beyond L2
+// scale by it; the L2-resident ones do not (the same 50 MB L2 and SMs on both).
 constexpr double kH200ByteScale = 3.35 / 4.8;
 
 // Candidates on the GPU: our formats (the peers are what auto is measured against).
@@ -18,7 +19,7 @@ bool gpu_candidate(const std::string& f) {
   return f != "suraa";  // dynamic parallelism: its static twin is the same layout, cheaper setup
 }
 
-double dot(const std::array<double, 7>& c, const std::array<double, 7>& x) {
+double dot(const CostVector& c, const CostVector& x) {
   double s = 0;
   for (std::size_t i = 0; i < c.size(); ++i) s += c[i] * x[i];
   return s;
@@ -37,14 +38,14 @@ std::string fmt(const char* f, double v) {
 // long row costs csr_scalar nothing extra with OpenMP's dynamic rows. Setup ~ a copy.
 const std::vector<FormatCost>& cpu_costs() {
   static const std::vector<FormatCost> table = {
-      {"csr_scalar", {0.01, 50, 50, 0, 0, 0, 0}, {0.01, 2}},
-      {"ell", {0.01, 50, 50, 0, 0, 0, 0}, {0.02, 6}},
-      {"bsr", {0.01, 50, 50, 0, 0, 0, 0}, {0.05, 8}},
+      {"csr_scalar", {0.01, 50, 50, 0, 0, 0, 0, 0}, {0.01, 2}},
+      {"ell", {0.01, 50, 50, 0, 0, 0, 0, 0}, {0.02, 6}},
+      {"bsr", {0.01, 50, 50, 0, 0, 0, 0, 0}, {0.05, 8}},
   };
   return table;
 }
 
-std::array<double, 7> cost_features(const Features& f, const std::string& format) {
+CostVector cost_features(const Features& f, const std::string& format) {
   const double s = f.value_bytes;
   const double rows = f.rows, nnz = static_cast<double>(f.nnz);
   const double vec = (static_cast<double>(f.rows) + f.cols) * s;
@@ -61,11 +62,23 @@ std::array<double, 7> cost_features(const Features& f, const std::string& format
     bytes = f.hybrid_bytes;
   else
     bytes = nnz * (s + 4) + rows * 4;
+  // The longest serial walk. csr_vector's sub-warp is its threads_per_row=auto, as that
+  // parameter documents it: the mean row length rounded up to a power of two in 2..32. HYB's and
+  // HEC's threads walk the ELL part (the long rows' rest is split over threads).
+  double chain = f.row_max;
+  if (format == "csr_vector") {
+    double threads_per_row = 2;
+    while (threads_per_row < 32 && threads_per_row < f.row_mean) threads_per_row *= 2;
+    chain = f.row_max / threads_per_row;
+  } else if (format == "hyb" || format == "hec") {
+    chain = f.hybrid_width;
+  }
   const double gb = (bytes + vec) * 1e-9;
   const double l2 = f.l2_bytes > 0 ? static_cast<double>(f.l2_bytes) : kDefaultL2;
   const double resident = gb * 1e9 < l2 ? 1.0 : 0.0;
-  return {1.0,         gb * (1 - resident),         gb * resident,         f.row_max * 1e-6,
-          rows * 1e-6, gb * std::min(10.0, f.cv()), nnz / (bs * bs) * 1e-6};
+  const double imbalance = gb * std::min(10.0, f.cv());
+  return {1.0,         gb * (1 - resident),        gb * resident,        chain * 1e-6,
+          rows * 1e-6, imbalance * (1 - resident), imbalance * resident, nnz / (bs * bs) * 1e-6};
 }
 
 Choice choose(const Features& f, Backend b, const std::string& device, long long applies) {
@@ -81,9 +94,9 @@ Choice choose(const Features& f, Backend b, const std::string& device, long long
     if (b == Backend::cuda && !gpu_candidate(name)) continue;
     // BSR only where there are dense blocks (bs = 1 is CSR with more setup).
     if ((name == "bsr" || name == "bsr_balanced") && f.block_size < 2) continue;
-    std::array<double, 7> coef = k.spmv;
+    CostVector coef = k.spmv;
     if (scale)
-      for (int i : {1, 2, 5}) coef[i] *= kH200ByteScale;
+      for (int i : {1, 5}) coef[i] *= kH200ByteScale;
     Prediction p;
     p.format = name;
     if (f.block_size >= 2 && (name == "bsr" || name == "bsr_balanced"))

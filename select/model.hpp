@@ -28,6 +28,7 @@ struct Features {
   double ell_bytes = 0;    // predicted format bytes of ELL, SELL-P (32-row slices) and
   double sellp_bytes = 0;  // HYB/HEC (ELL width by HEC's rule, p_r = 20)
   double hybrid_bytes = 0;
+  index_t hybrid_width = 0;  // HYB/HEC's ELL width (the l of HEC's eq. (1))
   std::size_t l2_bytes = 0;  // last-level cache of the device (0: unknown -> 50 MiB)
   index_t sampled_rows = 0;
   // FNV-1a over dims, nnz, the sampled rows' row_ptr and one col_idx per 32 of them: a sampled
@@ -42,20 +43,29 @@ inline constexpr index_t kSampleRows = index_t{1} << 14;
 template <class V>
 Features measure_features(const Csr<V>& a, std::size_t l2_bytes);
 
-// One format's constants: SpMV ms = spmv . x(features) (x as in bench/fit_select.py), setup ms =
-// setup[0] + setup[1] * nnz/1e6. The setup constants are in one row per format so that they are
-// easy to refit when setups move to the GPU (issue 24).
+// One format's constants: SpMV ms = spmv . x(features) (cost_features), setup ms = setup[0] +
+// setup[1] * nnz/1e6. The setup constants are in one row per format so that they are easy to
+// refit when setups move to the GPU (issue 24).
+inline constexpr std::size_t kCostTerms = 8;
+using CostVector = std::array<double, kCostTerms>;
 struct FormatCost {
   const char* format;
-  std::array<double, 7> spmv;
+  CostVector spmv;
   std::array<double, 2> setup;
 };
 const std::vector<FormatCost>& h100_costs();  // model_defaults.cpp (generated)
 const std::vector<FormatCost>& h200_costs();  // the same; empty: no H200 fit (H100's scaled)
 const std::vector<FormatCost>& cpu_costs();   // model.cpp
 
-// The feature vector the constants multiply, for `format`.
-std::array<double, 7> cost_features(const Features& f, const std::string& format);
+// The feature vector the constants multiply, for `format`:
+//   (1, GB beyond L2, GB in L2, serial chain/1e6, rows/1e6, GB x cv beyond L2, GB x cv in L2,
+//    blocks/1e6)
+// GB: the format's bytes per apply with x and y; cv: row-length std/mean, capped at 10 (the
+// imbalance cost scales with the time to stream the bytes, so at L2's rate or at HBM's); the
+// serial chain: the entries one thread or sub-warp walks in a row (row max for CSR-scalar, ELL
+// and SELL-P, row max / threads_per_row for CSR-vector, the ELL width for HYB/HEC, row max for
+// the rest, where the fit finds it costs ~0); blocks: nnz/bs^2.
+CostVector cost_features(const Features& f, const std::string& format);
 
 struct Prediction {
   std::string format;
@@ -74,8 +84,8 @@ struct Choice {
 
 // Ranks the candidates with a kernel on backend `b`. `device` picks the constants: an H200 its
 // own table, or while that is empty (bench/results has H200 data on BSR alone) H100's with the
-// byte terms scaled by the bandwidth ratio 3.35/4.8 TB/s; any other GPU H100's. applies = 0: SpMV
-// time alone; N > 0: setup + N x SpMV.
+// terms of bytes beyond L2 scaled by the bandwidth ratio 3.35/4.8 TB/s; any other GPU H100's.
+// applies = 0: SpMV time alone; N > 0: setup + N x SpMV.
 Choice choose(const Features& f, Backend b, const std::string& device, long long applies);
 
 // The tuning store's key of a measured choice: "auto/<rows>x<cols>/<nnz>/<structure hash>/

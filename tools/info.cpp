@@ -1,4 +1,6 @@
-// spmvkit info MATRIX: statistics and a row-length histogram in the terminal.
+// spmvkit info MATRIX: statistics and a row-length histogram in the terminal; with --auto,
+// what format=auto sees of the matrix and how its model ranks the candidates (no GPU needed:
+// the same select::measure_features and select::choose that the auto build runs).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -6,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/progress.hpp"
+#include "select/model.hpp"
 #include "spmvkit/generators.hpp"
 #include "spmvkit/reorder.hpp"
 #include "spmvkit/stats.hpp"
@@ -46,6 +49,56 @@ void print_stats(const std::string& name, const MatrixStats& s) {
   }
 }
 
+// --auto: the features and the ranked candidates, as the auto build on `device` with an L2 of
+// `l2` bytes would compute them (bench/fit_select.py reads the JSON to fit and replay the model).
+template <class V>
+void print_auto(const std::string& name, const Csr<V>& a, const std::string& device,
+                std::size_t l2, long long applies, bool json) {
+  const select::Features f = select::measure_features(a, l2);
+  const select::Choice c = select::choose(f, Backend::cuda, device, applies);
+  nlohmann::json ranked = nlohmann::json::array();
+  for (const select::Prediction& p : c.ranked)
+    ranked.push_back({{"format", p.format},
+                      {"params", p.params.to_string()},
+                      {"spmv_ms", p.spmv_ms},
+                      {"setup_ms", p.setup_ms},
+                      {"x", select::cost_features(f, p.format)}});
+  nlohmann::json j{{"matrix", name},
+                   {"device", device},
+                   {"precision", sizeof(V) == 8 ? "f64" : "f32"},
+                   {"applies", applies},
+                   {"features",
+                    {{"rows", f.rows},
+                     {"cols", f.cols},
+                     {"nnz", f.nnz},
+                     {"row_mean", f.row_mean},
+                     {"row_variance", f.row_variance},
+                     {"row_max", f.row_max},
+                     {"cv", f.cv()},
+                     {"block_size", f.block_size},
+                     {"ell_bytes", f.ell_bytes},
+                     {"sellp_bytes", f.sellp_bytes},
+                     {"hybrid_bytes", f.hybrid_bytes},
+                     {"hybrid_width", f.hybrid_width},
+                     {"l2_bytes", f.l2_bytes},
+                     {"sampled_rows", f.sampled_rows}}},
+                   {"why", c.why},
+                   {"ranked", ranked}};
+  // Every format's feature vector, candidates or not here (BSR without dense blocks still has
+  // a launch and bytes to fit its constants on).
+  for (const select::FormatCost& k : select::h100_costs())
+    j["x"][k.format] = select::cost_features(f, k.format);
+  if (json) {
+    std::cout << j.dump(2) << "\n";
+    return;
+  }
+  std::printf("matrix        %s\nauto on      %s, L2 %zu bytes, %s\n%s\n", name.c_str(),
+              device.c_str(), l2, sizeof(V) == 8 ? "f64" : "f32", c.why.c_str());
+  for (const select::Prediction& p : c.ranked)
+    std::printf("  %-13s %-16s predicted %.4g ms/SpMV, setup %.4g ms\n", p.format.c_str(),
+                p.params.to_string().c_str(), p.spmv_ms, p.setup_ms);
+}
+
 }  // namespace
 
 void add_info(CLI::App& app) {
@@ -58,12 +111,33 @@ void add_info(CLI::App& app) {
   cmd->add_flag("--json", *json, "Print the statistics as JSON");
   cmd->add_option("--reorder", *reorder,
                   "Also report bandwidth and profile after reordering: none, rcm or band");
-  cmd->callback([matrix, json, reorder] {
+  auto automatic = std::make_shared<bool>(false);
+  auto device = std::make_shared<std::string>("NVIDIA H100 80GB HBM3");
+  auto l2 = std::make_shared<std::size_t>(std::size_t{50} << 20);
+  auto precision = std::make_shared<std::string>("f64");
+  auto applies = std::make_shared<long long>(0);
+  cmd->add_flag("--auto", *automatic,
+                "Instead: format=auto's features and its model's ranking of the candidates on "
+                "--device (nothing is built or run)");
+  cmd->add_option("--device", *device, "--auto: the GPU whose constants rank (H100 default)");
+  cmd->add_option("--l2", *l2, "--auto: the device's L2 bytes (H100: 52428800)");
+  cmd->add_option("--precision", *precision, "--auto: f64 or f32")
+      ->check(CLI::IsMember({"f64", "f32"}));
+  cmd->add_option("--applies", *applies, "--auto: auto's applies= (0: SpMV time alone)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->callback([matrix, json, reorder, automatic, device, l2, precision, applies] {
     const ReorderMethod method = parse_reorder_method(*reorder);
     Progress progress("loading " + *matrix);
     progress.update(0.0);
     const Csr<double> a = load_matrix(*matrix);
     progress.update(1.0);
+    if (*automatic) {
+      if (*precision == "f32")
+        print_auto(*matrix, a.cast<float>(), *device, *l2, *applies, *json);
+      else
+        print_auto(*matrix, a, *device, *l2, *applies, *json);
+      return;
+    }
     const MatrixStats s = compute_stats(a);
     MatrixStats after;
     double reorder_ms = 0;

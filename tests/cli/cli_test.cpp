@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "select/model.hpp"
+#include "spmvkit/generators.hpp"
 #include "tests/common/zoo.hpp"
 
 namespace {
@@ -82,6 +84,27 @@ TEST(Cli, InfoJsonWithReordering) {
   EXPECT_EQ(j["nnz"], 7 * 216 - 6 * 36);
   EXPECT_EQ(j["pattern_symmetric"], true);
   EXPECT_LE(j["reordered"]["bandwidth"].get<int>(), j["bandwidth"].get<int>());
+}
+
+TEST(Cli, InfoAutoRanksAsTheAutoBuildWithoutAGpu) {
+  // bench/fit_select.py replays format=auto from this: it must be the library's own ranking.
+  const CliRun r = spmvkit("info powerlaw_2000 --auto --json");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  const spmvkit::select::Features f =
+      spmvkit::select::measure_features(spmvkit::generate_by_name("powerlaw_2000"), 50u << 20);
+  const auto c = spmvkit::select::choose(f, spmvkit::Backend::cuda, "NVIDIA H100 80GB HBM3", 0);
+  EXPECT_EQ(j["features"]["rows"], 2000);
+  ASSERT_EQ(j["ranked"].size(), c.ranked.size());
+  for (std::size_t i = 0; i < c.ranked.size(); ++i) {
+    EXPECT_EQ(j["ranked"][i]["format"], c.ranked[i].format);
+    EXPECT_EQ(j["ranked"][i]["x"].size(), spmvkit::select::kCostTerms);
+  }
+  EXPECT_TRUE(j["x"].contains("bsr"));  // every format's x, candidate here or not
+  const CliRun text = spmvkit("info powerlaw_2000 --auto --precision f32");
+  ASSERT_EQ(text.status, 0) << text.err;
+  EXPECT_NE(text.out.find("f32"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find(c.ranked.front().format), std::string::npos) << text.out;
 }
 
 TEST(Cli, GenerateConvertAndReadBack) {
