@@ -240,6 +240,9 @@ void run_spmv(const DistArgs& s, MPI_Comm comm, Backend be) {
       r.bytes = sum_over(comm, mine_bytes);
       r.gbs = r.bytes / (r.spmv_ms * 1e6);
       r.pct_ceiling = rep.ceiling_gbs > 0 ? 100.0 * r.gbs / rep.ceiling_gbs : 0;
+      // Cache-resident when every rank's share fits in its last-level cache (the ceiling, a
+      // read from memory, then does not bound it).
+      r.l2_resident = rep.l2_bytes > 0 && max_over(comm, mine_bytes) < static_cast<double>(rep.l2_bytes);
       r.setup_spmv_equiv = r.build_spmv_equiv = r.setup_ms / r.spmv_ms;
       if (s.check) {
         const std::vector<V> got = y.to_host();
