@@ -5,9 +5,20 @@
 
 // The WHILE graphs where conditional nodes work (any maxiter: they stop there), else the
 // unrolled ones (full groups only).
+// SPMVKIT_SOLVER_GRAPHS=unrolled skips the WHILE graphs: for tools that cannot follow kernels
+// inside conditional nodes (compute-sanitizer's synccheck reports barrier errors there that the
+// same kernels launched plainly or from a plain graph do not, docs/results.md).
+inline bool while_graphs_allowed() {
+  static const bool allowed = [] {
+    const char* v = std::getenv("SPMVKIT_SOLVER_GRAPHS");
+    return !(v && std::strcmp(v, "unrolled") == 0);
+  }();
+  return allowed;
+}
+
 template <class V>
 bool MergedSolve<V>::capture_graphs() {
-  if (capture_while_graphs()) {
+  if (while_graphs_allowed() && capture_while_graphs()) {
     while_graphs_ = true;
     return true;
   }
