@@ -138,7 +138,8 @@ void run_spmv(const DistArgs& s, MPI_Comm comm, Backend be) {
   rep.l2_bytes = last_level_cache_bytes(be);
   rep.note = "distributed: " + std::to_string(dist::comm_size(comm)) + " ranks, transport " +
              s.transport + ", partition " + s.partition +
-             "; times are the slowest rank's (events around back-to-back applies); GB/s and the ceiling summed over the ranks";
+             "; times are the slowest rank's (events around back-to-back applies); GB/s and the "
+             "ceiling summed over the ranks";
   std::vector<nlohmann::json> extra;
   // No formats named: every format of the backend, as one process's bench.
   std::vector<std::string> formats = s.formats;
@@ -200,9 +201,10 @@ void run_spmv(const DistArgs& s, MPI_Comm comm, Backend be) {
         own = time_runs(be, s.warmup, s.runs,
                         [&] { op->apply(x.data(), nullptr, y.data(), V(1), V(0)); });
         slowest = own;
-        dist::check_mpi(MPI_Allreduce(MPI_IN_PLACE, slowest.data(), static_cast<int>(slowest.size()),
-                                      MPI_DOUBLE, MPI_MAX, comm),
-                        "MPI_Allreduce");
+        const int runs = static_cast<int>(slowest.size());
+        dist::check_mpi(
+            MPI_Allreduce(MPI_IN_PLACE, slowest.data(), runs, MPI_DOUBLE, MPI_MAX, comm),
+            "MPI_Allreduce");
         std::sort(slowest.begin(), slowest.end());
         return slowest[slowest.size() / 2];
       };
@@ -242,7 +244,8 @@ void run_spmv(const DistArgs& s, MPI_Comm comm, Backend be) {
       r.pct_ceiling = rep.ceiling_gbs > 0 ? 100.0 * r.gbs / rep.ceiling_gbs : 0;
       // Cache-resident when every rank's share fits in its last-level cache (the ceiling, a
       // read from memory, then does not bound it).
-      r.l2_resident = rep.l2_bytes > 0 && max_over(comm, mine_bytes) < static_cast<double>(rep.l2_bytes);
+      r.l2_resident =
+          rep.l2_bytes > 0 && max_over(comm, mine_bytes) < static_cast<double>(rep.l2_bytes);
       r.setup_spmv_equiv = r.build_spmv_equiv = r.setup_ms / r.spmv_ms;
       if (s.check) {
         const std::vector<V> got = y.to_host();
