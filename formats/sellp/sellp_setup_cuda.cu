@@ -56,6 +56,19 @@ __global__ void longest_row_kernel(index_t rows, const index_t* __restrict__ row
   if (threadIdx.x == 0 && block_longest > 0) atomicMax(longest, block_longest);
 }
 
+// A slice of b rows whose longest row is `longest` holds b * round_up(longest, t) slots (0 for
+// threads past the last slice, which pass 0): summed over the block, added once into *slots.
+__device__ void add_slice_slots(index_t longest, int slice_size, int threads_per_row,
+                                unsigned long long* slots) {
+  using BlockReduce = cub::BlockReduce<long long, SellpSetupPolicy::block_threads>;
+  __shared__ typename BlockReduce::TempStorage storage;
+  const long long mine =
+      static_cast<long long>(slice_size) *
+      ((static_cast<long long>(longest) + threads_per_row - 1) / threads_per_row * threads_per_row);
+  const long long block = BlockReduce(storage).Sum(mine);
+  if (threadIdx.x == 0 && block > 0) atomicAdd(slots, static_cast<unsigned long long>(block));
+}
+
 // sellp_slots's unsorted count: slice s (rows s*b .. s*b+b-1) holds b * round_up(its longest
 // row, t) slots. A thread a slice; block sums added into *slots (zeroed). Bytes: the row
 // pointer.
@@ -63,19 +76,13 @@ __global__ void sellp_unsorted_slots_kernel(index_t rows, std::int64_t slices, i
                                             int threads_per_row,
                                             const index_t* __restrict__ row_ptr,
                                             unsigned long long* slots) {
-  using BlockReduce = cub::BlockReduce<long long, SellpSetupPolicy::block_threads>;
-  __shared__ typename BlockReduce::TempStorage storage;
   const std::int64_t s = thread_id();
-  long long mine = 0;
+  index_t longest = 0;
   if (s < slices) {
     const std::int64_t r0 = s * slice_size, r1 = min(std::int64_t{rows}, r0 + slice_size);
-    index_t longest = 0;
     for (std::int64_t r = r0; r < r1; ++r) longest = max(longest, row_ptr[r + 1] - row_ptr[r]);
-    mine = static_cast<long long>(slice_size) *
-           ((longest + threads_per_row - 1) / threads_per_row * threads_per_row);
   }
-  const long long block = BlockReduce(storage).Sum(mine);
-  if (threadIdx.x == 0 && block > 0) atomicAdd(slots, static_cast<unsigned long long>(block));
+  add_slice_slots(longest, slice_size, threads_per_row, slots);
 }
 
 // sellp_slots's sorted count from the window-sorted keys (sellp_sort_key_kernel's, sorted):
@@ -85,18 +92,12 @@ template <class K>
 __global__ void sellp_sorted_slots_kernel(std::int64_t slices, int slice_size, int threads_per_row,
                                           index_t longest, const K* __restrict__ sorted_key,
                                           unsigned long long* slots) {
-  using BlockReduce = cub::BlockReduce<long long, SellpSetupPolicy::block_threads>;
-  __shared__ typename BlockReduce::TempStorage storage;
   const std::int64_t s = thread_id();
-  long long mine = 0;
-  if (s < slices) {
-    const auto len = static_cast<long long>(
-        longest - static_cast<index_t>(sorted_key[s * slice_size] % (static_cast<K>(longest) + 1)));
-    mine = static_cast<long long>(slice_size) *
-           ((len + threads_per_row - 1) / threads_per_row * threads_per_row);
-  }
-  const long long block = BlockReduce(storage).Sum(mine);
-  if (threadIdx.x == 0 && block > 0) atomicAdd(slots, static_cast<unsigned long long>(block));
+  index_t len = 0;
+  if (s < slices)
+    len = longest -
+          static_cast<index_t>(sorted_key[s * slice_size] % (static_cast<K>(longest) + 1));
+  add_slice_slots(len, slice_size, threads_per_row, slots);
 }
 
 // Row lengths in slice order (0 past the rows), and each slice's longest row: a segmented max
