@@ -43,11 +43,15 @@ struct DeviceBsrBlocks {
   }
 };
 
-// csr_to_bsr(a, block_size, column_major) on the device, with its checks and messages: the
-// distinct block columns of each block row by a segmented sort of its entries' block columns
-// (skipped for bs = 1: the CSR is the BSR), a scan of the run heads for the block row
-// pointers, the values scattered into zeroed blocks. Each device array gets `slack_bytes`
-// zeroed bytes past its end (for readers that copy in aligned pieces).
+// csr_to_bsr(a, block_size, column_major) on the device, with its checks and messages, the
+// same arrays bit for bit. bs = 1: the CSR is the BSR. A matrix made of full bs x bs blocks
+// (bs <= 64; the check of detect_block_size_device, a last block row of fewer rows allowed):
+// the block row pointer from the row pointer, each entry scattered straight into its block
+// (block j / bs of its block row at position j of its row), no sort. Otherwise the distinct
+// block columns of each block row by a segmented sort of its entries' block columns, a scan
+// of the run heads for the block row pointers, the values scattered into zeroed blocks. Each
+// device array gets `slack_bytes` zeroed bytes past its end (for readers that copy in
+// aligned pieces).
 template <class V>
 DeviceBsrBlocks<V> csr_to_bsr_device(const DeviceCsrView<V>& a, int block_size,
                                      std::size_t slack_bytes);

@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <set>
@@ -27,6 +28,11 @@
 #include "tests/common/tuning_file.hpp"
 #include "tests/common/zoo.hpp"
 #include "tests/formats/bsr_testing.hpp"
+
+#if SPMVKIT_HAVE_CUDA
+#include "backend/cuda/device_csr.hpp"
+#include "formats/common/bsr_blocks_cuda.hpp"
+#endif
 
 namespace spmvkit {
 namespace {
@@ -258,6 +264,118 @@ TEST(BsrBuild, UsesTheDetectedBlockSize) {
     const Csr<double> b = block_matrix(bs, true, testing::test_seed() + bs);
     EXPECT_EQ(detect_block_size(b) % bs, 0) << "bs " << bs;
   }
+}
+
+// --- the conversion on the device -------------------------------------------------------------
+
+// The first `rows` rows of a (a last block row of fewer than bs rows).
+Csr<double> first_rows(const Csr<double>& a, index_t rows) {
+  const auto end = static_cast<std::size_t>(a.row_ptr[rows]);
+  return make_csr<double>(rows, a.cols, {a.row_ptr.begin(), a.row_ptr.begin() + rows + 1},
+                          {a.col_idx.begin(), a.col_idx.begin() + end},
+                          {a.values.begin(), a.values.begin() + end});
+}
+
+struct ConversionCase {
+  std::string name;
+  Csr<double> a;
+  int bs;
+  bool full;  // made of full bs x bs blocks: csr_to_bsr_device's scatter without a sort
+};
+
+// Matrices for both ways of csr_to_bsr_device: full blocks (square and with a last block row
+// of fewer rows, empty block rows, a long block row, bs up to 64) and the sorted fallback (not
+// full blocks, a partial last block column, misaligned runs, rows of one block row with
+// different columns, an empty row in a block row, bs 65, 1 x 1). Columns are sorted in every
+// device CSR (build_operator refuses others: DeviceBuild.BadDeviceCsrIsRefused).
+std::vector<ConversionCase> conversion_cases() {
+  std::vector<ConversionCase> cases;
+  const std::uint64_t seed = testing::test_seed();
+  for (int bs : {2, 3, 5, 7, 16, 64}) {
+    const Csr<double> full = block_matrix(bs, true, seed + bs);
+    const std::string b = "bs" + std::to_string(bs);
+    cases.push_back({"full_" + b, full, bs, true});
+    cases.push_back({"full_short_last_" + b, first_rows(full, full.rows - 1), bs, true});
+    cases.push_back({"not_full_" + b, block_matrix(bs, false, seed + bs), bs, false});
+  }
+  const Csr<double> full4 = block_matrix(4, true, seed + 4);
+  cases.push_back({"full4_as_bs2", full4, 2, true});
+  cases.push_back({"full2_as_bs4", block_matrix(2, true, seed + 2), 4, false});
+  cases.push_back({"full2_as_bs3", block_matrix(2, true, seed + 2), 3, false});
+  cases.push_back({"full_bs65", block_matrix(65, true, seed + 65), 65, false});
+  // 4 x 6, bs 2, rows of equal lengths in full aligned runs. Block row 0: row 0 at block
+  // column 0, row 1 at block column 1; block row 1: both rows at block columns 0 and 2.
+  cases.push_back({"rows_differ", make_csr<double>(4, 6, {0, 2, 4, 8, 12},
+                                                   {0, 1, 2, 3, 0, 1, 4, 5, 0, 1, 4, 5},
+                                                   {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}),
+                   2, false});
+  // 4 x 4, bs 2: block row 0 full; block row 1: row 2 empty, row 3 at block column 1.
+  cases.push_back({"empty_row", make_csr<double>(4, 4, {0, 4, 8, 8, 10},
+                                                 {0, 1, 2, 3, 0, 1, 2, 3, 2, 3},
+                                                 {1, 2, 3, 4, 5, 6, 7, 8, 9, 10}),
+                   2, false});
+  // Block row 0 full; block row 1: an empty block row; rows 4 and 5 the same columns, but row
+  // 4's run misaligned (columns 1, 2).
+  cases.push_back({"misaligned_run", make_csr<double>(6, 4, {0, 2, 4, 4, 4, 6, 8},
+                                                      {2, 3, 2, 3, 1, 2, 1, 2},
+                                                      {1, 2, 3, 4, 5, 6, 7, 8}),
+                   2, false});
+  cases.push_back({"one_by_one_bs1", testing::zoo_matrix("one_by_one"), 1, false});
+  cases.push_back({"one_by_one_bs2", testing::zoo_matrix("one_by_one"), 2, false});
+  for (const char* m : {"empty_0x0", "no_entries_50x70", "empty_rows", "rect_wide", "rect_tall",
+                        "random_2000", "blocks_bs3", "blocks_bs7_rect", "dense_96"})
+    for (int bs : {1, 2, 3})
+      cases.push_back({std::string(m) + "_bs" + std::to_string(bs), testing::zoo_matrix(m), bs,
+                       false});
+  return cases;
+}
+
+// csr_to_bsr_device gives csr_to_bsr's arrays bit for bit, or its refusal; detect_block_size_device
+// gives detect_block_size. The cases said to be full are (checked on the host, GPU or not).
+TEST(BsrConversion, DeviceMatchesHostBitForBit) {
+  const std::vector<ConversionCase> cases = conversion_cases();
+  int full = 0;
+  for (const auto& c : cases) {
+    if (!c.full) continue;
+    SCOPED_TRACE(c.name);
+    const Bsr<double> m = csr_to_bsr(c.a, c.bs);
+    // Full blocks: every stored value an entry, but for the padded rows of a last block row.
+    const index_t pad_rows = m.block_rows * c.bs - c.a.rows;
+    const std::int64_t last_blocks = m.nnzb() - m.block_row_ptr[m.block_rows - 1];
+    EXPECT_EQ(static_cast<std::int64_t>(m.values.size()),
+              c.a.nnz() + last_blocks * pad_rows * c.bs);
+    full += c.a.rows % c.bs != 0 && last_blocks > 0;
+  }
+  EXPECT_GT(full, 0) << "no full case with a last block row of fewer rows";
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA device (the host checks of the cases passed)";
+#if SPMVKIT_HAVE_CUDA
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    const cuda::OwnedDeviceCsr<double> d = cuda::upload_csr(c.a);
+    EXPECT_EQ(detect_block_size_device(d.view()), detect_block_size(c.a));
+    Bsr<double> h;
+    try {
+      h = csr_to_bsr(c.a, c.bs);
+    } catch (const UnsupportedError&) {
+      EXPECT_THROW(csr_to_bsr_device(d.view(), c.bs, 0), UnsupportedError);
+      continue;
+    }
+    const DeviceBsrBlocks<double> g = csr_to_bsr_device(d.view(), c.bs, 64);
+    EXPECT_EQ(g.block_rows, h.block_rows);
+    EXPECT_EQ(g.block_cols, h.block_cols);
+    ASSERT_EQ(g.nnzb(), h.nnzb());
+    std::vector<index_t> row_ptr = g.row_ptr.download(), col_idx = g.col_idx.download();
+    std::vector<double> values = g.values.download();
+    row_ptr.resize(h.block_row_ptr.size());
+    col_idx.resize(h.block_col_idx.size());
+    values.resize(h.values.size());
+    EXPECT_EQ(row_ptr, h.block_row_ptr);
+    EXPECT_EQ(col_idx, h.block_col_idx);
+    EXPECT_TRUE(values.empty() ||
+                std::memcmp(values.data(), h.values.data(), values.size() * sizeof(double)) == 0)
+        << "values differ";
+  }
+#endif
 }
 
 TEST(BsrBuild, RejectsBadParameters) {
