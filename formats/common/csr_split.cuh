@@ -1,5 +1,6 @@
 // CSR arrays on the device, and the near/far split made there (csr_split.cu): csr_balanced's
-// and suraa's `far_panels`; a row permutation there (csr3) (included by .cu files only).
+// and suraa's `far_panels`; a row permutation there (csr3). Its kernels and CUB parts are
+// for nvcc only (a .cpp may include it for the host declarations).
 //
 // The split is a stable partition of the entries by key (0: near the diagonal, 1 + p: far, in
 // column panel p) with a CUB radix sort of entry indices, then gathers: the near entries keep
@@ -16,6 +17,12 @@
 #include "backend/cuda/cuda.hpp"
 #include "formats/common/csr_kernels.hpp"
 #include "spmvkit/device_csr.hpp"
+
+#if defined(__CUDACC__)
+#include <cub/device/device_scan.cuh>
+
+#include "backend/cuda/cub_call.cuh"
+#endif
 
 namespace spmvkit {
 
@@ -54,6 +61,15 @@ struct DeviceCsr {
   DeviceCsrView<V> view() const {
     return {rows, cols, nnz(), row_ptr.data(), col_idx.data(), values.data()};
   }
+  Csr<V> download() const {
+    Csr<V> a;
+    a.rows = rows;
+    a.cols = cols;
+    a.row_ptr = row_ptr.download();
+    a.col_idx = col_idx.download();
+    a.values = values.download();
+    return a;
+  }
 };
 
 // csr_split_near_far's result on the device.
@@ -75,12 +91,47 @@ DeviceNearFar<V> csr_split_near_far(const DeviceCsr<V>& a, index_t band, int pan
   return csr_split_near_far(a.view(), band, panels);
 }
 
-// permute_rows (spmvkit/reorder.hpp) on the device: new row i is row perm[i] of `a`;
-// `new_row_ptr` is the permuted matrix's row pointer, made on the host from the row lengths.
-// A thread an entry (its new row by a binary search), writes coalesced.
+#if defined(__CUDACC__)
+// ptr[0] = 0, ptr[j + 1] = ptr[j] + f(length of row rows[j] of row_ptr) for j < n: the row
+// pointer of the listed rows (f the identity, RowLength: csr_permute_rows), or an offset array
+// of per-row counts made from their lengths (csr3's long-row chunks). A thread a listed row
+// (4 B of index, two row pointer entries gathered, 4 B written), then a CUB scan in place
+// (~8 B a row). Queued on `stream`; ptr holds n + 1 entries.
+struct RowLength {
+  __device__ index_t operator()(index_t length) const { return length; }
+};
+template <class F>
+__global__ void gathered_lengths_kernel(index_t n, const index_t* __restrict__ rows,
+                                        const index_t* __restrict__ row_ptr, index_t* ptr, F f) {
+  const std::int64_t j = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (j == 0) ptr[0] = 0;
+  if (j >= n) return;
+  const index_t r = rows[j];
+  ptr[j + 1] = f(row_ptr[r + 1] - row_ptr[r]);
+}
+template <class F>
+void gathered_offsets(index_t n, const index_t* rows, const index_t* row_ptr, index_t* ptr, F f,
+                      cudaStream_t stream) {
+  constexpr int block = 256;
+  gathered_lengths_kernel<<<cuda::grid_for(static_cast<std::size_t>(n), block), block, 0,
+                            stream>>>(n, rows, row_ptr, ptr, f);
+  SPMVKIT_LAUNCH_CHECK();
+  if (n == 0) return;
+  index_t* counts = ptr + 1;
+  cuda::cub_call(
+      [&](void* temp, std::size_t& bytes, cudaStream_t st) {
+        return cub::DeviceScan::InclusiveSum(temp, bytes, counts, counts, n, st);
+      },
+      stream);
+}
+#endif
+
+// permute_rows (spmvkit/reorder.hpp) on the device: new row i is row perm[i] of `a`, with
+// `perm` (a.rows entries) in device memory. Two passes: the new row pointer (the lengths
+// gathered through perm, then a CUB scan), then the entries (a thread an entry, its new row by
+// a block-narrowed binary search, writes coalesced).
 template <class V>
-DeviceCsr<V> csr_permute_rows(const DeviceCsrView<V>& a, const std::vector<index_t>& perm,
-                              const std::vector<index_t>& new_row_ptr);
+DeviceCsr<V> csr_permute_rows(const DeviceCsrView<V>& a, const index_t* perm);
 
 // csr_count_far on the device: the entries outside the band (a thread an entry).
 template <class V>

@@ -12,8 +12,8 @@
 //   [sup_sup_row_ptr[b], sup_sup_row_ptr[b+1]). The paper's run-time rule gives one size per
 //   level, so the grouping is uniform (super_row_size rows, super_super_row_size super-rows):
 //   the CUDA kernels compute these pointers (s * super_row_size) instead of loading them,
-//   which saves two dependent loads per thread; the host keeps both arrays (CPU kernel,
-//   tests, inspection).
+//   which saves two dependent loads per thread; the host build keeps both arrays (CPU
+//   kernel, tests, inspection), the device build only their counts (Csr3Summary).
 // - `long_rows`: rows longer than long_row_threshold (our addition, not in the paper: one
 //   row of 200k entries would otherwise be summed by one thread). The super-super-row kernels
 //   skip them, and extra thread blocks of the same launch reduce one long row each.
@@ -24,6 +24,7 @@
 // read (2 * sizeof(V) a column).
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -32,7 +33,54 @@
 #include "spmvkit/params.hpp"
 #include "spmvkit/format_entry.hpp"
 
+#if defined(__CUDACC__)
+#define SPMVKIT_CSR3_HD __host__ __device__ inline
+#else
+#define SPMVKIT_CSR3_HD inline
+#endif
+
 namespace spmvkit {
+
+// --- the grouping and long-row rules, shared by the host build and the device build -------
+// (host and device functions under nvcc: csr3_build.cpp and csr3_cuda.cu apply the same ones).
+
+// Groups of `group` items over `count` items, the last one possibly shorter (the uniform
+// grouping: super-rows over rows, super-super-rows over super-rows).
+SPMVKIT_CSR3_HD index_t csr3_groups(index_t count, index_t group) {
+  return count == 0 ? 0 : (count - 1) / group + 1;
+}
+// A row of `length` entries goes to the long-row blocks (our addition, see above).
+SPMVKIT_CSR3_HD bool csr3_is_long_row(index_t length, index_t long_row_threshold) {
+  return length > long_row_threshold;
+}
+
+// A long row is cut into chunks of at most kCsr3LongChunk entries, one extra thread block of
+// the SpMV launch each (csr3_cuda.cu); its partial sums go to consecutive slots.
+constexpr index_t kCsr3LongChunk = 2048;
+struct Csr3LongChunk {
+  index_t row;         // CSR-3 row
+  index_t begin, end;  // this chunk's nonzeros
+  index_t slot;        // its partial sum
+  index_t first_slot;  // the row's first partial sum
+  index_t slots;       // chunks of the row
+  index_t counter;     // the row's arrival counter (its index in the long-row list)
+};
+SPMVKIT_CSR3_HD index_t csr3_long_row_chunks(index_t length) {
+  return (length + kCsr3LongChunk - 1) / kCsr3LongChunk;
+}
+// Chunk c of long row `row` (entries [begin, end), `counter`-th in the long-row list), whose
+// slots start at first_slot.
+SPMVKIT_CSR3_HD Csr3LongChunk csr3_long_chunk(index_t row, index_t begin, index_t end,
+                                              index_t counter, index_t first_slot, index_t c) {
+  const index_t chunk_end = begin + (c + 1) * kCsr3LongChunk;
+  return Csr3LongChunk{row,
+                       begin + c * kCsr3LongChunk,
+                       chunk_end < end ? chunk_end : end,
+                       first_slot + c,
+                       first_slot,
+                       csr3_long_row_chunks(end - begin),
+                       counter};
+}
 
 enum class Csr3Kernel { serial, parallel };
 // auto_: Band-k, kept only when it shrinks the profile (sum of row spans) by >= 25%
@@ -91,6 +139,28 @@ Csr3Params csr3_choose(const Csr<V>& a, const Params& p);
 Csr3Params csr3_choose(index_t rows, std::int64_t nnz, const Params& p);  // the same, by shape
 void csr3_validate(const Csr3Params& p);
 
+// What the byte model and the details are made of: counts, so that the device build, which
+// keeps no host copy of the rows or the long-row list, reports what the host build reports.
+struct Csr3Summary {
+  Csr3Params params;
+  index_t rows = 0;
+  index_t cols = 0;       // of the CSR-3 rows (the user's unless permute_x renumbered them)
+  index_t user_cols = 0;  // cols of the user's matrix
+  std::int64_t nnz = 0;
+  std::size_t long_rows = 0;
+  bool reordered = false;
+  double reorder_ms = 0;
+  std::string reorder_note;
+
+  index_t super_rows() const { return csr3_groups(rows, params.super_row_size); }
+  index_t super_super_rows() const {
+    return csr3_groups(super_rows(), params.super_super_row_size);
+  }
+  template <class V>
+  std::size_t matrix_bytes() const;
+  std::string details() const;
+};
+
 // The host-built format.
 template <class V>
 struct Csr3 {
@@ -106,8 +176,9 @@ struct Csr3 {
 
   index_t super_rows() const { return static_cast<index_t>(sup_row_ptr.size()) - 1; }
   index_t super_super_rows() const { return static_cast<index_t>(sup_sup_row_ptr.size()) - 1; }
-  std::size_t matrix_bytes() const;
-  std::string details() const;
+  Csr3Summary summary() const;
+  std::size_t matrix_bytes() const { return summary().template matrix_bytes<V>(); }
+  std::string details() const { return summary().details(); }
 };
 
 // Builds CSR-3 from a validated CSR matrix. Reordering needs a square matrix: with the
@@ -119,6 +190,11 @@ Csr3<V> build_csr3(const Csr<V>& a, const Csr3Params& p, bool reorder_explicit =
 // Super-row pointers for a uniform grouping (also used by the tuner and tests).
 std::vector<index_t> csr3_uniform_ptr(index_t count, index_t group);
 
+// The chunks of the long rows of a CSR-3 row pointer (rows in CSR-3 order), in long-row order
+// (the host's; the device build makes the same on the device).
+std::vector<Csr3LongChunk> csr3_long_chunks(const std::vector<index_t>& row_ptr,
+                                            const std::vector<index_t>& long_rows);
+
 FormatEntry csr3_format();
 
 template <class V>
@@ -127,10 +203,28 @@ std::unique_ptr<Operator<V>> make_csr3_cpu(Csr3<V> host);
 #if SPMVKIT_HAVE_CUDA
 template <class V>
 std::unique_ptr<Operator<V>> make_csr3_cuda(Csr3<V> host);
-// From a CSR on the device: `shape` is the host build's Csr3 with csr.row_ptr (rows in CSR-3
-// order) and perm, but no column indices or values; the rows are permuted (or copied) there.
+// From a CSR on the device: `shape` holds the parameters, perm (empty: not reordered), the
+// shape and the reordering's time and note, no arrays (no csr row pointer, super-row pointers
+// or long rows). The layout is made on the device: perm uploaded, the rows permuted (or
+// copied), the long rows and their chunks found there.
 template <class V>
-std::unique_ptr<Operator<V>> make_csr3_cuda(const DeviceCsrView<V>& a, Csr3<V> shape);
+std::unique_ptr<Operator<V>> make_csr3_cuda(const DeviceCsrView<V>& a, const Csr3<V>& shape);
+
+// For the tests: the arrays one CUDA operator holds, on the host. From the device build
+// (csr3_device_arrays: make_csr3_cuda's layout, downloaded) or from a host-built Csr3
+// (csr3_host_arrays: what make_csr3_cuda(host) uploads); equal member for member.
+template <class V>
+struct Csr3Arrays {
+  Csr<V> csr;                         // rows in CSR-3 order
+  std::vector<index_t> perm;          // empty: not reordered
+  std::vector<index_t> long_rows;     // CSR-3 rows
+  std::vector<Csr3LongChunk> chunks;  // the long rows' chunks
+  index_t slots = 0;                  // partial sums
+};
+template <class V>
+Csr3Arrays<V> csr3_device_arrays(const DeviceCsrView<V>& a, const Csr3<V>& shape);
+template <class V>
+Csr3Arrays<V> csr3_host_arrays(const Csr3<V>& host);
 
 // For the tuner: times one device copy of `host` under each launch configuration (kernel,
 // sizes, block shape taken from each entry; reorder/long rows are those of `host`). Median

@@ -42,12 +42,27 @@ std::unique_ptr<Operator<V>> build_csr3_operator(const Csr<V>& a, const Params& 
 }  // namespace
 
 std::vector<index_t> csr3_uniform_ptr(index_t count, index_t group) {
-  const index_t groups = count == 0 ? 0 : (count - 1) / group + 1;
+  const index_t groups = csr3_groups(count, group);
   std::vector<index_t> ptr(static_cast<std::size_t>(groups) + 1);
   for (index_t g = 0; g < groups; ++g)
     ptr[g] = static_cast<index_t>(static_cast<std::int64_t>(g) * group);
   ptr[groups] = count;
   return ptr;
+}
+
+std::vector<Csr3LongChunk> csr3_long_chunks(const std::vector<index_t>& row_ptr,
+                                            const std::vector<index_t>& long_rows) {
+  std::vector<Csr3LongChunk> chunks;
+  index_t slots = 0;
+  for (std::size_t i = 0; i < long_rows.size(); ++i) {
+    const index_t row = long_rows[i];
+    const index_t begin = row_ptr[row], end = row_ptr[row + 1];
+    const index_t count = csr3_long_row_chunks(end - begin);
+    for (index_t c = 0; c < count; ++c)
+      chunks.push_back(csr3_long_chunk(row, begin, end, static_cast<index_t>(i), slots, c));
+    slots += count;
+  }
+  return chunks;
 }
 
 namespace {
@@ -68,18 +83,25 @@ Csr3Reorder effective_reorder(Csr3<V>& f, index_t rows, index_t cols, bool reord
   return reorder;
 }
 
-// Once f.csr's row pointer and f.perm are final: the parameters that actually run, the
-// super-row pointers and the long rows.
+// Once f.perm is final: the parameters that actually run (the note says why when they differ).
 template <class V>
-void csr3_finish(Csr3<V>& f) {
-  if (f.perm.empty()) {  // what actually runs (the note says why when it differs)
+void csr3_settle_params(Csr3<V>& f) {
+  if (f.perm.empty()) {
     f.params.reorder = Csr3Reorder::none;
     f.params.permute_x = false;
   }
+}
+
+// Once f.csr's row pointer and f.perm are final (host build): the parameters that actually
+// run, the super-row pointers and the long rows.
+template <class V>
+void csr3_finish(Csr3<V>& f) {
+  csr3_settle_params(f);
   f.sup_row_ptr = csr3_uniform_ptr(f.csr.rows, f.params.super_row_size);
   f.sup_sup_row_ptr = csr3_uniform_ptr(f.super_rows(), f.params.super_super_row_size);
   for (index_t i = 0; i < f.csr.rows; ++i)
-    if (f.csr.row_length(i) > f.params.long_row_threshold) f.long_rows.push_back(i);
+    if (csr3_is_long_row(f.csr.row_length(i), f.params.long_row_threshold))
+      f.long_rows.push_back(i);
 }
 
 }  // namespace
@@ -120,9 +142,10 @@ namespace {
 
 #if SPMVKIT_HAVE_CUDA
 // The same operator from a CSR on the device. The ordering stays on the host (timed apart, as
-// reorder_ms: the matrix downloaded, Band-k/RCM computed there); the rows are permuted on the
-// device. reorder=auto and permute_x (a symmetric permutation, columns re-sorted) take the
-// host build whole, then upload.
+// reorder_ms and its own phase: the matrix downloaded, Band-k/RCM computed there); everything
+// after it is made on the device from the CSR there (make_csr3_cuda: perm uploaded, the rows
+// permuted, the long rows and their chunks found). reorder=auto and permute_x (a symmetric
+// permutation, columns re-sorted) take the host build whole, then upload.
 template <class V>
 std::unique_ptr<Operator<V>> build_csr3_device(const DeviceCsrView<V>& a, const Params& p) {
   const Csr3Params params = csr3_choose(a.rows, a.nnz, p);
@@ -135,48 +158,53 @@ std::unique_ptr<Operator<V>> build_csr3_device(const DeviceCsrView<V>& a, const 
     cuda::build_phase("host_build");
     return make_csr3_cuda(build_csr3(cuda::download_csr(a), params, p.has("reorder")));
   }
-  cuda::build_phase(reorder != Csr3Reorder::none ? "reorder_on_host" : "row_ptr_to_host");
-  using clock = std::chrono::steady_clock;
-  const auto t0 = clock::now();
   f.csr.rows = a.rows;
   f.csr.cols = a.cols;
   if (reorder != Csr3Reorder::none) {
-    const Csr<V> host = cuda::download_csr(a);
-    f.perm =
-        reorder_order(host, reorder == Csr3Reorder::rcm ? ReorderMethod::rcm : ReorderMethod::band);
-    f.csr.row_ptr.assign(static_cast<std::size_t>(a.rows) + 1, 0);
-    for (index_t i = 0; i < a.rows; ++i)
-      f.csr.row_ptr[i + 1] = f.csr.row_ptr[i] + host.row_length(f.perm[i]);
-  } else {
-    f.csr.row_ptr.resize(static_cast<std::size_t>(a.rows) + 1);
-    cuda::copy_to_host(f.csr.row_ptr.data(), a.row_ptr, f.csr.row_ptr.size() * sizeof(index_t));
+    cuda::build_phase("reorder_on_host");
+    using clock = std::chrono::steady_clock;
+    const auto t0 = clock::now();
+    f.perm = reorder_order(cuda::download_csr(a),
+                           reorder == Csr3Reorder::rcm ? ReorderMethod::rcm : ReorderMethod::band);
+    f.reorder_ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
   }
-  f.reorder_ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
-  cuda::build_phase("groups");
-  csr3_finish(f);
-  cuda::build_phase("device_layout");
-  return make_csr3_cuda(a, std::move(f));
+  csr3_settle_params(f);
+  return make_csr3_cuda(a, f);
 }
 #endif
 
 }  // namespace
 
 template <class V>
-std::size_t Csr3<V>::matrix_bytes() const {
-  std::size_t bytes = csr_matrix_bytes(csr) + long_rows.size() * sizeof(index_t);
-  if (!perm.empty()) {
-    bytes += static_cast<std::size_t>(csr.rows) * sizeof(index_t);  // z[perm[i]], y[perm[i]]
+Csr3Summary Csr3<V>::summary() const {
+  Csr3Summary s;
+  s.params = params;
+  s.rows = csr.rows;
+  s.cols = csr.cols;
+  s.user_cols = user_cols;
+  s.nnz = csr.nnz();
+  s.long_rows = long_rows.size();
+  s.reordered = !perm.empty();
+  s.reorder_ms = reorder_ms;
+  s.reorder_note = reorder_note;
+  return s;
+}
+
+template <class V>
+std::size_t Csr3Summary::matrix_bytes() const {
+  std::size_t bytes = csr_matrix_bytes<V>(rows, nnz) + long_rows * sizeof(index_t);
+  if (reordered) {
+    bytes += static_cast<std::size_t>(rows) * sizeof(index_t);  // z[perm[i]], y[perm[i]]
     if (params.permute_x)  // the gather: perm again, x copy written then read by the kernel
-      bytes += static_cast<std::size_t>(csr.cols) * (sizeof(index_t) + 2 * sizeof(V));
+      bytes += static_cast<std::size_t>(cols) * (sizeof(index_t) + 2 * sizeof(V));
   }
   return bytes;
 }
 
-template <class V>
-std::string Csr3<V>::details() const {
+std::string Csr3Summary::details() const {
   std::ostringstream s;
   s << params.to_string() << ",super_rows=" << super_rows()
-    << ",super_super_rows=" << super_super_rows() << ",long_rows=" << long_rows.size()
+    << ",super_super_rows=" << super_super_rows() << ",long_rows=" << long_rows
     << ",reorder_ms=" << reorder_ms;
   if (!reorder_note.empty()) s << ",note=" << reorder_note;
   return s.str();
@@ -245,7 +273,8 @@ FormatEntry csr3_format() {
 
 #define SPMVKIT_INSTANTIATE(V)                                         \
   template Csr3<V> build_csr3(const Csr<V>&, const Csr3Params&, bool); \
-  template struct Csr3<V>;
+  template struct Csr3<V>;                                             \
+  template std::size_t Csr3Summary::matrix_bytes<V>() const;
 SPMVKIT_INSTANTIATE(float)
 SPMVKIT_INSTANTIATE(double)
 #undef SPMVKIT_INSTANTIATE

@@ -6,15 +6,22 @@
 // beta != 0; perm (a row) when reordered (z and y go through it); with permute_x a gather
 // pass (perm + x read, x copy written, then read by the kernel). The super-row pointers are
 // not read: the grouping is uniform (csr3.hpp) and computed. Long rows: chunk descriptors
-// (28 B a chunk of at most kLongChunk entries) and one partial sum a chunk.
+// (28 B a chunk of at most kCsr3LongChunk entries) and one partial sum a chunk.
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
 #include <vector>
 
+#include <cub/device/device_select.cuh>
+#include <thrust/iterator/counting_iterator.h>
+
+#include "backend/cuda/build_profile.hpp"
+#include "backend/cuda/cub_call.cuh"
 #include "backend/cuda/cuda.hpp"
+#include "backend/cuda/device_csr.hpp"
 #include "backend/cuda/finish.cuh"
+#include "backend/cuda/search.cuh"
 #include "formats/common/csr_split.cuh"
 #include "formats/csr3/csr3.hpp"
 #include "spmvkit/error.hpp"
@@ -39,23 +46,14 @@ __device__ __forceinline__ int linear_thread() {
 }
 
 // --- long rows (our addition) -------------------------------------------------------------
-// A row longer than the threshold is cut into chunks of at most kLongChunk entries; each
-// chunk is one extra thread block of the same launch (blockIdx.x >= super-super-rows), so a
-// row of 200k entries is spread over ~100 blocks instead of serialising one. The last block
-// of a row to finish (arrival counter, __threadfence before the atomic: the CUDA
-// threadFenceReduction pattern) adds the row's partial sums in chunk order (deterministic)
-// and writes z; it then resets the counter for the next apply. A row of one chunk is
-// written directly.
-constexpr index_t kLongChunk = 2048;
-
-struct LongChunk {
-  index_t row;         // CSR-3 row
-  index_t begin, end;  // this chunk's nonzeros
-  index_t slot;        // its partial sum
-  index_t first_slot;  // the row's first partial sum
-  index_t slots;       // chunks of the row
-  index_t counter;     // the row's arrival counter
-};
+// A row longer than the threshold is cut into chunks of at most kCsr3LongChunk entries
+// (csr3.hpp's rules); each chunk is one extra thread block of the same launch (blockIdx.x >=
+// super-super-rows), so a row of 200k entries is spread over ~100 blocks instead of
+// serialising one. The last block of a row to finish (arrival counter, __threadfence before
+// the atomic: the CUDA threadFenceReduction pattern) adds the row's partial sums in chunk order
+// (deterministic) and writes z; it then resets the counter for the next apply. A row of one
+// chunk is written directly.
+using LongChunk = Csr3LongChunk;
 
 template <class V>
 struct LongRows {
@@ -243,61 +241,164 @@ __global__ void csr3_gather_x_kernel(index_t n, const index_t* __restrict__ perm
   if (i < n) xp[i] = __ldg(x + perm[i]);
 }
 
+// The arrays one CSR-3 operator holds on the device: the rows in CSR-3 order, perm, the long
+// rows and their chunks. Made by uploading a host-built Csr3 (host_layout) or on the device
+// from a CSR there (device_layout), the same arrays either way (the Csr3Arrays tests).
+template <class V>
+struct Csr3DeviceLayout {
+  DeviceCsr<V> csr;
+  cuda::DeviceBuffer<index_t> perm;       // empty (null) when not reordered
+  cuda::DeviceBuffer<index_t> long_rows;  // CSR-3 rows, in order
+  cuda::DeviceBuffer<LongChunk> chunks;
+  index_t slots = 0;  // partial sums (chunks of all long rows)
+};
+
+template <class V>
+Csr3DeviceLayout<V> host_layout(const Csr3<V>& h) {
+  Csr3DeviceLayout<V> l;
+  l.csr = DeviceCsr<V>(h.csr);
+  l.perm = cuda::DeviceBuffer<index_t>(h.perm);
+  l.long_rows = cuda::DeviceBuffer<index_t>(h.long_rows);
+  const std::vector<LongChunk> chunks = csr3_long_chunks(h.csr.row_ptr, h.long_rows);
+  l.chunks = cuda::DeviceBuffer<LongChunk>(chunks);
+  l.slots = static_cast<index_t>(chunks.size());
+  return l;
+}
+
+// --- the layout on the device (issue 24) ----------------------------------------------------
+// From the user's CSR on the device and the ordering computed on the host: perm uploaded, the
+// rows permuted there (csr_permute_rows), then the long rows and their chunks. Only two counts
+// come back to the host (long rows, chunks). The super-row pointers are not made: the kernels
+// compute the uniform grouping, and the host reports its counts (Csr3Summary).
+
+constexpr int kLayoutBlock = 256;
+
+// Is CSR-3 row i long (csr3_is_long_row)? For cub::DeviceSelect::If over the row numbers.
+struct IsLongRow {
+  const index_t* __restrict__ row_ptr;
+  index_t threshold;
+  __device__ bool operator()(index_t i) const {
+    return csr3_is_long_row(row_ptr[i + 1] - row_ptr[i], threshold);
+  }
+};
+
+// A long row's chunk count from its length (gathered_offsets' f).
+struct LongRowChunks {
+  __device__ index_t operator()(index_t length) const { return csr3_long_row_chunks(length); }
+};
+
+// Chunk k (a thread a chunk): its long row j by a binary search of first_slot (every long row
+// has a chunk: strictly increasing), then csr3_long_chunk, as the host's csr3_long_chunks.
+// 28 B written a chunk.
+__global__ void long_row_chunks_kernel(index_t n_chunks, index_t n_long,
+                                       const index_t* __restrict__ long_rows,
+                                       const index_t* __restrict__ row_ptr,
+                                       const index_t* __restrict__ first_slot, LongChunk* chunks) {
+  const std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (k >= n_chunks) return;
+  const index_t j = cuda::last_at_most(first_slot, 0, n_long - 1, k);
+  const index_t row = long_rows[j];
+  chunks[k] = csr3_long_chunk(row, row_ptr[row], row_ptr[row + 1], j, first_slot[j],
+                              static_cast<index_t>(k) - first_slot[j]);
+}
+
+// Phases (SPMVKIT_BUILD_PROFILE) and the bytes each must move, from bytes (not yet measured),
+// for reservoir_bs2_153 (7.2M rows, 1e8 entries, f64: 1.2 GB of CSR; H100 ~3 TB/s, the host
+// link ~25 GB/s pinned; its SpMV ~0.57 ms):
+// - perm_upload: perm, 4 B a row from the host through pinned staging (29 MB, ~1.2 ms).
+// - device_layout: the rows permuted (csr_permute_rows: ~2.5 GB, ~0.9 ms), or copied when not
+//   reordered (2.4 GB, ~0.8 ms).
+// - groups: the long rows selected (a CUB select over the row numbers, 8 B a row of row
+//   pointer: 58 MB, ~0.03 ms), their count downloaded; then per long row its chunk count and
+//   a scan, the total downloaded, and the chunks (28 B each): launch and sync bound (~0.05 ms).
+// About 2-3 ms in all, 4-5 SpMV-equivalents. Before (5cc7483, H100) the device build found
+// the long rows and made the super-row pointers on the host (groups: 10.3 ms), then uploaded
+// the row pointer (made on the host in the reordering's phase) and perm (twice, pageable),
+// permuted the rows and made the chunks on the host (device_layout: 28.5 ms).
+template <class V>
+Csr3DeviceLayout<V> device_layout(const DeviceCsrView<V>& a, const Csr3<V>& shape) {
+  cudaStream_t stream = cuda::Context::get().stream();
+  Csr3DeviceLayout<V> l;
+  if (!shape.perm.empty()) {
+    cuda::build_phase("perm_upload");
+    l.perm = cuda::DeviceBuffer<index_t>(shape.perm.size());
+    cuda::upload_staged(l.perm.data(), shape.perm.data(), l.perm.bytes());
+    cuda::build_phase("device_layout");
+    l.csr = csr_permute_rows(a, l.perm.data());
+  } else {
+    cuda::build_phase("device_layout");
+    l.csr = DeviceCsr<V>(a);
+  }
+  cuda::build_phase("groups");
+  const index_t rows = a.rows;
+  if (rows == 0) return l;
+  const index_t* row_ptr = l.csr.row_ptr.data();
+  // The long rows, in order, and their count.
+  cuda::DeviceBuffer<index_t> selected(static_cast<std::size_t>(rows));
+  cuda::DeviceBuffer<index_t> n_selected(1);
+  cuda::cub_call(
+      [&](void* temp, std::size_t& bytes, cudaStream_t st) {
+        return cub::DeviceSelect::If(temp, bytes, thrust::counting_iterator<index_t>(0),
+                                     selected.data(), n_selected.data(), rows,
+                                     IsLongRow{row_ptr, shape.params.long_row_threshold}, st);
+      },
+      stream);
+  index_t n_long = 0;
+  cuda::copy_to_host(&n_long, n_selected.data(), sizeof n_long);
+  l.long_rows = cuda::DeviceBuffer<index_t>(static_cast<std::size_t>(n_long));
+  if (n_long == 0) return l;
+  cuda::copy_on_device(l.long_rows.data(), selected.data(), l.long_rows.bytes());
+  // Their chunks: counts, scanned into first slots (the total last), then the descriptors.
+  cuda::DeviceBuffer<index_t> first_slot(static_cast<std::size_t>(n_long) + 1);
+  gathered_offsets(n_long, l.long_rows.data(), row_ptr, first_slot.data(), LongRowChunks{},
+                   stream);
+  cuda::copy_to_host(&l.slots, first_slot.data() + n_long, sizeof l.slots);
+  l.chunks = cuda::DeviceBuffer<LongChunk>(static_cast<std::size_t>(l.slots));
+  long_row_chunks_kernel<<<cuda::grid_for(static_cast<std::size_t>(l.slots), kLayoutBlock),
+                           kLayoutBlock, 0, stream>>>(l.slots, n_long, l.long_rows.data(), row_ptr,
+                                                      first_slot.data(), l.chunks.data());
+  SPMVKIT_LAUNCH_CHECK();
+  cuda::Context::get().synchronize();  // first_slot and selected are freed here
+  return l;
+}
+
+template <class V>
+Csr3Arrays<V> download_layout(const Csr3DeviceLayout<V>& l) {
+  Csr3Arrays<V> out;
+  out.csr = l.csr.download();
+  out.perm = l.perm.download();
+  out.long_rows = l.long_rows.download();
+  out.chunks = l.chunks.download();
+  out.slots = l.slots;
+  return out;
+}
+
 // One device copy of a CSR-3 matrix; launches any configuration over it (the uniform
 // grouping is a launch parameter, so the tuner times every candidate on one upload).
 template <class V>
 class Csr3Device {
  public:
   explicit Csr3Device(const Csr3<V>& h)
-      : rows_(h.csr.rows),
-        cols_(h.csr.cols),
-        long_row_threshold_(h.params.long_row_threshold),
-        permute_x_(h.params.permute_x && !h.perm.empty()),
-        row_ptr_(h.csr.row_ptr),
-        col_idx_(h.csr.col_idx),
-        values_(h.csr.values),
-        perm_(h.perm),
-        x_perm_(permute_x_ ? static_cast<std::size_t>(h.csr.cols) : 0) {
-    make_long_rows(h);
-  }
+      : Csr3Device(host_layout(h), h.params.long_row_threshold, h.params.permute_x) {}
 
-  // `h` without column indices and values (its csr.row_ptr only); `m` holds the rows.
-  Csr3Device(const Csr3<V>& h, DeviceCsr<V>&& m)
-      : rows_(h.csr.rows),
-        cols_(h.csr.cols),
-        long_row_threshold_(h.params.long_row_threshold),
-        permute_x_(h.params.permute_x && !h.perm.empty()),
-        row_ptr_(std::move(m.row_ptr)),
-        col_idx_(std::move(m.col_idx)),
-        values_(std::move(m.values)),
-        perm_(h.perm),
-        x_perm_(permute_x_ ? static_cast<std::size_t>(h.csr.cols) : 0) {
-    make_long_rows(h);
+  Csr3Device(Csr3DeviceLayout<V>&& l, index_t long_row_threshold, bool permute_x)
+      : rows_(l.csr.rows),
+        cols_(l.csr.cols),
+        long_row_threshold_(long_row_threshold),
+        permute_x_(permute_x && l.perm.size() > 0),
+        row_ptr_(std::move(l.csr.row_ptr)),
+        col_idx_(std::move(l.csr.col_idx)),
+        values_(std::move(l.csr.values)),
+        perm_(std::move(l.perm)),
+        x_perm_(permute_x_ ? static_cast<std::size_t>(l.csr.cols) : 0),
+        chunks_(std::move(l.chunks)),
+        partials_(static_cast<std::size_t>(l.slots)),
+        counters_(l.long_rows.size()) {
+    if (counters_.size() > 0) cuda::fill_bytes(counters_.data(), 0, counters_.bytes());
   }
 
   // Bytes of the long-row machinery one apply reads or writes.
   std::size_t long_row_bytes() const { return chunks_.bytes() + partials_.bytes(); }
-
- private:
-  // The long rows' chunk descriptors (from the row pointer on the host), partials, counters.
-  void make_long_rows(const Csr3<V>& h) {
-    std::vector<LongChunk> chunks;
-    index_t slots = 0;
-    for (std::size_t i = 0; i < h.long_rows.size(); ++i) {
-      const index_t row = h.long_rows[i];
-      const index_t begin = h.csr.row_ptr[row], end = h.csr.row_ptr[row + 1];
-      const index_t count = (end - begin + kLongChunk - 1) / kLongChunk;
-      for (index_t c = 0; c < count; ++c)
-        chunks.push_back(LongChunk{row, begin + c * kLongChunk,
-                                   std::min(end, begin + (c + 1) * kLongChunk), slots + c, slots,
-                                   count, static_cast<index_t>(i)});
-      slots += count;
-    }
-    chunks_ = cuda::DeviceBuffer<LongChunk>(chunks);
-    partials_ = cuda::DeviceBuffer<V>(static_cast<std::size_t>(slots));
-    counters_ = cuda::DeviceBuffer<unsigned>(h.long_rows.size());
-    if (counters_.size() > 0) cuda::fill_bytes(counters_.data(), 0, counters_.bytes());
-  }
 
  public:
   void launch(const Csr3Params& c, const V* x, const V* y, V* z, V alpha, V beta,
@@ -314,8 +415,8 @@ class Csr3Device {
     shape.rows = rows_;
     shape.super_row_size = c.super_row_size;
     shape.super_super_row_size = c.super_super_row_size;
-    shape.super_rows = (rows_ - 1) / c.super_row_size + 1;
-    shape.super_super_rows = (shape.super_rows - 1) / c.super_super_row_size + 1;
+    shape.super_rows = csr3_groups(rows_, c.super_row_size);
+    shape.super_super_rows = csr3_groups(shape.super_rows, c.super_super_row_size);
     shape.long_row_threshold = long_row_threshold_;
     const std::size_t grid = static_cast<std::size_t>(shape.super_super_rows) + chunks_.size();
     const std::int64_t block_rows =
@@ -381,15 +482,15 @@ template <class V>
 class Csr3CudaOperator final : public Operator<V> {
  public:
   explicit Csr3CudaOperator(const Csr3<V>& host)
-      : Csr3CudaOperator(host, Csr3Device<V>(host)) {}
-  Csr3CudaOperator(const Csr3<V>& host, Csr3Device<V>&& device)
-      : Operator<V>(OperatorInfo{host.csr.rows, host.user_cols, host.csr.nnz(), host.matrix_bytes(),
-                                 Backend::cuda, "csr3", host.details()}),
-        params_(host.params),
+      : Csr3CudaOperator(host.summary(), Csr3Device<V>(host)) {}
+  Csr3CudaOperator(const Csr3Summary& s, Csr3Device<V>&& device)
+      : Operator<V>(OperatorInfo{s.rows, s.user_cols, s.nnz, s.template matrix_bytes<V>(),
+                                 Backend::cuda, "csr3", s.details()}),
+        params_(s.params),
         device_(std::move(device)) {
     // The host model counts 4 B a long row; the device reads chunk descriptors and partials.
-    this->info_.matrix_bytes = this->info_.matrix_bytes - host.long_rows.size() * sizeof(index_t) +
-                               device_.long_row_bytes();
+    this->info_.matrix_bytes =
+        this->info_.matrix_bytes - s.long_rows * sizeof(index_t) + device_.long_row_bytes();
   }
 
   void apply(const V* x, const V* y, V* z, V alpha, V beta) const override {
@@ -409,10 +510,23 @@ std::unique_ptr<Operator<V>> make_csr3_cuda(Csr3<V> host) {
 }
 
 template <class V>
-std::unique_ptr<Operator<V>> make_csr3_cuda(const DeviceCsrView<V>& a, Csr3<V> shape) {
-  DeviceCsr<V> m = shape.perm.empty() ? DeviceCsr<V>(a)
-                                      : csr_permute_rows(a, shape.perm, shape.csr.row_ptr);
-  return std::make_unique<Csr3CudaOperator<V>>(shape, Csr3Device<V>(shape, std::move(m)));
+std::unique_ptr<Operator<V>> make_csr3_cuda(const DeviceCsrView<V>& a, const Csr3<V>& shape) {
+  Csr3DeviceLayout<V> l = device_layout(a, shape);
+  Csr3Summary s = shape.summary();
+  s.nnz = a.nnz;
+  s.long_rows = l.long_rows.size();
+  return std::make_unique<Csr3CudaOperator<V>>(
+      s, Csr3Device<V>(std::move(l), shape.params.long_row_threshold, shape.params.permute_x));
+}
+
+template <class V>
+Csr3Arrays<V> csr3_device_arrays(const DeviceCsrView<V>& a, const Csr3<V>& shape) {
+  return download_layout(device_layout(a, shape));
+}
+
+template <class V>
+Csr3Arrays<V> csr3_host_arrays(const Csr3<V>& host) {
+  return download_layout(host_layout(host));
 }
 
 template <class V>
@@ -455,7 +569,9 @@ std::vector<double> csr3_time_launches(const Csr3<V>& host, const std::vector<Cs
 
 #define SPMVKIT_INSTANTIATE(V)                                                                    \
   template std::unique_ptr<Operator<V>> make_csr3_cuda(Csr3<V>);                                  \
-  template std::unique_ptr<Operator<V>> make_csr3_cuda(const DeviceCsrView<V>&, Csr3<V>);       \
+  template std::unique_ptr<Operator<V>> make_csr3_cuda(const DeviceCsrView<V>&, const Csr3<V>&);  \
+  template Csr3Arrays<V> csr3_device_arrays(const DeviceCsrView<V>&, const Csr3<V>&);             \
+  template Csr3Arrays<V> csr3_host_arrays(const Csr3<V>&);                                        \
   template std::vector<double> csr3_time_launches(const Csr3<V>&, const std::vector<Csr3Params>&, \
                                                   int, int);
 SPMVKIT_INSTANTIATE(float)

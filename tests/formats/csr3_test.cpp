@@ -20,6 +20,14 @@
 #include "spmvkit/reorder.hpp"
 #include "tests/common/zoo.hpp"
 
+#if SPMVKIT_HAVE_CUDA
+#include <cstring>
+#include <regex>
+
+#include "backend/cuda/device_csr.hpp"
+#include "tests/common/check.hpp"
+#endif
+
 namespace spmvkit {
 namespace {
 
@@ -296,6 +304,120 @@ TEST(Csr3Build, ByteModel) {
   EXPECT_EQ(op->info().nnz, a.nnz());
   EXPECT_EQ(op->info().format, "csr3");
   EXPECT_NE(op->info().details.find("super_row_size="), std::string::npos);
+}
+
+#if SPMVKIT_HAVE_CUDA
+// The parameters that take the device layout down its paths: the rule's (Band-k), no
+// ordering, RCM, every row long (one chunk each) and rows over a few entries long (several
+// chunks on one_huge_row), groups of one row, the paper's rule.
+const std::vector<const char*> kDeviceLayoutParams = {
+    "",       "reorder=none", "reorder=rcm", "long_row=1", "long_row=8,reorder=none",
+    "super_row_size=1,super_super_row_size=1", "rule=paper"};
+
+// What make_csr3_cuda(a, shape) gets from the device builder: f's parameters, ordering and
+// shape, no arrays.
+Csr3<double> shape_of(const Csr3<double>& f) {
+  Csr3<double> shape;
+  shape.params = f.params;
+  shape.user_cols = f.user_cols;
+  shape.csr.rows = f.csr.rows;
+  shape.csr.cols = f.csr.cols;
+  shape.perm = f.perm;
+  shape.reorder_note = f.reorder_note;
+  return shape;
+}
+
+void expect_same_chunks(const std::vector<Csr3LongChunk>& h, const std::vector<Csr3LongChunk>& d) {
+  ASSERT_EQ(h.size(), d.size());
+  for (std::size_t k = 0; k < h.size(); ++k) {
+    SCOPED_TRACE("chunk " + std::to_string(k));
+    EXPECT_EQ(h[k].row, d[k].row);
+    EXPECT_EQ(h[k].begin, d[k].begin);
+    EXPECT_EQ(h[k].end, d[k].end);
+    EXPECT_EQ(h[k].slot, d[k].slot);
+    EXPECT_EQ(h[k].first_slot, d[k].first_slot);
+    EXPECT_EQ(h[k].slots, d[k].slots);
+    EXPECT_EQ(h[k].counter, d[k].counter);
+  }
+}
+#endif
+
+// The CSR-3 layout made on the device from a device CSR (issue 24: the rows permuted, the long
+// rows and their chunks found there) is the host builder's, array for array and bit for bit,
+// on the zoo (empty, empty rows, one huge row, 1x1, rectangular).
+TEST(Csr3DeviceBuild, DeviceLayoutIsTheHostBuildersBitForBit) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
+#if SPMVKIT_HAVE_CUDA
+  int compared = 0;
+  for (const auto& name : testing::zoo_names()) {
+    const Csr<double>& a = testing::zoo_matrix(name);
+    const cuda::OwnedDeviceCsr<double> d = cuda::upload_csr(a);
+    for (const char* params : kDeviceLayoutParams) {
+      SCOPED_TRACE(name + " [" + params + "]");
+      const Params p = Params::parse(params);
+      Csr3<double> f;
+      try {
+        f = build_csr3(a, csr3_choose(a, p), p.has("reorder"));
+      } catch (const UnsupportedError&) {
+        EXPECT_NE(a.rows, a.cols);  // an explicit reorder of a rectangular matrix
+        continue;
+      }
+      const Csr3Arrays<double> h = csr3_host_arrays(f);
+      const Csr3Arrays<double> dv = csr3_device_arrays(d.view(), shape_of(f));
+      EXPECT_EQ(h.csr.rows, dv.csr.rows);
+      EXPECT_EQ(h.csr.cols, dv.csr.cols);
+      EXPECT_EQ(h.csr.row_ptr, dv.csr.row_ptr);
+      EXPECT_EQ(h.csr.col_idx, dv.csr.col_idx);
+      ASSERT_EQ(h.csr.values.size(), dv.csr.values.size());
+      EXPECT_TRUE(h.csr.values.empty() ||
+                  std::memcmp(h.csr.values.data(), dv.csr.values.data(),
+                              h.csr.values.size() * sizeof(double)) == 0);
+      EXPECT_EQ(h.perm, dv.perm);
+      EXPECT_EQ(h.long_rows, dv.long_rows);
+      EXPECT_EQ(h.slots, dv.slots);
+      expect_same_chunks(h.chunks, dv.chunks);
+      // The host arrays are the host build's (what make_csr3_cuda(host) uploads).
+      EXPECT_EQ(h.csr.row_ptr, f.csr.row_ptr);
+      EXPECT_EQ(h.long_rows, f.long_rows);
+      ++compared;
+    }
+  }
+  EXPECT_GT(compared, 0);
+#endif
+}
+
+// csr3 built by its device builder (build_operator from a device CSR: ordering on the host, the
+// rest on the device) and by its host builder with the CUDA backend: the same details (the
+// reordering's time aside), byte model and products, bit for bit (the same arrays run the same
+// blocks; long rows are summed in chunk order).
+TEST(Csr3DeviceBuild, DeviceBuiltOperatorMatchesHostBuiltBitForBit) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
+#if SPMVKIT_HAVE_CUDA
+  const FormatEntry& fe = find_format("csr3");
+  const auto choices = [](const std::string& details) {
+    return std::regex_replace(details, std::regex(",reorder_ms=[^,]*"), "");
+  };
+  for (const auto& name : testing::zoo_names()) {
+    const Csr<double>& a = testing::zoo_matrix(name);
+    const cuda::OwnedDeviceCsr<double> d = cuda::upload_csr(a);
+    for (const char* params : kDeviceLayoutParams) {
+      SCOPED_TRACE(name + " [" + params + "]");
+      const Params valid = validate_params(fe, Params::parse(params));
+      std::unique_ptr<Operator<double>> host, dev;
+      try {
+        host = fe.builder<double>()(a, valid, Backend::cuda);
+      } catch (const UnsupportedError&) {
+        EXPECT_THROW(fe.device_builder<double>()(d.view(), valid), UnsupportedError);
+        continue;
+      }
+      dev = fe.device_builder<double>()(d.view(), valid);
+      EXPECT_EQ(choices(host->info().details), choices(dev->info().details));
+      EXPECT_EQ(host->info().matrix_bytes, dev->info().matrix_bytes);
+      EXPECT_EQ(host->info().nnz, dev->info().nnz);
+      testing::expect_same_products_bitwise(*host, *dev, Backend::cuda, testing::test_seed());
+    }
+  }
+#endif
 }
 
 TEST(Csr3Tune, CandidateGridIsValidAndDistinct) {

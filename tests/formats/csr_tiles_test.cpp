@@ -21,6 +21,7 @@
 #include "spmvkit/error.hpp"
 #include "spmvkit/registry.hpp"
 #include "spmvkit/vector.hpp"
+#include "tests/common/check.hpp"
 #include "tests/common/zoo.hpp"
 
 #if SPMVKIT_HAVE_CUDA
@@ -243,18 +244,7 @@ TEST(BalancedTiling, DeviceBuiltCsrBalancedMatchesHostBuiltBitForBit) {
       const auto dev = f.device_builder<double>()(d.view(), valid);
       EXPECT_EQ(host->info().details, dev->info().details);
       EXPECT_EQ(host->info().matrix_bytes, dev->info().matrix_bytes);
-      std::mt19937_64 rng(testing::test_seed());
-      const auto x = Vector<double>::from_host(testing::random_vector(a.cols, rng), Backend::cuda);
-      const auto y = Vector<double>::from_host(testing::random_vector(a.rows, rng), Backend::cuda);
-      Vector<double> zh(a.rows, Backend::cuda), zd(a.rows, Backend::cuda);
-      zh.fill_nan();
-      zd.fill_nan();
-      host->apply(x.data(), y.data(), zh.data(), 1.5, -0.5);
-      dev->apply(x.data(), y.data(), zd.data(), 1.5, -0.5);
-      const std::vector<double> h = zh.to_host(), dv = zd.to_host();
-      ASSERT_EQ(h.size(), dv.size());
-      EXPECT_TRUE(h.empty() || std::memcmp(h.data(), dv.data(), h.size() * sizeof(double)) == 0)
-          << "products differ";
+      testing::expect_same_products_bitwise(*host, *dev, Backend::cuda, testing::test_seed());
     }
   }
 #endif
