@@ -4,6 +4,7 @@
 #include <cub/util_type.cuh>
 #include <string>
 
+#include "backend/cuda/build_profile.hpp"
 #include "backend/cuda/cub_call.cuh"
 #include "backend/cuda/search.cuh"
 #include "formats/common/bsr_blocks_cuda.hpp"
@@ -238,6 +239,7 @@ void fill_full_blocks(const DeviceCsrView<V>& a, DeviceBsrBlocks<V>& m, std::siz
   const int bs = m.block_size;
   cudaStream_t stream = cuda::Context::get().stream();
   constexpr int block = BsrBlocksPolicy::block_threads;
+  cuda::build_phase("blocks_row_ptr");
   full_block_row_ptr_kernel<<<grid(std::int64_t{m.block_rows} + 1), block, 0, stream>>>(
       m.block_rows, bs, a.row_ptr, m.row_ptr.data());
   SPMVKIT_LAUNCH_CHECK();
@@ -247,8 +249,10 @@ void fill_full_blocks(const DeviceCsrView<V>& a, DeviceBsrBlocks<V>& m, std::siz
   bsr_check_fill(nnzb, bs, a.nnz);
   const std::size_t bs2 = static_cast<std::size_t>(bs) * bs;
   const std::size_t stored = static_cast<std::size_t>(nnzb) * bs2;
+  cuda::build_phase("blocks_alloc");
   m.col_idx = with_slack<index_t>(static_cast<std::size_t>(nnzb), slack_bytes);
   m.values = with_slack<V>(stored, slack_bytes);
+  cuda::build_phase("blocks_scatter");
   if (m.rows % bs != 0) {  // the padded rows of the last block row's blocks
     const std::size_t tail = static_cast<std::size_t>(last[0]) * bs2;
     cuda::fill_bytes(m.values.data() + tail, 0, (stored - tail) * sizeof(V));
@@ -373,10 +377,13 @@ DeviceBsrBlocks<V> csr_to_bsr_device(const DeviceCsrView<V>& a, int block_size,
   // Full blocks (a detected block size, or one given that fits): no sort. The check costs a
   // pass over the entries; the sort it saves, several (reservoir bs 2, 1e8 entries on an H100:
   // 11.9 ms with the sort).
+  cuda::build_phase("blocks_check");
   if (a.nnz > 0 && bs <= kDetectMax && full_block_candidates(a, Candidates{1} << (bs - 1)) != 0)
     fill_full_blocks(a, m, slack_bytes);
-  else
+  else {
+    cuda::build_phase("blocks_sorted");
     fill_sorted_blocks(a, m, slack_bytes);
+  }
   return m;
 }
 

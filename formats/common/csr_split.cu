@@ -4,6 +4,7 @@
 #include <cub/device/device_scan.cuh>
 #include <string>
 
+#include "backend/cuda/build_profile.hpp"
 #include "backend/cuda/cub_call.cuh"
 #include "backend/cuda/search.cuh"
 #include "formats/common/csr_split.cuh"
@@ -142,11 +143,14 @@ DeviceCsr<V> csr_permute_rows(const DeviceCsrView<V>& a, const index_t* perm) {
   DeviceCsr<V> out;
   out.rows = a.rows;
   out.cols = a.cols;
+  cuda::build_phase("permute_alloc");
   out.row_ptr = cuda::DeviceBuffer<index_t>(static_cast<std::size_t>(a.rows) + 1);
   out.col_idx = cuda::DeviceBuffer<index_t>(static_cast<std::size_t>(a.nnz));
   out.values = cuda::DeviceBuffer<V>(static_cast<std::size_t>(a.nnz));
+  cuda::build_phase("permute_row_ptr");
   gathered_offsets(a.rows, perm, a.row_ptr, out.row_ptr.data(), RowLength{}, s);
   if (a.nnz == 0) return out;
+  cuda::build_phase("permute_entries");
   permute_rows_kernel<V><<<cuda::grid_for(static_cast<std::size_t>(a.nnz), kSplitBlock),
                            kSplitBlock, 0, s>>>(a.nnz, a.rows, out.row_ptr.data(), perm, a.row_ptr,
                                                 a.col_idx, a.values, out.col_idx.data(),

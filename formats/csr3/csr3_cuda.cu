@@ -345,6 +345,7 @@ Csr3DeviceLayout<V> device_layout(const DeviceCsrView<V>& a, const Csr3<V>& shap
       stream);
   index_t n_long = 0;
   cuda::copy_to_host(&n_long, n_selected.data(), sizeof n_long);
+  cuda::build_phase("groups_chunks");
   l.long_rows = cuda::DeviceBuffer<index_t>(static_cast<std::size_t>(n_long));
   if (n_long == 0) return l;
   cuda::copy_on_device(l.long_rows.data(), selected.data(), l.long_rows.bytes());
@@ -515,6 +516,7 @@ std::unique_ptr<Operator<V>> make_csr3_cuda(const DeviceCsrView<V>& a, const Csr
   Csr3Summary s = shape.summary();
   s.nnz = a.nnz;
   s.long_rows = l.long_rows.size();
+  cuda::build_phase("operator");
   return std::make_unique<Csr3CudaOperator<V>>(
       s, Csr3Device<V>(std::move(l), shape.params.long_row_threshold, shape.params.permute_x));
 }

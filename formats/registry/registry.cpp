@@ -117,7 +117,9 @@ std::unique_ptr<Operator<V>> build_operator(std::string_view format, const Csr<V
     std::unique_ptr<Operator<V>> op;
     {
       cuda::BuildProfile profile(f.name.c_str());
-      op = with_details(f.device_builder<V>()(d.view(), valid), f, valid, b);
+      op = f.device_builder<V>()(d.view(), valid);
+      profile.phase("details");
+      op = with_details(std::move(op), f, valid, b);
     }
     synchronize(b);
     if (timing)
