@@ -517,8 +517,10 @@ std::unique_ptr<Operator<V>> make_csr3_cuda(const DeviceCsrView<V>& a, const Csr
   s.nnz = a.nnz;
   s.long_rows = l.long_rows.size();
   cuda::build_phase("operator");
-  return std::make_unique<Csr3CudaOperator<V>>(
+  auto op = std::make_unique<Csr3CudaOperator<V>>(
       s, Csr3Device<V>(std::move(l), shape.params.long_row_threshold, shape.params.permute_x));
+  cuda::build_phase("operator_return");
+  return op;
 }
 
 template <class V>

@@ -27,6 +27,7 @@
 #if SPMVKIT_HAVE_CUDA
 #include "backend/cuda/cuda.hpp"
 #include "backend/cuda/device_csr.hpp"
+#include "backend/cuda/search.cuh"
 #include "formats/bsr/bsr_cuda.hpp"
 #include "formats/common/csr_tiles_cuda.hpp"
 #endif
@@ -201,6 +202,44 @@ void expect_same_tiling(const BalancedTiling& host, const BalancedTiling& dev) {
   }
 }
 #endif
+
+// The device's row-of-entry search (block_last_at_most: two warps find a block's first and
+// last rows, then each thread searches between) gives last_at_most's row for every entry, on
+// leading, inner and trailing empty rows, one huge row, 1x1, and 2e5 random rows of 0-3
+// entries (a search of several warp steps), in blocks of 256, 64 and 32 threads (one warp
+// finds both ends).
+TEST(RowSearch, DeviceBlockSearchIsLastAtMost) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
+#if SPMVKIT_HAVE_CUDA
+  std::vector<std::pair<std::string, std::vector<index_t>>> cases = {
+      {"1x1", {0, 1}},
+      {"one huge row", {0, 100000}},
+      {"empty rows around a huge one", {0, 0, 0, 5, 5, 5, 70000, 70000, 70001, 70001}},
+  };
+  std::mt19937 rng(static_cast<unsigned>(testing::test_seed()));
+  std::vector<index_t> random{0};
+  for (int r = 0; r < 200000; ++r) random.push_back(random.back() + static_cast<index_t>(rng() % 4));
+  cases.emplace_back("random rows of 0-3", random);
+  std::vector<index_t> sparse_rows(300001, 0);  // 3e5 rows, entries in a few
+  for (std::size_t r = 1; r < sparse_rows.size(); ++r)
+    sparse_rows[r] = sparse_rows[r - 1] + (r % 9973 == 0 ? 40 : 0);
+  cases.emplace_back("mostly empty rows", sparse_rows);
+  for (const auto& [name, row_ptr] : cases) {
+    const auto rows = static_cast<index_t>(row_ptr.size() - 1);
+    for (int block : {256, 64, 32}) {
+      SCOPED_TRACE(name + ", blocks of " + std::to_string(block));
+      const std::vector<index_t> dev = cuda::entry_rows_device(row_ptr, block);
+      ASSERT_EQ(dev.size(), static_cast<std::size_t>(row_ptr.back()));
+      std::int64_t wrong = 0, first_wrong = -1;
+      for (std::int64_t k = 0; k < row_ptr.back(); ++k) {
+        const index_t want = cuda::last_at_most(row_ptr.data(), 0, rows - 1, k);
+        if (dev[static_cast<std::size_t>(k)] != want && wrong++ == 0) first_wrong = k;
+      }
+      EXPECT_EQ(wrong, 0) << "first at entry " << first_wrong;
+    }
+  }
+#endif
+}
 
 // balanced_tiling_device gives balanced_tiling's tiles, long rows and slots, bit for bit.
 TEST(BalancedTiling, DeviceTilingMatchesHostTiling) {
