@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <memory>
 
@@ -44,6 +45,22 @@ std::vector<double> time_runs(Backend b, int warmup, int reps, const std::functi
     const auto t1 = std::chrono::steady_clock::now();
     ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
   }
+  return ms;
+}
+
+std::vector<double> time_applies(Backend b, int warmup, int reps, const std::function<void()>& fn,
+                                 double min_sample_ms) {
+  constexpr int kMaxBatch = 1000;
+  const double once = median(time_runs(b, warmup, 3, fn));
+  const int batch = once >= min_sample_ms
+                        ? 1
+                        : static_cast<int>(std::min<double>(
+                              kMaxBatch, std::ceil(min_sample_ms / std::max(once, 1e-6))));
+  if (batch == 1) return time_runs(b, 0, reps, fn);
+  std::vector<double> ms = time_runs(b, 1, reps, [&] {
+    for (int i = 0; i < batch; ++i) fn();
+  });
+  for (double& t : ms) t /= batch;
   return ms;
 }
 

@@ -147,8 +147,8 @@ void run_matrix(const std::string& name, const Csr<double>& a64, const Options& 
         r.format_bytes = timing.format_bytes;
         r.built_on_device = timing.on_device;
         r.details = op->info().details;
-        const auto ms = time_runs(b, opt.warmup, opt.reps,
-                                  [&] { op->apply(x.data(), nullptr, z.data(), V(1), V(0)); });
+        const auto ms = time_applies(b, opt.warmup, opt.reps,
+                                     [&] { op->apply(x.data(), nullptr, z.data(), V(1), V(0)); });
         r.spmv_ms = median(ms);
         r.spmv_ms_min = *std::min_element(ms.begin(), ms.end());
         r.spmv_ms_max = *std::max_element(ms.begin(), ms.end());

@@ -84,7 +84,7 @@ std::size_t measure(const Csr<V>& a, Backend b, const std::vector<Prediction>& r
     try {
       auto op = build_operator<V>(ranked[i].format, a, ranked[i].params, b);
       times[i] = median(
-          time_runs(b, 3, reps, [&] { op->apply(x.data(), nullptr, z.data(), V(1), V(0)); }));
+          time_applies(b, 3, reps, [&] { op->apply(x.data(), nullptr, z.data(), V(1), V(0)); }));
       if (best == ranked.size() || times[i] < times[best]) best = i;
     } catch (const UnsupportedError&) {
     }

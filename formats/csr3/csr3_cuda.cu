@@ -7,14 +7,14 @@
 // pass (perm + x read, x copy written, then read by the kernel). The super-row pointers are
 // not read: the grouping is uniform (csr3.hpp) and computed. Long rows: chunk descriptors
 // (28 B a chunk of at most kCsr3LongChunk entries) and one partial sum a chunk.
+#include <thrust/iterator/counting_iterator.h>
+
 #include <algorithm>
 #include <cmath>
+#include <cub/device/device_select.cuh>
 #include <limits>
 #include <string>
 #include <vector>
-
-#include <cub/device/device_select.cuh>
-#include <thrust/iterator/counting_iterator.h>
 
 #include "backend/cuda/build_profile.hpp"
 #include "backend/cuda/cub_call.cuh"
@@ -351,8 +351,7 @@ Csr3DeviceLayout<V> device_layout(const DeviceCsrView<V>& a, const Csr3<V>& shap
   cuda::copy_on_device(l.long_rows.data(), selected.data(), l.long_rows.bytes());
   // Their chunks: counts, scanned into first slots (the total last), then the descriptors.
   cuda::DeviceBuffer<index_t> first_slot(static_cast<std::size_t>(n_long) + 1);
-  gathered_offsets(n_long, l.long_rows.data(), row_ptr, first_slot.data(), LongRowChunks{},
-                   stream);
+  gathered_offsets(n_long, l.long_rows.data(), row_ptr, first_slot.data(), LongRowChunks{}, stream);
   cuda::copy_to_host(&l.slots, first_slot.data() + n_long, sizeof l.slots);
   l.chunks = cuda::DeviceBuffer<LongChunk>(static_cast<std::size_t>(l.slots));
   long_row_chunks_kernel<<<cuda::grid_for(static_cast<std::size_t>(l.slots), kLayoutBlock),
@@ -540,27 +539,16 @@ std::vector<double> csr3_time_launches(const Csr3<V>& host, const std::vector<Cs
   cudaStream_t stream = cuda::Context::get().stream();
   const cuda::DeviceBuffer<V> x(std::vector<V>(static_cast<std::size_t>(host.csr.cols), V(1)));
   cuda::DeviceBuffer<V> z(static_cast<std::size_t>(host.csr.rows));
-  // Batches of `launches`, timed by the backend's one timer (spmvkit/timing.hpp): ms a launch.
-  auto timed_runs = [&](const Csr3Params& c, int launches, int runs) {
-    std::vector<double> ms = time_runs(Backend::cuda, 0, runs, [&] {
-      for (int i = 0; i < launches; ++i)
-        device.launch(c, x.data(), nullptr, z.data(), V(1), V(0), stream);
-    });
-    for (double& t : ms) t /= launches;
-    return ms;
-  };
   std::vector<double> times;
   times.reserve(configs.size());
   for (const Csr3Params& c : configs) {
     double t = std::numeric_limits<double>::quiet_NaN();
     try {
       csr3_validate(c);
-      for (int w = 0; w < warmup; ++w)
+      // Batches of launches long enough (>= 50 us) for the event resolution (time_applies).
+      t = median(time_applies(Backend::cuda, warmup, std::max(1, reps), [&] {
         device.launch(c, x.data(), nullptr, z.data(), V(1), V(0), stream);
-      // Batches of launches long enough (>= ~50 us) for the event resolution.
-      const double once = timed_runs(c, 1, 1).front();
-      const int batch = once > 0 ? std::max(1, std::min(1000, static_cast<int>(0.05 / once))) : 100;
-      t = median(timed_runs(c, batch, std::max(1, reps)));
+      }));
     } catch (const InputError&) {
     } catch (const UnsupportedError&) {
     } catch (const CudaError&) {

@@ -218,7 +218,8 @@ TEST(RowSearch, DeviceBlockSearchIsLastAtMost) {
   };
   std::mt19937 rng(static_cast<unsigned>(testing::test_seed()));
   std::vector<index_t> random{0};
-  for (int r = 0; r < 200000; ++r) random.push_back(random.back() + static_cast<index_t>(rng() % 4));
+  for (int r = 0; r < 200000; ++r)
+    random.push_back(random.back() + static_cast<index_t>(rng() % 4));
   cases.emplace_back("random rows of 0-3", random);
   std::vector<index_t> sparse_rows(300001, 0);  // 3e5 rows, entries in a few
   for (std::size_t r = 1; r < sparse_rows.size(); ++r)
