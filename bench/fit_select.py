@@ -40,7 +40,7 @@ RUNS = [R + '2026-11-26-h100-5cc7483/bench_real.json',
 
 
 def suite_of(path):
-    m = re.search(r'bench_([a-z]+)', os.path.basename(path))
+    m = re.search(r'bench_([a-z]+(?:-[a-z]+)?)', os.path.basename(path))
     return m.group(1) if m else os.path.basename(path)
 
 

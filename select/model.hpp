@@ -17,7 +17,7 @@
 namespace spmvkit::select {
 
 // What the model sees of a matrix. Row-length figures are exact up to kSampleRows rows, else
-// over kSampleRows rows in evenly spaced windows of 64 (row_max is then the sample's).
+// over kSampleRows rows in evenly spaced windows of 64, except row_max: always every row's.
 struct Features {
   index_t rows = 0, cols = 0;
   std::int64_t nnz = 0;

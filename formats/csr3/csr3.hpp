@@ -206,9 +206,9 @@ std::unique_ptr<Operator<V>> make_csr3_cuda(Csr3<V> host);
 // From a CSR on the device: `shape` holds the parameters, perm (empty: not reordered), the
 // shape and the reordering's time and note, no arrays (no csr row pointer, super-row pointers
 // or long rows). The layout is made on the device: perm uploaded, the rows permuted (or
-// copied), the long rows and their chunks found there.
+// copied), the long rows and their chunks found there. shape.perm moves into the operator.
 template <class V>
-std::unique_ptr<Operator<V>> make_csr3_cuda(const DeviceCsrView<V>& a, const Csr3<V>& shape);
+std::unique_ptr<Operator<V>> make_csr3_cuda(const DeviceCsrView<V>& a, Csr3<V>&& shape);
 
 // For the tests: the arrays one CUDA operator holds, on the host. From the device build
 // (csr3_device_arrays: make_csr3_cuda's layout, downloaded) or from a host-built Csr3

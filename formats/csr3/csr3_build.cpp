@@ -169,10 +169,7 @@ std::unique_ptr<Operator<V>> build_csr3_device(const DeviceCsrView<V>& a, const 
     f.reorder_ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
   }
   csr3_settle_params(f);
-  auto op = make_csr3_cuda(a, f);
-  cuda::build_phase("host_free");
-  f = Csr3<V>{};
-  return op;
+  return make_csr3_cuda(a, std::move(f));
 }
 #endif
 

@@ -15,12 +15,13 @@ namespace spmvkit {
 std::vector<double> time_runs(Backend b, int warmup, int reps, const std::function<void()>& fn);
 
 // Per-apply times of `fn` (one apply, e.g. an SpMV): after `warmup` untimed runs, `reps`
-// samples, each a batch of applies queued back to back and divided by the batch, the batch as
-// many applies as make a sample at least `min_sample_ms` (at most 1000; 1, time_runs itself,
-// for an apply that long). Timed alone, a microsecond apply's sample holds the gap while the
-// host launches it: on an H100, the same 5 us csr_vector product timed 5.4 and 5.8 us in one
-// run, and one format 4.5 to 22 us over 100 samples. Batched, the device runs the applies back
-// to back, as in a solver.
+// samples. An apply of at least `min_sample_ms` is timed alone (time_runs); a shorter one in
+// batches queued back to back, each sample a batch divided by its size, the batch as many
+// applies as make `min_sample_ms` (at most 1000) by an estimate from batches of 8. Timed
+// alone, a microsecond apply's sample holds the gap while the host launches it: on an H100
+// the same 5 us csr_vector product timed 5.4 and 5.8 us in one run, and auto's tuning, timing
+// one apply to size its batches, measured 42-46 us for 5-10 us products while four benchmark
+// processes shared the host.
 std::vector<double> time_applies(Backend b, int warmup, int reps, const std::function<void()>& fn,
                                  double min_sample_ms = 0.05);
 
