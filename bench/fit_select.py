@@ -4,9 +4,9 @@
   bench/fit_select.py replay [--cli build/spmvkit] [RUN.json...]
   bench/fit_select.py fit    [--cli build/spmvkit] [--emit select/model_defaults.cpp] [RUN.json...]
 
-RUN.json: `spmvkit bench --json` runs with every format measured (default RUNS below: the newest
-H100 runs of the real, csr, ell and bsr suites, and the smoke run of c213498, the only recent one
-with every format on L2-resident matrices of 0.4-1.2M nonzeros). The features come from the
+RUN.json: `spmvkit bench --json` runs with every format measured (default RUNS below: the H100
+runs of 6e9c635 of the real, csr, ell, bsr, bsr-all suites and two sixteenths of bsr-expand; its
+auto suite, generated matrices, is the hold-out the fit never sees). The features come from the
 library itself: `spmvkit info MATRIX --auto --json` (select::measure_features, select::choose and
 select::cost_features, no GPU), so neither the replay nor the fit can diverge from the library.
 
@@ -31,12 +31,9 @@ CANDIDATES = ['csr_scalar', 'csr_vector', 'csr_balanced', 'ell', 'hyb', 'hec', '
               'suraa_static', 'bsr', 'bsr_balanced']
 OURS = CANDIDATES + ['suraa']
 R = 'bench/results/'
-RUNS = [R + '2026-11-26-h100-5cc7483/bench_real.json',
-        R + '2026-11-26-h100x4-a5264cf/suites/bench_csr.json',
-        R + '2026-11-26-h100x4-a5264cf/suites/bench_ell.json',
-        R + '2026-11-26-h100x4-a5264cf/suites/bench_bsr_1of2.json',
-        R + '2026-11-26-h100x4-a5264cf/suites/bench_bsr_2of2.json',
-        R + '2026-11-25-h100-c213498/bench_smoke.json']
+RUNS = [R + '2026-11-26-h100x4-6e9c635/bench_%s.json' % s
+        for s in ('real', 'csr', 'ell', 'bsr_1of2', 'bsr_2of2', 'bsr-all_1of2', 'bsr-all_2of2',
+                  'bsr-expand_1of16', 'bsr-expand_9of16')]
 
 
 def suite_of(path):
