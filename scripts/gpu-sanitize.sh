@@ -59,7 +59,12 @@ for tool in "${tools[@]}"; do
     f_var=FILTER_$t s_var=SHARDS_$t
     n=${!s_var:-$shards}
     for ((s = 0; s < n; ++s)); do
-      CUDA_VISIBLE_DEVICES=$gpu OMP_NUM_THREADS=1 GTEST_TOTAL_SHARDS=$n GTEST_SHARD_INDEX=$s \
+      # synccheck reports every block barrier inside a WHILE conditional node as divergent
+      # (scripts/sync_while_probe.cu): the merged solvers run their unrolled graphs under it.
+      graphs=while
+      [ "$tool" = synccheck ] && graphs=unrolled
+      SPMVKIT_SOLVER_GRAPHS=$graphs CUDA_VISIBLE_DEVICES=$gpu OMP_NUM_THREADS=1 \
+        GTEST_TOTAL_SHARDS=$n GTEST_SHARD_INDEX=$s \
         timeout "${TOOL_TIMEOUT:-480}" "$CS" --tool "$tool" --print-limit 20 "$exe" \
         --gtest_filter="${!f_var:-$filter}" > "$logs/${tool}_${t}_$s.txt" 2>&1 &
       pids+=($!)

@@ -40,7 +40,7 @@ std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
 }
 
 // The longest row over every row, not the sample: one pass over the row pointer (4 bytes a
-// row, threads past 1M rows). A sample misses a few long rows among many short ones
+// row, threads past 64K rows). A sample misses a few long rows among many short ones
 // (expand_bs17_hangGlider_2: 17 rows past 1,219 among 28K, sampled max 221), and the walk
 // down the longest row is what a row-per-thread or -warp format waits for (csr_vector there
 // took 0.176 ms, the fastest format 0.025).
@@ -48,7 +48,7 @@ template <class V>
 index_t longest_row_length(const Csr<V>& a) {
   index_t m = 0;
   const index_t* p = a.row_ptr.data();
-#pragma omp parallel for reduction(max : m) schedule(static) if (a.rows > (index_t{1} << 20))
+#pragma omp parallel for reduction(max : m) schedule(static) if (a.rows > (index_t{1} << 16))
   for (index_t r = 0; r < a.rows; ++r) m = std::max(m, p[r + 1] - p[r]);
   return m;
 }
@@ -111,12 +111,17 @@ int block_size_of(const Csr<V>& a, const std::vector<index_t>& lengths) {
   if (g < 2) return 1;
   const auto windows = sample_windows(a.rows, g, kBlockSampleRows);
   std::vector<index_t> first, scratch;
+  const std::int64_t mean = a.nnz() / a.rows + 1;
   for (index_t bs = std::min<index_t>(g, 64); bs >= 2; --bs) {
     if (g % bs != 0) continue;
     bool dense = true;
+    // A block row far longer than the mean (an arrow's dense rows) is passed over: read once
+    // a candidate, expand_bs21_arrow's took 706 ms of selection (H100 host, 21e88f8).
+    const std::int64_t longest = std::max<std::int64_t>(std::int64_t{1} << 16, 64 * bs * mean);
     for (const auto& [r0, r1] : windows) {
       for (index_t br = r0; dense && br + bs <= r1; br += bs) {
         const std::int64_t entries = a.row_ptr[br + bs] - a.row_ptr[br];
+        if (entries > longest) continue;
         dense = static_cast<std::int64_t>(distinct_block_cols(a, br, bs, first, scratch)) *
                     bs * bs == entries;
       }

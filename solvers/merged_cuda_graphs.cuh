@@ -5,10 +5,11 @@
 
 // The WHILE graphs where conditional nodes work (any maxiter: they stop there), else the
 // unrolled ones (full groups only).
-// SPMVKIT_SOLVER_GRAPHS=unrolled skips the WHILE graphs, for tools that may not follow kernels
-// inside conditional nodes: every barrier error synccheck printed over the solver tests came
-// from these graphs' launches, and the same kernel launched plainly or from a one-kernel graph
-// gave none (docs/results.md, "Four H100s at 861c9e6"); not yet run with this switch.
+// SPMVKIT_SOLVER_GRAPHS=unrolled skips the WHILE graphs, for compute-sanitizer's synccheck,
+// which reports every block barrier inside a conditional node as divergent: over the solver
+// tests 864 barrier errors with these graphs, 0 with the unrolled ones, and a hand-written
+// reduction alone in a WHILE node gave 59,136 (scripts/sync_while_probe.cu; docs/results.md,
+// "Four H100s at 21e88f8"). scripts/gpu-sanitize.sh sets it under synccheck.
 inline bool while_graphs_allowed() {
   static const bool allowed = [] {
     const char* v = std::getenv("SPMVKIT_SOLVER_GRAPHS");

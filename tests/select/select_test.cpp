@@ -125,7 +125,7 @@ TEST(SelectModel, PowerLawPicksAFormatThatSplitsLongRows) {
 }
 
 // The small-matrix regime (issue 25: the real suite, every matrix L2-resident, 5-10 us an apply):
-// a launch costs ~5 us whatever the format, so per-format fixed costs and the longest serial
+// a launch costs ~4-5 us whatever the format, so per-format fixed costs and the longest serial
 // walk decide, not bytes.
 TEST(SelectModel, SmallUniformMatrixIsLaunchBound) {
   // Uniform short rows (cage5, pts5ldd03, dwt_878, cryg2500 on the H100 at 5cc7483: csr_scalar,
@@ -136,7 +136,8 @@ TEST(SelectModel, SmallUniformMatrixIsLaunchBound) {
     SCOPED_TRACE(name + (": " + c.why));
     const select::Prediction& pick = c.ranked.front();
     EXPECT_NE(c.why.find("fits in L2"), std::string::npos);
-    for (const auto& p : c.ranked) EXPECT_GT(p.spmv_ms, 0.004) << p.format;  // the launch
+    // The launch floor: ~3.7 us an apply, applies queued back to back (time_applies).
+    for (const auto& p : c.ranked) EXPECT_GT(p.spmv_ms, 0.0035) << p.format;
     EXPECT_LT(pick.spmv_ms, 0.007);
     EXPECT_TRUE(pick.format == "csr_scalar" || pick.format == "csr_vector" ||
                 pick.format == "ell" || pick.format == "sellp")
