@@ -251,10 +251,13 @@ template <class V>
 std::unique_ptr<Operator<V>> build_bsr_device(const DeviceCsrView<V>& a, const Params& p,
                                               const char* format, int balanced) {
   cuda::build_phase("block_size");
-  BsrChoices c = BsrChoices::read<V>(p, Backend::cuda, format, balanced,
-                                     [&a] { return detect_block_size_device(a); });
+  bool detected = false;  // a detected block size is one of full blocks: not checked again
+  BsrChoices c = BsrChoices::read<V>(p, Backend::cuda, format, balanced, [&] {
+    detected = true;
+    return detect_block_size_device(a);
+  });
   cuda::build_phase("blocks");
-  DeviceBsrBlocks<V> m = csr_to_bsr_device(a, c.bs, bsr::kSlackBytes);
+  DeviceBsrBlocks<V> m = csr_to_bsr_device(a, c.bs, bsr::kSlackBytes, detected);
   cuda::build_phase("segments");
   const index_t lambda =
       c.choose_lambda<V>(bsr_row_stats_device(m.row_ptr.data(), m.block_rows), Backend::cuda);

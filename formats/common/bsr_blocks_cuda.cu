@@ -350,7 +350,7 @@ int detect_block_size_device(const DeviceCsrView<V>& a) {
 
 template <class V>
 DeviceBsrBlocks<V> csr_to_bsr_device(const DeviceCsrView<V>& a, int block_size,
-                                     std::size_t slack_bytes) {
+                                     std::size_t slack_bytes, bool full_blocks) {
   bsr_check_shape(a.rows, a.cols, block_size);
   const int bs = block_size;
   DeviceBsrBlocks<V> m;
@@ -378,7 +378,8 @@ DeviceBsrBlocks<V> csr_to_bsr_device(const DeviceCsrView<V>& a, int block_size,
   // pass over the entries; the sort it saves, several (reservoir bs 2, 1e8 entries on an H100:
   // 11.9 ms with the sort).
   cuda::build_phase("blocks_check");
-  if (a.nnz > 0 && bs <= kDetectMax && full_block_candidates(a, Candidates{1} << (bs - 1)) != 0)
+  if (a.nnz > 0 && bs <= kDetectMax &&
+      (full_blocks || full_block_candidates(a, Candidates{1} << (bs - 1)) != 0))
     fill_full_blocks(a, m, slack_bytes);
   else {
     cuda::build_phase("blocks_sorted");
@@ -389,7 +390,7 @@ DeviceBsrBlocks<V> csr_to_bsr_device(const DeviceCsrView<V>& a, int block_size,
 
 #define SPMVKIT_INSTANTIATE(V)                                                              \
   template int detect_block_size_device(const DeviceCsrView<V>&);                           \
-  template DeviceBsrBlocks<V> csr_to_bsr_device(const DeviceCsrView<V>&, int, std::size_t);
+  template DeviceBsrBlocks<V> csr_to_bsr_device(const DeviceCsrView<V>&, int, std::size_t, bool);
 SPMVKIT_INSTANTIATE(float)
 SPMVKIT_INSTANTIATE(double)
 #undef SPMVKIT_INSTANTIATE

@@ -51,9 +51,10 @@ struct DeviceBsrBlocks {
 // block columns of each block row by a segmented sort of its entries' block columns, a scan
 // of the run heads for the block row pointers, the values scattered into zeroed blocks. Each
 // device array gets `slack_bytes` zeroed bytes past its end (for readers that copy in
-// aligned pieces).
+// aligned pieces). `full_blocks`: the caller knows a is made of full block_size blocks
+// (detect_block_size_device found block_size), so the check is not made again.
 template <class V>
 DeviceBsrBlocks<V> csr_to_bsr_device(const DeviceCsrView<V>& a, int block_size,
-                                     std::size_t slack_bytes);
+                                     std::size_t slack_bytes, bool full_blocks = false);
 
 }  // namespace spmvkit
