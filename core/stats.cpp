@@ -91,6 +91,17 @@ MatrixStats compute_stats(const Csr<V>& a) {
   return s;
 }
 
+template <class V>
+index_t longest_row(const Csr<V>& a) {
+  index_t m = 0;
+  const index_t* p = a.row_ptr.data();
+#pragma omp parallel for reduction(max : m) schedule(static) if (a.rows > (index_t{1} << 16))
+  for (index_t r = 0; r < a.rows; ++r) m = std::max(m, p[r + 1] - p[r]);
+  return m;
+}
+
+template index_t longest_row(const Csr<float>&);
+template index_t longest_row(const Csr<double>&);
 template MatrixStats compute_stats(const Csr<float>&);
 template MatrixStats compute_stats(const Csr<double>&);
 

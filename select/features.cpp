@@ -39,20 +39,6 @@ std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
   return h ^ (h >> 32);
 }
 
-// The longest row over every row, not the sample: one pass over the row pointer (4 bytes a
-// row, threads past 64K rows). A sample misses a few long rows among many short ones
-// (expand_bs17_hangGlider_2: 17 rows past 1,219 among 28K, sampled max 221), and the walk
-// down the longest row is what a row-per-thread or -warp format waits for (csr_vector there
-// took 0.176 ms, the fastest format 0.025).
-template <class V>
-index_t longest_row_length(const Csr<V>& a) {
-  index_t m = 0;
-  const index_t* p = a.row_ptr.data();
-#pragma omp parallel for reduction(max : m) schedule(static) if (a.rows > (index_t{1} << 16))
-  for (index_t r = 0; r < a.rows; ++r) m = std::max(m, p[r + 1] - p[r]);
-  return m;
-}
-
 // `lengths` in increasing order: a counting sort when the longest is short (the common case),
 // else std::sort.
 void sort_lengths(std::vector<index_t>& lengths, index_t max_len) {
@@ -173,7 +159,10 @@ Features measure_features(const Csr<V>& a, std::size_t l2_bytes) {
   f.row_mean = static_cast<double>(a.nnz()) / a.rows;
   double sq = 0;
   for (index_t len : lengths) sq += (len - f.row_mean) * (len - f.row_mean);
-  f.row_max = longest_row_length(a);
+  // Over every row, not the sample: expand_bs17_hangGlider_2 has 17 rows past 1,219 entries
+  // among 28K (sampled max 221), and the walk down the longest row is what a row-per-thread or
+  // -warp format waits for (csr_vector there took 0.176 ms, the fastest format 0.025).
+  f.row_max = longest_row(a);
   f.row_variance = sq / n;
   const double scale = a.rows / n;  // sample -> whole matrix
   const double entry = sizeof(V) + 4.0;

@@ -69,7 +69,32 @@ __global__ void check_csr_kernel(index_t rows, index_t cols, const index_t* __re
   if (f) atomicOr(fault, f);
 }
 
+// The longest row into *longest (zeroed): a thread a row, a warp's maximum by one atomicMax.
+// Bytes: 4 a row.
+__global__ void longest_row_kernel(index_t rows, const index_t* __restrict__ row_ptr,
+                                   index_t* longest) {
+  const std::int64_t r = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const index_t len = r < rows ? row_ptr[r + 1] - row_ptr[r] : 0;
+  const index_t m = __reduce_max_sync(0xffffffffu, len);
+  if (threadIdx.x % 32 == 0 && m > 0) atomicMax(longest, m);
+}
+
 }  // namespace
+
+template <class V>
+index_t longest_row(const DeviceCsrView<V>& a) {
+  if (a.rows == 0) return 0;
+  constexpr int block = 256;
+  cudaStream_t stream = Context::get().stream();
+  DeviceBuffer<index_t> longest(1);
+  SPMVKIT_CUDA_CHECK(cudaMemsetAsync(longest.data(), 0, sizeof(index_t), stream));
+  longest_row_kernel<<<grid_for(static_cast<std::size_t>(a.rows), block), block, 0, stream>>>(
+      a.rows, a.row_ptr, longest.data());
+  SPMVKIT_LAUNCH_CHECK();
+  index_t host = 0;
+  copy_to_host(&host, longest.data(), sizeof host);
+  return host;
+}
 
 template <class V>
 void check_device_csr(const DeviceCsrView<V>& a) {
@@ -107,7 +132,8 @@ void check_device_csr(const DeviceCsrView<V>& a) {
 #define SPMVKIT_INSTANTIATE(V)                                 \
   template OwnedDeviceCsr<V> upload_csr(const Csr<V>&);        \
   template Csr<V> download_csr(const DeviceCsrView<V>&);       \
-  template void check_device_csr(const DeviceCsrView<V>&);
+  template void check_device_csr(const DeviceCsrView<V>&);     \
+  template index_t longest_row(const DeviceCsrView<V>&);
 SPMVKIT_INSTANTIATE(float)
 SPMVKIT_INSTANTIATE(double)
 #undef SPMVKIT_INSTANTIATE

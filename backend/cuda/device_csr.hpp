@@ -52,5 +52,9 @@ Csr<V> download_csr(const DeviceCsrView<V>& a);
 // row_ptr, columns out of range or not increasing), checked on the device.
 template <class V>
 void check_device_csr(const DeviceCsrView<V>& a);
+// The longest row length of a (0 for no rows; stats.hpp's longest_row on the device): a max
+// reduction over the row pointer, one number downloaded. ELL's width, SELL-P's rule.
+template <class V>
+index_t longest_row(const DeviceCsrView<V>& a);
 
 }  // namespace spmvkit::cuda

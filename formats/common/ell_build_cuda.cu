@@ -14,6 +14,7 @@
 
 #include "backend/cuda/build_profile.hpp"
 #include "backend/cuda/cub_call.cuh"
+#include "backend/cuda/device_csr.hpp"
 #include "backend/cuda/search.cuh"
 #include "formats/common/ell_pass_cuda.hpp"
 #include "spmvkit/error.hpp"
@@ -196,15 +197,6 @@ __global__ void csr_tail_flag_kernel(index_t rows, const index_t* __restrict__ o
   if (r < rows) flag[r] = offset[r + 1] > offset[r] ? 1 : 0;
 }
 
-// The longest row: a thread a row, a warp's maximum by one atomicMax. Bytes: 4 a row.
-__global__ void longest_row_kernel(index_t rows, const index_t* __restrict__ row_ptr,
-                                   index_t* longest) {
-  const std::int64_t r = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const index_t len = r < rows ? row_ptr[r + 1] - row_ptr[r] : 0;
-  const index_t m = __reduce_max_sync(0xffffffffu, len);
-  if (threadIdx.x % 32 == 0 && m > 0) atomicMax(longest, m);
-}
-
 // The row-length histogram when the lengths fit kHistogramBins: a block's counts in shared
 // memory, then added into hist[0 .. bins). A thread a row (a grid-stride loop). Bytes: 4 a row.
 constexpr int kHistogramBins = 8192;
@@ -241,15 +233,7 @@ std::vector<std::int64_t> length_histogram_device(const DeviceCsrView<V>& a) {
   cudaStream_t stream = cuda::Context::get().stream();
   const std::size_t rows = static_cast<std::size_t>(a.rows);
   constexpr int block = EllBuildPolicy::block_threads;
-  index_t longest = 0;
-  {
-    cuda::DeviceBuffer<index_t> max(1);
-    SPMVKIT_CUDA_CHECK(cudaMemsetAsync(max.data(), 0, sizeof(index_t), stream));
-    longest_row_kernel<<<static_cast<unsigned>((rows + block - 1) / block), block, 0, stream>>>(
-        a.rows, a.row_ptr, max.data());
-    SPMVKIT_CUDA_CHECK(cudaGetLastError());
-    cuda::copy_to_host(&longest, max.data(), sizeof longest);
-  }
+  const index_t longest = cuda::longest_row(a);
   if (longest < kHistogramBins) {
     const int bins = static_cast<int>(longest) + 1;
     cuda::DeviceBuffer<unsigned long long> hist(static_cast<std::size_t>(bins));

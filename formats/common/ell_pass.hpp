@@ -156,9 +156,10 @@ int ell_rows_per_thread_param(const Params& p, const std::string& format);
 
 #if SPMVKIT_HAVE_CUDA
 // ELL from a CSR on the device (ell_build_cuda.cu), with only small summaries coming to the
-// host: the row-length histogram (length_histogram(row_lengths(a)), exact: the lengths are
-// sorted and run-length encoded on the device and only the distinct lengths and their counts
-// are downloaded, at most about sqrt(2 nnz) pairs); the group maxima of min(length, width)
+// host: the row-length histogram (length_histogram(row_lengths(a)), exact: counted into bins
+// on the device up to the longest row, or past 8,191 the lengths sorted and run-length
+// encoded there, only the distinct lengths and their counts downloaded, at most about
+// sqrt(2 nnz) pairs); the group maxima of min(length, width)
 // (ell_group_maxima's sums, 4 numbers); whether 16-bit column deltas fit
 // (ell_column_deltas's rule).
 template <class V>

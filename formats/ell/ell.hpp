@@ -20,9 +20,7 @@ namespace spmvkit {
 //   index_bits      CUDA: auto | 16 | 32 (see ColumnDeltas).
 FormatEntry ell_format();
 
-// The longest row of `a` and ELL's fill check (shared with the tests).
-template <class V>
-index_t longest_row(const Csr<V>& a);
+// ELL's fill check (shared with the tests; its width is spmvkit/stats.hpp's longest_row).
 // width * rows / nnz (1 when nnz == 0): the memory factor ELL's padding costs.
 double ell_fill(index_t width, index_t rows, std::int64_t nnz);
 

@@ -6,18 +6,12 @@
 
 #include "formats/ell/ell.hpp"
 #include "spmvkit/error.hpp"
+#include "spmvkit/stats.hpp"
 #if SPMVKIT_HAVE_CUDA
 #include "backend/cuda/build_profile.hpp"
 #endif
 
 namespace spmvkit {
-
-template <class V>
-index_t longest_row(const Csr<V>& a) {
-  index_t longest = 0;
-  for (index_t r = 0; r < a.rows; ++r) longest = std::max(longest, a.row_length(r));
-  return longest;
-}
 
 double ell_fill(index_t width, index_t rows, std::int64_t nnz) {
   if (nnz == 0) return 1.0;
@@ -135,10 +129,5 @@ FormatEntry ell_format() {
 #endif
   return e;
 }
-
-#define SPMVKIT_INSTANTIATE(V) template index_t longest_row(const Csr<V>&);
-SPMVKIT_INSTANTIATE(float)
-SPMVKIT_INSTANTIATE(double)
-#undef SPMVKIT_INSTANTIATE
 
 }  // namespace spmvkit

@@ -7,6 +7,7 @@
 
 #include "formats/sellp/sellp.hpp"
 #if SPMVKIT_HAVE_CUDA
+#include "backend/cuda/device_csr.hpp"
 #include "formats/sellp/sellp_cuda.hpp"
 #include "backend/cuda/build_profile.hpp"
 #endif
@@ -374,7 +375,7 @@ std::unique_ptr<Operator<V>> build_sellp(const Csr<V>& a, const Params& p, Backe
 template <class V>
 std::unique_ptr<Operator<V>> build_sellp_device(const DeviceCsrView<V>& a, const Params& p) {
   cuda::build_phase("row_lengths");
-  const index_t longest = longest_row_device(a);
+  const index_t longest = cuda::longest_row(a);
   cuda::build_phase("config_rule");
   const SellpChoices c(p, sellp_row_counts_device(a, longest));
   SellpDevice<V> s = sellp_pack_device(a, c.config, longest, c.try_deltas());

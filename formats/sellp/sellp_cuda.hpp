@@ -37,14 +37,12 @@ template <class V>
 SellpDevice<V> sellp_pack_device(const DeviceCsrView<V>& a, const SellpConfig& config,
                                  index_t longest, bool try_deltas);
 
-// The configuration rule's inputs from a device CSR: its longest row (a max reduction over
-// the row pointer), and sellp_slots counted there (unsorted: a thread a slice over the row
-// pointer; sorted: the (window, longest first) keys radix-sorted, then each slice's first
-// key), the same numbers as sellp_slots on the host's row lengths. sellp_row_counts_device
-// wraps the count for the rule (SellpRowCounts), each configuration counted once; `a` must
-// outlive it.
-template <class V>
-index_t longest_row_device(const DeviceCsrView<V>& a);
+// The configuration rule's inputs from a device CSR: its longest row (cuda::longest_row,
+// backend/cuda/device_csr.hpp), and sellp_slots counted there (unsorted: a thread a slice over
+// the row pointer; sorted: the (window, longest first) keys radix-sorted, then each slice's
+// first key), the same numbers as sellp_slots on the host's row lengths.
+// sellp_row_counts_device wraps the count for the rule (SellpRowCounts), each configuration
+// counted once; `a` must outlive it.
 template <class V>
 std::int64_t sellp_slots_device(const DeviceCsrView<V>& a, const SellpConfig& config,
                                 index_t longest);

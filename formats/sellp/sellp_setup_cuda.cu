@@ -43,19 +43,6 @@ __global__ void sellp_sort_key_kernel(index_t rows, index_t sigma, index_t longe
   if (row != nullptr) row[r] = static_cast<index_t>(r);
 }
 
-// The longest row into *longest (zeroed): a thread a row, a block reduction, one atomicMax a
-// block. Bytes: the row pointer.
-__global__ void longest_row_kernel(index_t rows, const index_t* __restrict__ row_ptr,
-                                   index_t* longest) {
-  using BlockReduce = cub::BlockReduce<index_t, SellpSetupPolicy::block_threads>;
-  __shared__ typename BlockReduce::TempStorage storage;
-  const std::int64_t r = thread_id();
-  const index_t len = r < rows ? row_ptr[r + 1] - row_ptr[r] : 0;
-  const index_t block_longest =
-      BlockReduce(storage).Reduce(len, [](index_t x, index_t y) { return max(x, y); });
-  if (threadIdx.x == 0 && block_longest > 0) atomicMax(longest, block_longest);
-}
-
 // A slice of b rows whose longest row is `longest` holds b * round_up(longest, t) slots (0 for
 // threads past the last slice, which pass 0): summed over the block, added once into *slots.
 __device__ void add_slice_slots(index_t longest, int slice_size, int threads_per_row,
@@ -300,20 +287,6 @@ std::int64_t sorted_slots(const DeviceCsrView<V>& a, const SellpConfig& c, index
 }  // namespace
 
 template <class V>
-index_t longest_row_device(const DeviceCsrView<V>& a) {
-  if (a.rows == 0) return 0;
-  constexpr int block = SellpSetupPolicy::block_threads;
-  cudaStream_t stream = cuda::Context::get().stream();
-  cuda::DeviceBuffer<index_t> longest(1);
-  SPMVKIT_CUDA_CHECK(cudaMemsetAsync(longest.data(), 0, sizeof(index_t), stream));
-  longest_row_kernel<<<grid(a.rows, block), block, 0, stream>>>(a.rows, a.row_ptr, longest.data());
-  SPMVKIT_LAUNCH_CHECK();
-  index_t host = 0;
-  cuda::copy_to_host(&host, longest.data(), sizeof host);
-  return host;
-}
-
-template <class V>
 std::int64_t sellp_slots_device(const DeviceCsrView<V>& a, const SellpConfig& c, index_t longest) {
   if (a.rows == 0) return 0;
   constexpr int block = SellpSetupPolicy::block_threads;
@@ -461,7 +434,6 @@ SellpDevice<V> sellp_pack_device(const DeviceCsrView<V>& a, const SellpConfig& c
 #define SPMVKIT_INSTANTIATE(V)                                                                    \
   template SellpDevice<V> sellp_pack_device(const DeviceCsrView<V>&, const SellpConfig&, index_t, \
                                             bool);                                                \
-  template index_t longest_row_device(const DeviceCsrView<V>&);                                   \
   template std::int64_t sellp_slots_device(const DeviceCsrView<V>&, const SellpConfig&, index_t); \
   template SellpRowCounts sellp_row_counts_device(const DeviceCsrView<V>&, index_t);
 SPMVKIT_INSTANTIATE(float)

@@ -31,6 +31,12 @@ struct MatrixStats {
 template <class V>
 MatrixStats compute_stats(const Csr<V>& a);
 
+// The longest row length (0 for no rows): one pass over the row pointer, threaded past 64K
+// rows. ELL's width, and format=auto's longest serial walk (a sample of rows misses a few long
+// rows among many short ones).
+template <class V>
+index_t longest_row(const Csr<V>& a);
+
 // The largest bs in 2..64 such that rows and cols are multiples of bs and every aligned
 // bs x bs block that holds an entry is full (the matrix is exactly a BSR matrix); 1 if none.
 template <class V>

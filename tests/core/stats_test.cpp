@@ -155,5 +155,25 @@ TEST(Stats, GeneratedMatrices) {
   EXPECT_TRUE(b.pattern_symmetric);
 }
 
+// longest_row is compute_stats' row_max: no rows, all empty, a stencil, and past 64K rows (the
+// threaded pass) with one long row placed near the end.
+TEST(Stats, LongestRowIsRowMax) {
+  EXPECT_EQ(longest_row(Csr<double>{}), 0);
+  EXPECT_EQ(longest_row(make_csr<double>(6, 9, std::vector<index_t>(7, 0), {}, {})), 0);
+  EXPECT_EQ(longest_row(generate_stencil_2d(10, 5)), 5);
+  const index_t rows = 100000, long_row = 99990, len = 700;
+  std::vector<index_t> row_ptr{0};
+  std::vector<index_t> col;
+  for (index_t r = 0; r < rows; ++r) {
+    const index_t n = r == long_row ? len : r % 3;
+    for (index_t k = 0; k < n; ++k) col.push_back(k);
+    row_ptr.push_back(static_cast<index_t>(col.size()));
+  }
+  const Csr<double> a =
+      make_csr<double>(rows, len, row_ptr, col, std::vector<double>(col.size(), 1.0));
+  EXPECT_EQ(longest_row(a), len);
+  EXPECT_EQ(longest_row(a), compute_stats(a).row_max);
+}
+
 }  // namespace
 }  // namespace spmvkit

@@ -8,6 +8,7 @@
 #include <random>
 #include <vector>
 
+#include "spmvkit/stats.hpp"
 #include "tests/formats/spmv_check.hpp"
 
 namespace spmvkit {
