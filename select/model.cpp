@@ -114,7 +114,9 @@ Choice choose(const Features& f, Backend b, const std::string& device, long long
       "rows " + std::to_string(f.rows) + ", nnz " + std::to_string(f.nnz) +
       fmt(", row length mean %.3g", f.row_mean) + fmt(" cv %.3g", f.cv()) + ", max " +
       std::to_string(f.row_max) +
-      (f.sampled_rows < f.rows ? " (mean, cv over " + std::to_string(f.sampled_rows) + " sampled rows)" : "");
+      (f.sampled_rows < f.rows
+           ? " (mean, cv over " + std::to_string(f.sampled_rows) + " sampled rows)"
+           : "");
   if (f.block_size >= 2)
     why +=
         ", dense " + std::to_string(f.block_size) + "x" + std::to_string(f.block_size) + " blocks";
