@@ -50,42 +50,79 @@ static __device__ __forceinline__ index_t warp_last_at_most(const index_t* __res
   return lo;
 }
 
+// The range [lo', hi'] of [lo, hi] that holds last_at_most(ptr, lo, hi, k) for every k in
+// [first, last], for a block whose items all lie there: every thread of the block calls it with
+// the same arguments (blockDim.x a multiple of 32); the first two warps search for first and
+// last side by side (warp_last_at_most; one warp both when the block has one). Each thread
+// then searches only the range (a few rows for a block of entries, in lines the block shares).
+// One thread searching the whole row pointer took log2(rows) dependent probes (23 for 7.2M
+// rows) while the block waited: the BSR conversion's passes and the row permutation ran at
+// about a quarter of the memory rate (H100, issue 24). The span costs the block about 10
+// dependent probes, so a kernel of cheap items gives each thread several (block_items_span).
+struct RowSpan {
+  index_t lo, hi;
+};
+static __device__ __forceinline__ RowSpan block_row_span(const index_t* __restrict__ ptr,
+                                                         index_t lo, index_t hi, std::int64_t first,
+                                                         std::int64_t last) {
+  __shared__ index_t range[2];
+  const unsigned warp = threadIdx.x / 32;
+  if (warp == 0) {
+    const index_t r = warp_last_at_most(ptr, lo, hi, first);
+    if (threadIdx.x == 0) range[0] = r;
+    if (blockDim.x < 64) {
+      const index_t r1 = warp_last_at_most(ptr, r, hi, last);
+      if (threadIdx.x == 0) range[1] = r1;
+    }
+  } else if (warp == 1) {
+    const index_t r = warp_last_at_most(ptr, lo, hi, last);
+    if (threadIdx.x == 32) range[1] = r;
+  }
+  __syncthreads();
+  const RowSpan span{range[0], range[1]};
+  __syncthreads();  // range may be written again by a later call in the same kernel
+  return span;
+}
+
 // last_at_most(ptr, lo, hi, k) in a kernel with a thread an item, k = blockIdx.x * blockDim.x +
-// threadIdx.x over [0, n), every thread of the block calling it once (0 past n), blockDim.x a
-// multiple of 32: the first two warps search [lo, hi] for the block's first and last items
-// (warp_last_at_most, side by side; one warp both when the block has one), then each thread
-// searches only the range between (a few rows for a block of entries, in lines the block
-// shares). One thread searching the whole row pointer, as before, took log2(rows) dependent
-// probes (23 for 7.2M rows) while the block waited: the BSR conversion's passes and the row
-// permutation ran at about a quarter of the memory rate (H100, issue 24).
+// threadIdx.x over [0, n), every thread of the block calling it once (0 past n): the block's
+// span (block_row_span), then the thread's search within it.
 static __device__ __forceinline__ index_t block_last_at_most(const index_t* __restrict__ ptr,
                                                              index_t lo, index_t hi, std::int64_t n,
                                                              std::int64_t k) {
-  __shared__ index_t range[2];
   const std::int64_t first = static_cast<std::int64_t>(blockIdx.x) * blockDim.x;
-  if (first < n) {
-    const std::int64_t last = min(first + static_cast<std::int64_t>(blockDim.x), n) - 1;
-    const unsigned warp = threadIdx.x / 32;
-    if (warp == 0) {
-      const index_t r = warp_last_at_most(ptr, lo, hi, first);
-      if (threadIdx.x == 0) range[0] = r;
-      if (blockDim.x < 64) {
-        const index_t r1 = warp_last_at_most(ptr, r, hi, last);
-        if (threadIdx.x == 0) range[1] = r1;
-      }
-    } else if (warp == 1) {
-      const index_t r = warp_last_at_most(ptr, lo, hi, last);
-      if (threadIdx.x == 32) range[1] = r;
-    }
-  }
-  __syncthreads();
-  return k < n ? last_at_most(ptr, range[0], range[1], k) : 0;
+  const std::int64_t last = min(first + static_cast<std::int64_t>(blockDim.x), n) - 1;
+  const RowSpan span = first < n ? block_row_span(ptr, lo, hi, first, last) : RowSpan{lo, lo};
+  return k < n ? last_at_most(ptr, span.lo, span.hi, k) : 0;
+}
+
+// Items per thread for block_items_span's kernels: a block of 256 threads takes 2,048 items, so
+// the span's dependent probes are paid once for 8 items a thread. With a thread an item,
+// csr_balanced's far count over powerlaw_8000000's 1e8 entries took 1.5 ms (H100), 390K blocks
+// each waiting on its span.
+inline constexpr int kSpanItems = 8;
+
+// The items [begin, end) of block blockIdx.x in a kernel of blockDim.x * kSpanItems items a
+// block over [0, n) (item begin + i * blockDim.x + threadIdx.x for i < kSpanItems, coalesced),
+// and their span in [lo, hi] (block_row_span). Every thread of the block calls it.
+struct ItemsSpan {
+  std::int64_t begin, end;
+  RowSpan rows;
+};
+static __device__ __forceinline__ ItemsSpan block_items_span(const index_t* __restrict__ ptr,
+                                                             index_t lo, index_t hi,
+                                                             std::int64_t n) {
+  const std::int64_t begin = static_cast<std::int64_t>(blockIdx.x) * blockDim.x * kSpanItems;
+  const std::int64_t end = min(begin + static_cast<std::int64_t>(blockDim.x) * kSpanItems, n);
+  return {begin, end, begin < end ? block_row_span(ptr, lo, hi, begin, end - 1) : RowSpan{lo, lo}};
 }
 #endif
 
 // The row of every entry of `row_ptr` (rows + 1 offsets from 0) found on the device by
-// block_last_at_most in blocks of `block_threads` threads (a multiple of 32): for the tests,
-// against last_at_most on the host.
-std::vector<index_t> entry_rows_device(const std::vector<index_t>& row_ptr, int block_threads);
+// block_last_at_most in blocks of `block_threads` threads (a multiple of 32), or with
+// `span_items` by block_items_span (kSpanItems entries a thread): for the tests, against
+// last_at_most on the host.
+std::vector<index_t> entry_rows_device(const std::vector<index_t>& row_ptr, int block_threads,
+                                       bool span_items = false);
 
 }  // namespace spmvkit::cuda

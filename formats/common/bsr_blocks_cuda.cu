@@ -59,15 +59,18 @@ __global__ void detect_rows_kernel(index_t rows, const index_t* __restrict__ row
 
 // Per entry k (position j of row r, column c), for every candidate bs left by the row pass: c
 // at offset j % bs of an aligned run (c % bs == j % bs, and c follows the previous column
-// inside a run), and the block row's first row has c at position j too. A thread an entry.
+// inside a run), and the block row's first row has c at position j too. kSpanItems entries a
+// thread (block_items_span).
 __global__ void detect_entries_kernel(std::int64_t nnz, index_t rows,
                                       const index_t* __restrict__ row_ptr,
                                       const index_t* __restrict__ col_idx, Candidates candidates,
                                       Candidates* alive) {
-  const std::int64_t k = thread_id();
+  const cuda::ItemsSpan span = cuda::block_items_span(row_ptr, 0, rows - 1, nnz);
   Candidates failed = 0;
-  const index_t r = cuda::block_last_at_most(row_ptr, 0, rows - 1, nnz, k);
-  if (k < nnz) {
+  for (int it = 0; it < cuda::kSpanItems; ++it) {
+    const std::int64_t k = span.begin + static_cast<std::int64_t>(it) * blockDim.x + threadIdx.x;
+    if (k >= span.end) break;
+    const index_t r = cuda::last_at_most(row_ptr, span.rows.lo, span.rows.hi, k);
     const index_t j = static_cast<index_t>(k - row_ptr[r]);
     const index_t c = col_idx[k];
     for (Candidates m = candidates; m != 0; m &= m - 1) {
@@ -125,8 +128,9 @@ __global__ void block_arrays_kernel(std::int64_t nnz, index_t block_rows,
 }
 
 // Entry k into its block, column-major (csr_to_bsr's pass 2): its block found by a binary
-// search of its block row's sorted block columns. A thread an entry. Bytes: per entry its
-// column and value read, the value written (scattered within the block row's blocks).
+// search of its block row's sorted block columns. kSpanItems entries a thread. Bytes: per
+// entry its column and value read, the value written (scattered within the block row's
+// blocks).
 template <class V>
 __global__ void block_values_kernel(std::int64_t nnz, index_t rows, int bs,
                                     const index_t* __restrict__ row_ptr,
@@ -134,21 +138,24 @@ __global__ void block_values_kernel(std::int64_t nnz, index_t rows, int bs,
                                     const V* __restrict__ values,
                                     const index_t* __restrict__ block_row_ptr,
                                     const index_t* __restrict__ block_col_idx, V* out) {
-  const std::int64_t k = thread_id();
-  const index_t r = cuda::block_last_at_most(row_ptr, 0, rows - 1, nnz, k);
-  if (k >= nnz) return;
-  const index_t c = col_idx[k];
-  const index_t br = r / bs, bc = c / bs;
-  index_t lo = block_row_ptr[br], hi = block_row_ptr[br + 1] - 1;
-  while (lo < hi) {  // the first block column >= bc (it is there)
-    const index_t mid = lo + (hi - lo) / 2;
-    if (block_col_idx[mid] < bc)
-      lo = mid + 1;
-    else
-      hi = mid;
+  const cuda::ItemsSpan span = cuda::block_items_span(row_ptr, 0, rows - 1, nnz);
+  for (int it = 0; it < cuda::kSpanItems; ++it) {
+    const std::int64_t k = span.begin + static_cast<std::int64_t>(it) * blockDim.x + threadIdx.x;
+    if (k >= span.end) break;
+    const index_t r = cuda::last_at_most(row_ptr, span.rows.lo, span.rows.hi, k);
+    const index_t c = col_idx[k];
+    const index_t br = r / bs, bc = c / bs;
+    index_t lo = block_row_ptr[br], hi = block_row_ptr[br + 1] - 1;
+    while (lo < hi) {  // the first block column >= bc (it is there)
+      const index_t mid = lo + (hi - lo) / 2;
+      if (block_col_idx[mid] < bc)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    const std::size_t block = static_cast<std::size_t>(bs) * bs;
+    out[lo * block + in_block(r % bs, c % bs, bs)] = values[k];
   }
-  const std::size_t block = static_cast<std::size_t>(bs) * bs;
-  out[lo * block + in_block(r % bs, c % bs, bs)] = values[k];
 }
 
 // Full blocks (every row of a block row has the first row's columns, in aligned runs of bs; the
@@ -181,15 +188,24 @@ __global__ void full_block_values_kernel(std::int64_t nnz, index_t rows, int bs,
                                          const index_t* __restrict__ col_idx,
                                          const V* __restrict__ values, index_t* block_col_idx,
                                          V* out) {
-  const std::int64_t k = thread_id();
-  const index_t r = cuda::block_last_at_most(row_ptr, 0, rows - 1, nnz, k);
-  if (k >= nnz) return;
-  const index_t i = r % bs;
-  const index_t j = static_cast<index_t>(k - row_ptr[r]);
+  const cuda::ItemsSpan span = cuda::block_items_span(row_ptr, 0, rows - 1, nnz);
   const std::size_t bs2 = static_cast<std::size_t>(bs) * bs;
-  const std::size_t b = static_cast<std::size_t>(row_ptr[r - i]) / bs2 + j / bs;
-  out[b * bs2 + in_block(i, j % bs, bs)] = values[k];
-  if (i == 0 && j % bs == 0) block_col_idx[b] = col_idx[k] / bs;
+  for (int it = 0; it < cuda::kSpanItems; ++it) {
+    const std::int64_t k = span.begin + static_cast<std::int64_t>(it) * blockDim.x + threadIdx.x;
+    if (k >= span.end) break;
+    const index_t r = cuda::last_at_most(row_ptr, span.rows.lo, span.rows.hi, k);
+    const index_t i = r % bs;
+    const index_t j = static_cast<index_t>(k - row_ptr[r]);
+    const std::size_t b = static_cast<std::size_t>(row_ptr[r - i]) / bs2 + j / bs;
+    out[b * bs2 + in_block(i, j % bs, bs)] = values[k];
+    if (i == 0 && j % bs == 0) block_col_idx[b] = col_idx[k] / bs;
+  }
+}
+
+// Blocks of kSpanItems entries a thread (block_items_span's kernels).
+unsigned item_grid(std::int64_t items) {
+  return cuda::grid_for(static_cast<std::size_t>(items),
+                        BsrBlocksPolicy::block_threads * cuda::kSpanItems);
 }
 
 unsigned grid(std::int64_t threads) {
@@ -223,8 +239,8 @@ Candidates full_block_candidates(const DeviceCsrView<V>& a, Candidates candidate
   SPMVKIT_LAUNCH_CHECK();
   cuda::copy_to_host(&candidates, alive.data(), sizeof candidates);
   if (candidates == 0 || a.nnz == 0) return candidates;
-  detect_entries_kernel<<<grid(a.nnz), block, 0, stream>>>(a.nnz, a.rows, a.row_ptr, a.col_idx,
-                                                           candidates, alive.data());
+  detect_entries_kernel<<<item_grid(a.nnz), block, 0, stream>>>(a.nnz, a.rows, a.row_ptr, a.col_idx,
+                                                                candidates, alive.data());
   SPMVKIT_LAUNCH_CHECK();
   cuda::copy_to_host(&candidates, alive.data(), sizeof candidates);
   return candidates;
@@ -257,7 +273,7 @@ void fill_full_blocks(const DeviceCsrView<V>& a, DeviceBsrBlocks<V>& m, std::siz
     const std::size_t tail = static_cast<std::size_t>(last[0]) * bs2;
     cuda::fill_bytes(m.values.data() + tail, 0, (stored - tail) * sizeof(V));
   }
-  full_block_values_kernel<V><<<grid(a.nnz), block, 0, stream>>>(
+  full_block_values_kernel<V><<<item_grid(a.nnz), block, 0, stream>>>(
       a.nnz, a.rows, bs, a.row_ptr, a.col_idx, a.values, m.col_idx.data(), m.values.data());
   SPMVKIT_LAUNCH_CHECK();
   m.blocks = static_cast<index_t>(nnzb);
@@ -270,8 +286,7 @@ void fill_full_blocks(const DeviceCsrView<V>& a, DeviceBsrBlocks<V>& m, std::siz
 // (r 4, w 4), their scan (r 4, w 4), block columns (r 8), zeroing (w 8 bs^2 a block), the
 // scatter (r 12 and the search, w 8).
 template <class V>
-void fill_sorted_blocks(const DeviceCsrView<V>& a, DeviceBsrBlocks<V>& m,
-                        std::size_t slack_bytes) {
+void fill_sorted_blocks(const DeviceCsrView<V>& a, DeviceBsrBlocks<V>& m, std::size_t slack_bytes) {
   const int bs = m.block_size;
   cudaStream_t stream = cuda::Context::get().stream();
   constexpr int block = BsrBlocksPolicy::block_threads;
@@ -326,7 +341,7 @@ void fill_sorted_blocks(const DeviceCsrView<V>& a, DeviceBsrBlocks<V>& m,
   m.values = with_slack<V>(stored, slack_bytes);
   cuda::fill_bytes(m.values.data(), 0, stored * sizeof(V));
   if (n > 0) {
-    block_values_kernel<V><<<grid(a.nnz), block, 0, stream>>>(
+    block_values_kernel<V><<<item_grid(a.nnz), block, 0, stream>>>(
         a.nnz, a.rows, bs, a.row_ptr, a.col_idx, a.values, m.row_ptr.data(), m.col_idx.data(),
         m.values.data());
     SPMVKIT_LAUNCH_CHECK();
@@ -388,8 +403,8 @@ DeviceBsrBlocks<V> csr_to_bsr_device(const DeviceCsrView<V>& a, int block_size,
   return m;
 }
 
-#define SPMVKIT_INSTANTIATE(V)                                                              \
-  template int detect_block_size_device(const DeviceCsrView<V>&);                           \
+#define SPMVKIT_INSTANTIATE(V)                                    \
+  template int detect_block_size_device(const DeviceCsrView<V>&); \
   template DeviceBsrBlocks<V> csr_to_bsr_device(const DeviceCsrView<V>&, int, std::size_t, bool);
 SPMVKIT_INSTANTIATE(float)
 SPMVKIT_INSTANTIATE(double)

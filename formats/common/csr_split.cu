@@ -16,42 +16,38 @@ namespace {
 
 constexpr int kSplitBlock = 256;
 
-// The row holding entry k.
+// The row holding entry k (a search of the whole row pointer).
 __device__ index_t row_of(const index_t* __restrict__ row_ptr, index_t rows, std::int64_t k) {
   return cuda::last_at_most(row_ptr, 0, rows - 1, k);
 }
 
-// The same in a kernel with a thread an entry (entry k, every thread of the block calling it
-// once; 0 past nnz). csr_balanced's far count (count_far_kernel) took 2.6 ms on the H100 for
-// reservoir_bs2_153 (400 MB of column indices) with a search of the whole row pointer an entry.
-__device__ index_t block_row_of(const index_t* __restrict__ row_ptr, index_t rows, std::int64_t nnz,
-                                std::int64_t k) {
-  return cuda::block_last_at_most(row_ptr, 0, rows - 1, nnz, k);
-}
-
 // Entry k's key (0: within `band` columns of its row's diagonal r * cols / rows, else 1 + its
 // column panel), its index for the sort, and the near entries counted per row (one atomic per
-// row and warp).
+// row and warp). kSpanItems entries a thread (block_items_span).
 __global__ void split_keys_kernel(std::int64_t nnz, index_t rows, index_t cols,
                                   const index_t* __restrict__ row_ptr,
                                   const index_t* __restrict__ col_idx, index_t band,
                                   std::int64_t width, std::uint16_t* keys, index_t* order,
                                   index_t* near_count) {
-  const std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const bool in = k < nnz;
-  bool near = false;
-  const index_t r = block_row_of(row_ptr, rows, nnz, k);
-  if (in) {
-    const std::int64_t diagonal = std::int64_t{r} * cols / rows;
-    const index_t c = col_idx[k];
-    near = c >= diagonal - band && c <= diagonal + band;
-    keys[k] = near ? std::uint16_t{0} : static_cast<std::uint16_t>(1 + c / width);
-    order[k] = static_cast<index_t>(k);
-  }
-  const unsigned near_lanes = __ballot_sync(0xffffffffu, near);
-  if (near) {
-    const unsigned peers = __match_any_sync(near_lanes, r);
-    if ((threadIdx.x & 31) == __ffs(peers) - 1) atomicAdd(near_count + r, __popc(peers));
+  const cuda::ItemsSpan span = cuda::block_items_span(row_ptr, 0, rows - 1, nnz);
+  for (int i = 0; i < cuda::kSpanItems; ++i) {
+    const std::int64_t k = span.begin + static_cast<std::int64_t>(i) * blockDim.x + threadIdx.x;
+    const bool in = k < span.end;
+    bool near = false;
+    index_t r = 0;
+    if (in) {
+      r = cuda::last_at_most(row_ptr, span.rows.lo, span.rows.hi, k);
+      const std::int64_t diagonal = std::int64_t{r} * cols / rows;
+      const index_t c = col_idx[k];
+      near = c >= diagonal - band && c <= diagonal + band;
+      keys[k] = near ? std::uint16_t{0} : static_cast<std::uint16_t>(1 + c / width);
+      order[k] = static_cast<index_t>(k);
+    }
+    const unsigned near_lanes = __ballot_sync(0xffffffffu, near);
+    if (near) {
+      const unsigned peers = __match_any_sync(near_lanes, r);
+      if ((threadIdx.x & 31) == __ffs(peers) - 1) atomicAdd(near_count + r, __popc(peers));
+    }
   }
 }
 
@@ -63,28 +59,61 @@ __global__ void split_key_starts_kernel(std::int64_t nnz, const std::uint16_t* _
 }
 
 // The entries in sorted order: positions below near_nnz to the near CSR, the rest to the far
-// lists with their rows; the far (panel, row) runs counted.
+// lists with their rows; the far (panel, row) runs counted. kSpanItems positions a thread, a
+// tile of kSplitBlock * kSpanItems a block. A far position's row: the stable sort keeps the
+// entries of one key in entry order, so where the tile's far positions hold one key their
+// entries' rows lie between the rows of its first and last (block_row_span, then a short
+// search a position); a tile across a key boundary (at most one a panel) searches the whole
+// row pointer. The run starts compare each position's row with the one before it, through
+// shared memory. One thread a position with two whole searches each took most of
+// csr_balanced's 6.7 ms split of powerlaw_8000000 (H100, 3885559).
 template <class V>
-__global__ void split_gather_kernel(
-    std::int64_t nnz, index_t near_nnz, index_t rows, const index_t* __restrict__ row_ptr,
-    const index_t* __restrict__ col_idx, const V* __restrict__ values,
-    const std::uint16_t* __restrict__ keys, const index_t* __restrict__ order, index_t* near_col,
-    V* near_val, index_t* far_row, index_t* far_col, V* far_val, unsigned long long* segments) {
-  const std::int64_t j = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  int starts = 0;
-  if (j < nnz) {
-    const index_t i = order[j];
+__global__ void __launch_bounds__(kSplitBlock)
+    split_gather_kernel(std::int64_t nnz, index_t near_nnz, index_t rows,
+                        const index_t* __restrict__ row_ptr, const index_t* __restrict__ col_idx,
+                        const V* __restrict__ values, const std::uint16_t* __restrict__ keys,
+                        const index_t* __restrict__ order, index_t* near_col, V* near_val,
+                        index_t* far_row, index_t* far_col, V* far_val,
+                        unsigned long long* segments) {
+  constexpr int kTile = kSplitBlock * cuda::kSpanItems;
+  __shared__ index_t tile_rows[kTile];
+  __shared__ index_t row_before;  // the row of the position before the tile (a far one)
+  const std::int64_t begin = static_cast<std::int64_t>(blockIdx.x) * kTile;
+  const std::int64_t end = min(begin + kTile, nnz);
+  const std::int64_t far_begin = max(begin, static_cast<std::int64_t>(near_nnz));
+  const bool any_far = far_begin < end;
+  // The tile's far positions hold one key: their rows are monotone (uniform over the block).
+  const bool one_key = any_far && keys[far_begin] == keys[end - 1];
+  cuda::RowSpan span{0, rows - 1};
+  if (one_key) span = cuda::block_row_span(row_ptr, 0, rows - 1, order[far_begin], order[end - 1]);
+  if (threadIdx.x == 64 && any_far && far_begin > near_nnz)
+    row_before = row_of(row_ptr, rows, order[far_begin - 1]);
+  for (int i = 0; i < cuda::kSpanItems; ++i) {
+    const std::int64_t j = begin + static_cast<std::int64_t>(i) * kSplitBlock + threadIdx.x;
+    if (j >= end) break;
+    const index_t e = order[j];
     if (j < near_nnz) {
-      near_col[j] = col_idx[i];
-      near_val[j] = values[i];
-    } else {
-      const std::int64_t f = j - near_nnz;
-      const index_t r = row_of(row_ptr, rows, i);
-      far_row[f] = r;
-      far_col[f] = col_idx[i];
-      far_val[f] = values[i];
-      starts = f == 0 || keys[j] != keys[j - 1] || row_of(row_ptr, rows, order[j - 1]) != r;
+      near_col[j] = col_idx[e];
+      near_val[j] = values[e];
+      continue;
     }
+    const std::int64_t f = j - near_nnz;
+    const index_t r = cuda::last_at_most(row_ptr, span.lo, span.hi, e);
+    tile_rows[j - begin] = r;
+    far_row[f] = r;
+    far_col[f] = col_idx[e];
+    far_val[f] = values[e];
+  }
+  __syncthreads();
+  int starts = 0;
+  for (int i = 0; i < cuda::kSpanItems; ++i) {
+    const std::int64_t j = begin + static_cast<std::int64_t>(i) * kSplitBlock + threadIdx.x;
+    if (j >= end || j < near_nnz) continue;
+    const index_t r = tile_rows[j - begin];
+    if (j == near_nnz || keys[j] != keys[j - 1])
+      ++starts;
+    else
+      starts += (j == far_begin ? row_before : tile_rows[j - 1 - begin]) != r;
   }
   using BlockReduce = cub::BlockReduce<int, kSplitBlock>;
   __shared__ typename BlockReduce::TempStorage storage;
@@ -94,28 +123,30 @@ __global__ void split_gather_kernel(
 }
 
 // Entries outside the band of their row's diagonal (split_keys_kernel's near test, and
-// csr_count_far's on the host), summed a block, one atomic a block.
+// csr_count_far's on the host), summed a block, one atomic a block. kSpanItems entries a
+// thread.
 __global__ void count_far_kernel(std::int64_t nnz, index_t rows, index_t cols,
                                  const index_t* __restrict__ row_ptr,
                                  const index_t* __restrict__ col_idx, index_t band,
                                  unsigned long long* far) {
-  const std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const cuda::ItemsSpan span = cuda::block_items_span(row_ptr, 0, rows - 1, nnz);
   int is_far = 0;
-  const index_t r = block_row_of(row_ptr, rows, nnz, k);
-  if (k < nnz) {
+  for (int i = 0; i < cuda::kSpanItems; ++i) {
+    const std::int64_t k = span.begin + static_cast<std::int64_t>(i) * blockDim.x + threadIdx.x;
+    if (k >= span.end) break;
+    const index_t r = cuda::last_at_most(row_ptr, span.rows.lo, span.rows.hi, k);
     const std::int64_t diagonal = std::int64_t{r} * cols / rows;
     const index_t c = col_idx[k];
-    is_far = c < diagonal - band || c > diagonal + band;
+    is_far += c < diagonal - band || c > diagonal + band;
   }
   using BlockReduce = cub::BlockReduce<int, kSplitBlock>;
   __shared__ typename BlockReduce::TempStorage storage;
   const int block_far = BlockReduce(storage).Sum(is_far);
-  if (threadIdx.x == 0 && block_far > 0)
-    atomicAdd(far, static_cast<unsigned long long>(block_far));
+  if (threadIdx.x == 0 && block_far > 0) atomicAdd(far, static_cast<unsigned long long>(block_far));
 }
 
 // Entry k of the permuted matrix (new row i, its new_row_ptr[i] + j) from entry
-// row_ptr[perm[i]] + j of the original.
+// row_ptr[perm[i]] + j of the original. kSpanItems entries a thread.
 template <class V>
 __global__ void permute_rows_kernel(std::int64_t nnz, index_t rows,
                                     const index_t* __restrict__ new_row_ptr,
@@ -123,12 +154,15 @@ __global__ void permute_rows_kernel(std::int64_t nnz, index_t rows,
                                     const index_t* __restrict__ row_ptr,
                                     const index_t* __restrict__ col_idx,
                                     const V* __restrict__ values, index_t* out_col, V* out_val) {
-  const std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const index_t i = block_row_of(new_row_ptr, rows, nnz, k);
-  if (k >= nnz) return;
-  const std::int64_t src = std::int64_t{row_ptr[perm[i]]} + (k - new_row_ptr[i]);
-  out_col[k] = col_idx[src];
-  out_val[k] = values[src];
+  const cuda::ItemsSpan span = cuda::block_items_span(new_row_ptr, 0, rows - 1, nnz);
+  for (int it = 0; it < cuda::kSpanItems; ++it) {
+    const std::int64_t k = span.begin + static_cast<std::int64_t>(it) * blockDim.x + threadIdx.x;
+    if (k >= span.end) break;
+    const index_t i = cuda::last_at_most(new_row_ptr, span.rows.lo, span.rows.hi, k);
+    const std::int64_t src = std::int64_t{row_ptr[perm[i]]} + (k - new_row_ptr[i]);
+    out_col[k] = col_idx[src];
+    out_val[k] = values[src];
+  }
 }
 
 }  // namespace
@@ -151,10 +185,10 @@ DeviceCsr<V> csr_permute_rows(const DeviceCsrView<V>& a, const index_t* perm) {
   gathered_offsets(a.rows, perm, a.row_ptr, out.row_ptr.data(), RowLength{}, s);
   if (a.nnz == 0) return out;
   cuda::build_phase("permute_entries");
-  permute_rows_kernel<V><<<cuda::grid_for(static_cast<std::size_t>(a.nnz), kSplitBlock),
-                           kSplitBlock, 0, s>>>(a.nnz, a.rows, out.row_ptr.data(), perm, a.row_ptr,
-                                                a.col_idx, a.values, out.col_idx.data(),
-                                                out.values.data());
+  permute_rows_kernel<V>
+      <<<cuda::grid_for(static_cast<std::size_t>(a.nnz), kSplitBlock * cuda::kSpanItems),
+         kSplitBlock, 0, s>>>(a.nnz, a.rows, out.row_ptr.data(), perm, a.row_ptr, a.col_idx,
+                              a.values, out.col_idx.data(), out.values.data());
   SPMVKIT_LAUNCH_CHECK();
   return out;
 }
@@ -164,9 +198,10 @@ std::int64_t csr_count_far(const DeviceCsrView<V>& a, index_t band) {
   if (a.nnz == 0) return 0;
   cuda::DeviceBuffer<unsigned long long> far(1);
   cuda::fill_bytes(far.data(), 0, far.bytes());
-  count_far_kernel<<<cuda::grid_for(static_cast<std::size_t>(a.nnz), kSplitBlock), kSplitBlock,
-                     0, cuda::Context::get().stream()>>>(a.nnz, a.rows, a.cols, a.row_ptr,
-                                                         a.col_idx, band, far.data());
+  count_far_kernel<<<cuda::grid_for(static_cast<std::size_t>(a.nnz),
+                                    kSplitBlock * cuda::kSpanItems),
+                     kSplitBlock, 0, cuda::Context::get().stream()>>>(
+      a.nnz, a.rows, a.cols, a.row_ptr, a.col_idx, band, far.data());
   SPMVKIT_LAUNCH_CHECK();
   return static_cast<std::int64_t>(far.download()[0]);
 }
@@ -185,6 +220,8 @@ DeviceNearFar<V> csr_split_near_far(const DeviceCsrView<V>& a, index_t band, int
   const std::int64_t width =
       std::max<std::int64_t>((std::int64_t{a.cols} + panels - 1) / panels, 1);
   const unsigned grid = cuda::grid_for(static_cast<std::size_t>(nnz), kSplitBlock);
+  const unsigned tile_grid =
+      cuda::grid_for(static_cast<std::size_t>(nnz), kSplitBlock * cuda::kSpanItems);
 
   DeviceNearFar<V> out;
   out.near.rows = rows;
@@ -198,9 +235,9 @@ DeviceNearFar<V> csr_split_near_far(const DeviceCsrView<V>& a, index_t band, int
       sorted_order(static_cast<std::size_t>(nnz));
   if (nnz > 0) {
     // Near entries counted into row_ptr[1 ..], then summed in place.
-    split_keys_kernel<<<grid, kSplitBlock, 0, s>>>(nnz, rows, a.cols, a.row_ptr,
-                                                   a.col_idx, band, width, keys.data(),
-                                                   order.data(), out.near.row_ptr.data() + 1);
+    split_keys_kernel<<<tile_grid, kSplitBlock, 0, s>>>(nnz, rows, a.cols, a.row_ptr, a.col_idx,
+                                                        band, width, keys.data(), order.data(),
+                                                        out.near.row_ptr.data() + 1);
     SPMVKIT_LAUNCH_CHECK();
     index_t* counts = out.near.row_ptr.data() + 1;
     cuda::cub_call(
@@ -243,10 +280,10 @@ DeviceNearFar<V> csr_split_near_far(const DeviceCsrView<V>& a, index_t band, int
   cuda::DeviceBuffer<unsigned long long> segments(1);
   cuda::fill_bytes(segments.data(), 0, segments.bytes());
   if (nnz > 0) {
-    split_gather_kernel<V><<<grid, kSplitBlock, 0, s>>>(
-        nnz, near_nnz, rows, a.row_ptr, a.col_idx, a.values,
-        sorted_keys.data(), sorted_order.data(), out.near.col_idx.data(), out.near.values.data(),
-        out.far_row.data(), out.far_col.data(), out.far_val.data(), segments.data());
+    split_gather_kernel<V><<<tile_grid, kSplitBlock, 0, s>>>(
+        nnz, near_nnz, rows, a.row_ptr, a.col_idx, a.values, sorted_keys.data(),
+        sorted_order.data(), out.near.col_idx.data(), out.near.values.data(), out.far_row.data(),
+        out.far_col.data(), out.far_val.data(), segments.data());
     SPMVKIT_LAUNCH_CHECK();
   }
   out.far_row_segments = static_cast<std::int64_t>(segments.download()[0]);
@@ -267,10 +304,10 @@ NearFarSplit<V> csr_split_near_far(const Csr<V>& a, index_t band, int panels) {
   return s;
 }
 
-#define SPMVKIT_INSTANTIATE(V)                                                     \
+#define SPMVKIT_INSTANTIATE(V)                                                         \
   template DeviceNearFar<V> csr_split_near_far(const DeviceCsrView<V>&, index_t, int); \
   template std::int64_t csr_count_far(const DeviceCsrView<V>&, index_t);               \
-  template DeviceCsr<V> csr_permute_rows(const DeviceCsrView<V>&, const index_t*);          \
+  template DeviceCsr<V> csr_permute_rows(const DeviceCsrView<V>&, const index_t*);     \
   template NearFarSplit<V> csr_split_near_far(const Csr<V>&, index_t, int);
 SPMVKIT_INSTANTIATE(float)
 SPMVKIT_INSTANTIATE(double)

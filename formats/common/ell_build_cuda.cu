@@ -25,8 +25,8 @@ namespace {
 
 // Launch shapes of the packing kernels.
 struct EllBuildPolicy {
-  static constexpr int block_threads = 256;  // row lengths: a thread a row
-  static constexpr int group_warps = 8;      // fit and pack: a warp a group of 32 rows
+  static constexpr int block_threads = 256;   // row lengths: a thread a row
+  static constexpr int group_warps = 8;       // fit and pack: a warp a group of 32 rows
   static constexpr int maxima_threads = 256;  // group maxima: a block the largest model group
 };
 static_assert(ell_delta_group == 32, "a warp a delta group");
@@ -101,7 +101,8 @@ __global__ void ell_delta_fit_kernel(index_t rows, std::int64_t groups,
   for (index_t k = 0; k < longest; ++k) {
     const bool used = k < len;
     const index_t c = used ? col_idx[start + k] : 0;
-    const index_t lo = __reduce_min_sync(0xffffffffu, used ? c : std::numeric_limits<index_t>::max());
+    const index_t lo =
+        __reduce_min_sync(0xffffffffu, used ? c : std::numeric_limits<index_t>::max());
     const index_t hi = __reduce_max_sync(0xffffffffu, used ? c : -1);
     if (hi >= 0 && static_cast<std::int64_t>(hi) - lo > delta_max_span) {
       if (lane == 0) atomicAnd(fits, 0);
@@ -118,9 +119,9 @@ __global__ void ell_delta_fit_kernel(index_t rows, std::int64_t groups,
 template <class V, bool DELTAS>
 __global__ void ell_pack_kernel(index_t rows, std::int64_t groups, std::int64_t pitch,
                                 index_t width, const index_t* __restrict__ row_ptr,
-                                const index_t* __restrict__ col_idx,
-                                const V* __restrict__ values, index_t* out_col,
-                                std::uint16_t* out_delta, index_t* out_base, V* out_val) {
+                                const index_t* __restrict__ col_idx, const V* __restrict__ values,
+                                index_t* out_col, std::uint16_t* out_delta, index_t* out_base,
+                                V* out_val) {
   const std::int64_t g =
       (static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / warpSize;
   if (g >= groups) return;
@@ -147,8 +148,8 @@ __global__ void ell_pack_kernel(index_t rows, std::int64_t groups, std::int64_t 
 
 // Entries past `width` of each row, in COO (hyb_pack's tail; without rows when coo_row is
 // null: HEC's CSR part): tail entry t of row r (offset[r] <= t < offset[r + 1]) is entry
-// row_ptr[r] + width + t - offset[r]. A thread a tail entry, its row found by a search of
-// offset (block_last_at_most); entries stay sorted by (row, column). Bytes: per tail entry
+// row_ptr[r] + width + t - offset[r]. kSpanItems tail entries a thread, each row found by a
+// search of offset (block_items_span); entries stay sorted by (row, column). Bytes: per tail entry
 // column + value read, row + column + value written, coalesced. (A thread a row walked a
 // power-law matrix's long rows alone: powerlaw_8000000's HYB tail took 18.3 ms, H100.)
 template <class V>
@@ -157,13 +158,16 @@ __global__ void csr_tail_kernel(std::int64_t tail_nnz, index_t rows, index_t wid
                                 const index_t* __restrict__ col_idx, const V* __restrict__ values,
                                 const index_t* __restrict__ offset, index_t* coo_row,
                                 index_t* coo_col, V* coo_val) {
-  const std::int64_t t = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const index_t r = cuda::block_last_at_most(offset, 0, rows - 1, tail_nnz, t);
-  if (t >= tail_nnz) return;
-  const std::int64_t k = std::int64_t{row_ptr[r]} + width + (t - offset[r]);
-  if (coo_row != nullptr) coo_row[t] = r;
-  coo_col[t] = col_idx[k];
-  coo_val[t] = values[k];
+  const cuda::ItemsSpan span = cuda::block_items_span(offset, 0, rows - 1, tail_nnz);
+  for (int it = 0; it < cuda::kSpanItems; ++it) {
+    const std::int64_t t = span.begin + static_cast<std::int64_t>(it) * blockDim.x + threadIdx.x;
+    if (t >= span.end) break;
+    const index_t r = cuda::last_at_most(offset, span.rows.lo, span.rows.hi, t);
+    const std::int64_t k = std::int64_t{row_ptr[r]} + width + (t - offset[r]);
+    if (coo_row != nullptr) coo_row[t] = r;
+    coo_col[t] = col_idx[k];
+    coo_val[t] = values[k];
+  }
 }
 
 // Row r's tail length max(0, length - width), as the scan's input (index_t: nnz fits, checked
@@ -200,15 +204,14 @@ __global__ void csr_tail_flag_kernel(index_t rows, const index_t* __restrict__ o
 // The row-length histogram when the lengths fit kHistogramBins: a block's counts in shared
 // memory, then added into hist[0 .. bins). A thread a row (a grid-stride loop). Bytes: 4 a row.
 constexpr int kHistogramBins = 8192;
-__global__ void length_histogram_kernel(index_t rows, int bins,
-                                        const index_t* __restrict__ row_ptr,
+__global__ void length_histogram_kernel(index_t rows, int bins, const index_t* __restrict__ row_ptr,
                                         unsigned long long* hist) {
   __shared__ unsigned int local[kHistogramBins];
   for (int b = threadIdx.x; b < bins; b += blockDim.x) local[b] = 0;
   __syncthreads();
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
-  for (std::int64_t r = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-       r < rows; r += stride)
+  for (std::int64_t r = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; r < rows;
+       r += stride)
     atomicAdd(&local[row_ptr[r + 1] - row_ptr[r]], 1u);
   __syncthreads();
   for (int b = threadIdx.x; b < bins; b += blockDim.x)
@@ -401,9 +404,10 @@ CooDeviceTail<V> csr_tail_coo_device(const DeviceCsrView<V>& a, index_t width,
   cudaStream_t stream = cuda::Context::get().stream();
   constexpr int block = EllBuildPolicy::block_threads;
   const cuda::DeviceBuffer<index_t> offset = csr_tail_offsets(a, width, stream);
-  csr_tail_kernel<V><<<cuda::grid_for(static_cast<std::size_t>(tail_nnz), block), block, 0,
-                       stream>>>(tail_nnz, a.rows, width, a.row_ptr, a.col_idx, a.values,
-                                 offset.data(), t.row.data(), t.col.data(), t.values.data());
+  csr_tail_kernel<V><<<cuda::grid_for(static_cast<std::size_t>(tail_nnz), block * cuda::kSpanItems),
+                       block, 0, stream>>>(tail_nnz, a.rows, width, a.row_ptr, a.col_idx, a.values,
+                                           offset.data(), t.row.data(), t.col.data(),
+                                           t.values.data());
   SPMVKIT_CUDA_CHECK(cudaGetLastError());
   cuda::Context::get().synchronize();
   return t;
@@ -442,9 +446,9 @@ CsrDeviceTail<V> csr_tail_rows_device(const DeviceCsrView<V>& a, index_t width,
     SPMVKIT_CUDA_CHECK(cudaGetLastError());
     cuda::Context::get().synchronize();  // `index` is freed here
   }
-  csr_tail_kernel<V><<<cuda::grid_for(static_cast<std::size_t>(tail_nnz), block), block, 0,
-                       stream>>>(tail_nnz, a.rows, width, a.row_ptr, a.col_idx, a.values,
-                                 offset.data(), nullptr, t.col.data(), t.values.data());
+  csr_tail_kernel<V><<<cuda::grid_for(static_cast<std::size_t>(tail_nnz), block * cuda::kSpanItems),
+                       block, 0, stream>>>(tail_nnz, a.rows, width, a.row_ptr, a.col_idx, a.values,
+                                           offset.data(), nullptr, t.col.data(), t.values.data());
   SPMVKIT_CUDA_CHECK(cudaGetLastError());
   cuda::Context::get().synchronize();
   return t;

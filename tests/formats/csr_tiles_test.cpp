@@ -227,17 +227,19 @@ TEST(RowSearch, DeviceBlockSearchIsLastAtMost) {
   cases.emplace_back("mostly empty rows", sparse_rows);
   for (const auto& [name, row_ptr] : cases) {
     const auto rows = static_cast<index_t>(row_ptr.size() - 1);
-    for (int block : {256, 64, 32}) {
-      SCOPED_TRACE(name + ", blocks of " + std::to_string(block));
-      const std::vector<index_t> dev = cuda::entry_rows_device(row_ptr, block);
-      ASSERT_EQ(dev.size(), static_cast<std::size_t>(row_ptr.back()));
-      std::int64_t wrong = 0, first_wrong = -1;
-      for (std::int64_t k = 0; k < row_ptr.back(); ++k) {
-        const index_t want = cuda::last_at_most(row_ptr.data(), 0, rows - 1, k);
-        if (dev[static_cast<std::size_t>(k)] != want && wrong++ == 0) first_wrong = k;
+    for (int block : {256, 64, 32})
+      for (bool items : {false, true}) {
+        SCOPED_TRACE(name + ", blocks of " + std::to_string(block) +
+                     (items ? ", kSpanItems entries a thread" : ", an entry a thread"));
+        const std::vector<index_t> dev = cuda::entry_rows_device(row_ptr, block, items);
+        ASSERT_EQ(dev.size(), static_cast<std::size_t>(row_ptr.back()));
+        std::int64_t wrong = 0, first_wrong = -1;
+        for (std::int64_t k = 0; k < row_ptr.back(); ++k) {
+          const index_t want = cuda::last_at_most(row_ptr.data(), 0, rows - 1, k);
+          if (dev[static_cast<std::size_t>(k)] != want && wrong++ == 0) first_wrong = k;
+        }
+        EXPECT_EQ(wrong, 0) << "first at entry " << first_wrong;
       }
-      EXPECT_EQ(wrong, 0) << "first at entry " << first_wrong;
-    }
   }
 #endif
 }
