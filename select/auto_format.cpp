@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <iostream>
 #include <limits>
+#include <type_traits>
 
 #include "select/model.hpp"
 #include "spmvkit/error.hpp"
@@ -71,20 +72,46 @@ Prediction decode(const std::string& v) {
   return p;
 }
 
+// The matrix as build_auto reads it: a host CSR on its backend, or a CSR in device memory
+// (CUDA, checked by the registry once: the candidates are built from it without a second
+// check and without a trip through the host).
+template <class V>
+struct HostMatrix {
+  const Csr<V>& a;
+  Backend b;
+  index_t rows() const { return a.rows; }
+  index_t cols() const { return a.cols; }
+  Features features() const { return select::measure_features(a, last_level_cache_bytes(b)); }
+  std::unique_ptr<Operator<V>> build(const Prediction& p) const {
+    return build_operator<V>(p.format, a, p.params, b);
+  }
+};
+template <class V>
+struct DeviceMatrix {
+  const DeviceCsrView<V>& a;
+  static constexpr Backend b = Backend::cuda;
+  index_t rows() const { return a.rows; }
+  index_t cols() const { return a.cols; }
+  Features features() const { return select::measure_features(a, last_level_cache_bytes(b)); }
+  std::unique_ptr<Operator<V>> build(const Prediction& p) const {
+    return build_operator_from_checked<V>(p.format, a, p.params);
+  }
+};
+
 // Times each of the first `count` ranked candidates (`reps` applies after 3 warm-up, median),
 // returns the index of the fastest that built; times[i] = -1 for one that did not.
-template <class V>
-std::size_t measure(const Csr<V>& a, Backend b, const std::vector<Prediction>& ranked,
-                    std::size_t count, int reps, std::vector<double>& times) {
-  auto x = Vector<V>::from_host(std::vector<V>(a.cols, V(1)), b);
-  Vector<V> z(a.rows, b);
+template <class V, class M>
+std::size_t measure(const M& m, const std::vector<Prediction>& ranked, std::size_t count, int reps,
+                    std::vector<double>& times) {
+  auto x = Vector<V>::from_host(std::vector<V>(m.cols(), V(1)), m.b);
+  Vector<V> z(m.rows(), m.b);
   std::size_t best = ranked.size();
   times.assign(std::min(count, ranked.size()), -1);
   for (std::size_t i = 0; i < times.size(); ++i) {
     try {
-      auto op = build_operator<V>(ranked[i].format, a, ranked[i].params, b);
+      auto op = m.build(ranked[i]);
       times[i] = median(
-          time_applies(b, 3, reps, [&] { op->apply(x.data(), nullptr, z.data(), V(1), V(0)); }));
+          time_applies(m.b, 3, reps, [&] { op->apply(x.data(), nullptr, z.data(), V(1), V(0)); }));
       if (best == ranked.size() || times[i] < times[best]) best = i;
     } catch (const UnsupportedError&) {
     }
@@ -92,13 +119,14 @@ std::size_t measure(const Csr<V>& a, Backend b, const std::vector<Prediction>& r
   return best;
 }
 
-template <class V>
-Operator<V>* build_auto(const Csr<V>& a, const Params& p, Backend b) {
+template <class V, class M>
+Operator<V>* build_auto(const M& m, const Params& p) {
+  const Backend b = m.b;
   const auto t0 = std::chrono::steady_clock::now();
   const long long applies = p.get_int("applies", 0);
   const bool tune = p.get_bool("tune", false);
   const std::string device = device_name(b);
-  const Features f = select::measure_features(a, last_level_cache_bytes(b));
+  const Features f = m.features();
   Choice c = select::choose(f, b, device, applies);
   const double select_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -112,7 +140,7 @@ Operator<V>* build_auto(const Csr<V>& a, const Params& p, Backend b) {
     } else if (tune) {
       std::vector<double> times;
       const std::size_t best =
-          measure(a, b, c.ranked, 3, static_cast<int>(p.get_int("reps", 20)), times);
+          measure<V>(m, c.ranked, 3, static_cast<int>(p.get_int("reps", 20)), times);
       if (best < c.ranked.size()) {
         for (std::size_t i = 0; i < times.size(); ++i)
           measured += (measured.empty() ? "" : " ") + c.ranked[i].format + "=" +
@@ -128,7 +156,7 @@ Operator<V>* build_auto(const Csr<V>& a, const Params& p, Backend b) {
   for (const Prediction& pick : c.ranked) {
     std::unique_ptr<Operator<V>> op;
     try {
-      op = build_operator<V>(pick.format, a, pick.params, b);
+      op = m.build(pick);
     } catch (const UnsupportedError& e) {
       refusals += (refusals.empty() ? "" : "; ") + std::string(e.what());
       continue;
@@ -179,7 +207,16 @@ FormatEntry auto_format() {
                   "time the model's top 3 candidates and keep the fastest (cached in the tuning "
                   "store, reused without measuring)"),
        int_param("reps", "20", 1, 10000, "tune=1: timed applies per candidate")},
-      [](const auto& a, const Params& p, Backend b) { return build_auto(a, p, b); });
+      [](const auto& a, const Params& p, Backend b) {
+        using V = std::decay_t<decltype(a.values[0])>;
+        return build_auto<V>(HostMatrix<V>{a, b}, p);
+      });
+  // From a device CSR: the features read there (three small downloads) and the pick built by
+  // its own device builder, so a matrix on the GPU never goes through the host.
+  set_device_builder(e, [](const auto& a, const Params& p) {
+    using V = std::decay_t<decltype(a.values[0])>;
+    return build_auto<V>(DeviceMatrix<V>{a}, p);
+  });
   e.tune = tune_auto;
   e.tune_summary = "measure the model's top candidates for MATRIX... and cache the choice";
   e.tune_options = {"precision"};

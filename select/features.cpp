@@ -1,17 +1,37 @@
 // Matrix features for format=auto (model.hpp): O(rows) for the longest row, else O(sampled rows
-// + their nonzeros), not O(nnz).
+// + their nonzeros), not O(nnz). The same code reads a host CSR in place, or a device CSR's
+// sampled rows gathered to the host in three small downloads (SampledRows), so both give the
+// same features, and the same choice, for the same matrix.
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <stdexcept>
+#include <utility>
 
 #include "select/model.hpp"
+#include "spmvkit/error.hpp"
 #include "spmvkit/stats.hpp"
+
+#if SPMVKIT_HAVE_CUDA
+#include "backend/cuda/device_csr.hpp"
+#endif
 
 namespace spmvkit::select {
 
 namespace {
 
 constexpr index_t kWindow = 64;  // rows per sample window
+
+// A host CSR as the feature code reads it.
+template <class V>
+struct HostRows {
+  const Csr<V>& a;
+  index_t rows() const { return a.rows; }
+  index_t cols() const { return a.cols; }
+  std::int64_t nnz() const { return a.nnz(); }
+  index_t ptr(index_t r) const { return a.row_ptr[static_cast<std::size_t>(r)]; }
+  index_t col(std::int64_t k) const { return a.col_idx[static_cast<std::size_t>(k)]; }
+};
 
 // Windows of kWindow rows (start, end), evenly spaced, each starting at a multiple of `align`,
 // `sample` rows in all; the whole matrix when it has no more rows.
@@ -61,14 +81,14 @@ constexpr index_t kBlockSampleRows = 1024;
 
 // Distinct block columns (col / bs) of rows [r0, r0 + bs): the common case, every row holding
 // the same sorted block columns, in one pass a row; any other in a sorted scratch copy.
-template <class V>
-std::size_t distinct_block_cols(const Csr<V>& a, index_t r0, index_t bs,
-                                std::vector<index_t>& first, std::vector<index_t>& scratch) {
+template <class R>
+std::size_t distinct_block_cols(const R& a, index_t r0, index_t bs, std::vector<index_t>& first,
+                                std::vector<index_t>& scratch) {
   const auto row_blocks = [&](index_t r, std::vector<index_t>& out) {
     out.clear();
     index_t lo = 0, hi = 0;  // the columns of block column out.back(): a division a block
-    for (index_t k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k) {
-      const index_t c = a.col_idx[k];
+    for (index_t k = a.ptr(r), end = a.ptr(r + 1); k < end; ++k) {
+      const index_t c = a.col(k);
       if (!out.empty() && c >= lo && c < hi) continue;
       const index_t bc = c / bs;
       out.push_back(bc);
@@ -84,32 +104,42 @@ std::size_t distinct_block_cols(const Csr<V>& a, index_t r0, index_t bs,
   }
   if (same) return first.size();
   scratch.clear();
-  for (index_t k = a.row_ptr[r0]; k < a.row_ptr[r0 + bs]; ++k) scratch.push_back(a.col_idx[k] / bs);
+  for (index_t k = a.ptr(r0), end = a.ptr(r0 + bs); k < end; ++k) scratch.push_back(a.col(k) / bs);
   std::sort(scratch.begin(), scratch.end());
   return static_cast<std::size_t>(std::unique(scratch.begin(), scratch.end()) - scratch.begin());
 }
 
-template <class V>
-int block_size_of(const Csr<V>& a, const std::vector<index_t>& lengths) {
-  if (a.nnz() <= (std::int64_t{1} << 16)) return detect_block_size(a);
-  index_t g = std::gcd(a.rows, a.cols);
+// g = gcd(rows, cols, sampled row lengths): the block sizes to try divide it.
+index_t block_gcd(index_t rows, index_t cols, const std::vector<index_t>& lengths) {
+  index_t g = std::gcd(rows, cols);
   for (index_t len : lengths) g = std::gcd(g, len);
-  if (g < 2) return 1;
-  const auto windows = sample_windows(a.rows, g, kBlockSampleRows);
+  return g;
+}
+
+// A block row of more entries than this (block size bs, `mean` entries a row rounded up) is
+// passed over: an arrow's dense rows. Read once a candidate, expand_bs21_arrow's took 706 ms
+// of selection (H100 host, 21e88f8).
+std::int64_t longest_block_row(index_t bs, std::int64_t mean) {
+  return std::max<std::int64_t>(std::int64_t{1} << 16, 64 * bs * mean);
+}
+
+// The sampled block test (above) on `windows`, aligned to g >= 2.
+template <class R>
+int sampled_block_size(const R& a, index_t g,
+                       const std::vector<std::pair<index_t, index_t>>& windows) {
   std::vector<index_t> first, scratch;
-  const std::int64_t mean = a.nnz() / a.rows + 1;
+  const std::int64_t mean = a.nnz() / a.rows() + 1;
   for (index_t bs = std::min<index_t>(g, 64); bs >= 2; --bs) {
     if (g % bs != 0) continue;
     bool dense = true;
-    // A block row far longer than the mean (an arrow's dense rows) is passed over: read once
-    // a candidate, expand_bs21_arrow's took 706 ms of selection (H100 host, 21e88f8).
-    const std::int64_t longest = std::max<std::int64_t>(std::int64_t{1} << 16, 64 * bs * mean);
+    const std::int64_t longest = longest_block_row(bs, mean);
     for (const auto& [r0, r1] : windows) {
       for (index_t br = r0; dense && br + bs <= r1; br += bs) {
-        const std::int64_t entries = a.row_ptr[br + bs] - a.row_ptr[br];
+        const std::int64_t entries = a.ptr(br + bs) - a.ptr(br);
         if (entries > longest) continue;
-        dense = static_cast<std::int64_t>(distinct_block_cols(a, br, bs, first, scratch)) *
-                    bs * bs == entries;
+        dense =
+            static_cast<std::int64_t>(distinct_block_cols(a, br, bs, first, scratch)) * bs * bs ==
+            entries;
       }
       if (!dense) break;
     }
@@ -118,80 +148,244 @@ int block_size_of(const Csr<V>& a, const std::vector<index_t>& lengths) {
   return 1;
 }
 
+// Every feature but the block size and the longest row, from the length sample's windows
+// (sample_windows(rows, 1)) read through `a`.
+template <class R>
+Features sampled_features(const R& a, int value_bytes, std::size_t l2_bytes, index_t row_max,
+                          std::vector<index_t>& lengths) {
+  Features f;
+  f.rows = a.rows();
+  f.cols = a.cols();
+  f.nnz = a.nnz();
+  f.value_bytes = value_bytes;
+  f.l2_bytes = l2_bytes;
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  h = mix(mix(mix(h, static_cast<std::uint64_t>(f.rows)), static_cast<std::uint64_t>(f.cols)),
+          static_cast<std::uint64_t>(f.nnz));
+  lengths.clear();
+  lengths.reserve(static_cast<std::size_t>(std::min<index_t>(f.rows, kSampleRows + kWindow)));
+  double slice_pad = 0;  // sum over sampled 32-row slices of 32 * slice max
+  for (const auto& [r0, r1] : sample_windows(f.rows, 1)) {
+    for (index_t s0 = r0; s0 < r1; s0 += 32) {
+      index_t slice_max = 0;
+      for (index_t r = s0; r < std::min(r1, s0 + 32); ++r) {
+        const index_t len = a.ptr(r + 1) - a.ptr(r);
+        lengths.push_back(len);
+        slice_max = std::max(slice_max, len);
+        h = mix(h, static_cast<std::uint64_t>(a.ptr(r)));
+      }
+      slice_pad += 32.0 * slice_max;
+      // The structure hash reads the slice's row pointers and one column index (a cache miss a
+      // slice, not a row).
+      const index_t k0 = a.ptr(s0), k1 = a.ptr(std::min(r1, s0 + 32));
+      if (k1 > k0) h = mix(h, static_cast<std::uint64_t>(a.col(k0 + (k1 - k0) / 2)));
+    }
+  }
+  f.structure_hash = h;
+  f.sampled_rows = static_cast<index_t>(lengths.size());
+  if (f.rows == 0 || lengths.empty()) return f;
+  const double n = static_cast<double>(lengths.size());
+  f.row_mean = static_cast<double>(f.nnz) / f.rows;
+  double sq = 0;
+  for (index_t len : lengths) sq += (len - f.row_mean) * (len - f.row_mean);
+  // Over every row, not the sample: expand_bs17_hangGlider_2 has 17 rows past 1,219 entries
+  // among 28K (sampled max 221), and the walk down the longest row is what a row-per-thread or
+  // -warp format waits for (csr_vector there took 0.176 ms, the fastest format 0.025).
+  f.row_max = row_max;
+  f.row_variance = sq / n;
+  const double scale = f.rows / n;  // sample -> whole matrix
+  const double entry = value_bytes + 4.0;
+  f.ell_bytes = static_cast<double>(f.rows) * f.row_max * entry;
+  f.sellp_bytes = slice_pad * scale * entry + (f.rows / 32.0 + 1) * 4;
+  // HEC's ELL width: min over l of w(l) = l*n + p_r*nz(l), p_r = 20 (HEC paper eq. (1)).
+  std::vector<index_t> sorted = lengths;
+  sort_lengths(sorted, f.row_max);
+  double best_w = 0, best_bytes = 0, above = 0;
+  index_t best_l = 0;
+  for (index_t v : sorted) above += v;
+  std::size_t i = 0;
+  for (index_t l = 0;; l = sorted[i]) {
+    while (i < sorted.size() && sorted[i] <= l) above -= sorted[i++];
+    const double over = above - static_cast<double>(sorted.size() - i) * l;  // entries past l
+    const double w = l * n + 20.0 * over;
+    if (l == 0 || w < best_w) {
+      best_w = w;
+      best_l = l;
+      best_bytes = (l * n + over) * entry * scale + (over > 0 ? f.rows * 4.0 : 0);
+    }
+    if (i >= sorted.size()) break;
+  }
+  f.hybrid_bytes = best_bytes;
+  f.hybrid_width = best_l;
+  return f;
+}
+
+// A matrix of at most this many entries has its block size by core's detect_block_size on the
+// whole of it (a device CSR is downloaded whole).
+constexpr std::int64_t kSmallNnz = std::int64_t{1} << 16;
+
+#if SPMVKIT_HAVE_CUDA
+// Sampled rows of a device CSR on the host: the row pointer over some row ranges and the column
+// indices over some entry ranges, each gathered in one download (cuda::gather_ranges), read
+// through HostRows' interface. A read outside them is the caller's defect (logic_error).
+struct SampledRows {
+  using Ranges = std::vector<std::pair<std::int64_t, std::int64_t>>;
+  struct Piece {
+    std::int64_t begin = 0, end = 0;
+    std::vector<index_t> data;
+  };
+  index_t n_rows = 0, n_cols = 0;
+  std::int64_t n_nnz = 0;
+  std::vector<Piece> ptr_pieces, col_pieces;  // sorted by begin, disjoint
+
+  index_t rows() const { return n_rows; }
+  index_t cols() const { return n_cols; }
+  std::int64_t nnz() const { return n_nnz; }
+  index_t ptr(index_t r) const { return find(ptr_pieces, r, "row pointer"); }
+  index_t col(std::int64_t k) const { return find(col_pieces, k, "column index"); }
+
+  static index_t find(const std::vector<Piece>& pieces, std::int64_t i, const char* what) {
+    auto it = std::upper_bound(pieces.begin(), pieces.end(), i,
+                               [](std::int64_t v, const Piece& p) { return v < p.begin; });
+    if (it == pieces.begin() || i >= (it - 1)->end)
+      throw std::logic_error(std::string("auto features: ") + what + " " + std::to_string(i) +
+                             " was not gathered");
+    --it;
+    return it->data[static_cast<std::size_t>(i - it->begin)];
+  }
+
+  // Adds `ranges` of device `src` to `pieces`: merged with each other and with what is there
+  // (ranges already held are not gathered again), one download.
+  static void add(std::vector<Piece>& pieces, Ranges ranges, const index_t* src) {
+    for (const Piece& p : pieces) ranges.emplace_back(p.begin, p.end);
+    std::sort(ranges.begin(), ranges.end());
+    Ranges merged;
+    for (const auto& r : ranges) {
+      if (r.second <= r.first) continue;
+      if (!merged.empty() && r.first <= merged.back().second)
+        merged.back().second = std::max(merged.back().second, r.second);
+      else
+        merged.push_back(r);
+    }
+    Ranges wanted;  // the merged ranges not held whole already
+    for (const auto& r : merged) {
+      bool held = false;
+      for (const Piece& p : pieces) held = held || (p.begin == r.first && p.end == r.second);
+      if (!held) wanted.push_back(r);
+    }
+    const std::vector<index_t> got = cuda::gather_ranges(src, wanted);
+    std::vector<Piece> out;
+    std::size_t at = 0;
+    for (const auto& r : merged) {
+      Piece np{r.first, r.second, {}};
+      auto old = std::find_if(pieces.begin(), pieces.end(), [&](const Piece& p) {
+        return p.begin == r.first && p.end == r.second;
+      });
+      if (old != pieces.end()) {
+        np.data = std::move(old->data);
+      } else {
+        // Gathered fresh (a merge of held pieces with new ranges is gathered whole).
+        const auto len = static_cast<std::size_t>(r.second - r.first);
+        np.data.assign(got.begin() + static_cast<std::ptrdiff_t>(at),
+                       got.begin() + static_cast<std::ptrdiff_t>(at + len));
+        at += len;
+      }
+      out.push_back(std::move(np));
+    }
+    pieces = std::move(out);
+  }
+};
+
+// Column indices gathered for the block test at most (16 MB): past it, the block windows are
+// taken in order while they fit, so a device CSR's test may see fewer rows than a host CSR's.
+constexpr std::int64_t kMaxBlockSampleEntries = std::int64_t{1} << 22;
+#endif
+
 }  // namespace
 
 double Features::cv() const { return row_mean > 0 ? std::sqrt(row_variance) / row_mean : 0.0; }
 
 template <class V>
 Features measure_features(const Csr<V>& a, std::size_t l2_bytes) {
-  Features f;
-  f.rows = a.rows;
-  f.cols = a.cols;
-  f.nnz = a.nnz();
-  f.value_bytes = sizeof(V);
-  f.l2_bytes = l2_bytes;
-  std::uint64_t h = 0xcbf29ce484222325ULL;
-  h = mix(mix(mix(h, static_cast<std::uint64_t>(a.rows)), static_cast<std::uint64_t>(a.cols)),
-            static_cast<std::uint64_t>(a.nnz()));
+  const HostRows<V> rows{a};
   std::vector<index_t> lengths;
-  lengths.reserve(static_cast<std::size_t>(std::min<index_t>(a.rows, kSampleRows + kWindow)));
-  double slice_pad = 0;  // sum over sampled 32-row slices of 32 * slice max
-  for (const auto& [r0, r1] : sample_windows(a.rows, 1)) {
-    for (index_t s0 = r0; s0 < r1; s0 += 32) {
-      index_t slice_max = 0;
-      for (index_t r = s0; r < std::min(r1, s0 + 32); ++r) {
-        const index_t len = a.row_ptr[r + 1] - a.row_ptr[r];
-        lengths.push_back(len);
-        slice_max = std::max(slice_max, len);
-        h = mix(h, static_cast<std::uint64_t>(a.row_ptr[r]));
-      }
-      slice_pad += 32.0 * slice_max;
-      // The structure hash reads the slice's row pointers and one column index (a cache miss a
-      // slice, not a row).
-      const index_t k0 = a.row_ptr[s0], k1 = a.row_ptr[std::min(r1, s0 + 32)];
-      if (k1 > k0) h = mix(h, static_cast<std::uint64_t>(a.col_idx[k0 + (k1 - k0) / 2]));
-    }
+  Features f = sampled_features(rows, sizeof(V), l2_bytes, longest_row(a), lengths);
+  if (f.rows == 0 || lengths.empty()) return f;
+  if (a.nnz() <= kSmallNnz) {
+    f.block_size = detect_block_size(a);
+    return f;
   }
-  f.structure_hash = h;
-  f.sampled_rows = static_cast<index_t>(lengths.size());
-  if (a.rows == 0 || lengths.empty()) return f;
-  const double n = static_cast<double>(lengths.size());
-  f.row_mean = static_cast<double>(a.nnz()) / a.rows;
-  double sq = 0;
-  for (index_t len : lengths) sq += (len - f.row_mean) * (len - f.row_mean);
-  // Over every row, not the sample: expand_bs17_hangGlider_2 has 17 rows past 1,219 entries
-  // among 28K (sampled max 221), and the walk down the longest row is what a row-per-thread or
-  // -warp format waits for (csr_vector there took 0.176 ms, the fastest format 0.025).
-  f.row_max = longest_row(a);
-  f.row_variance = sq / n;
-  const double scale = a.rows / n;  // sample -> whole matrix
-  const double entry = sizeof(V) + 4.0;
-  f.ell_bytes = static_cast<double>(a.rows) * f.row_max * entry;
-  f.sellp_bytes = slice_pad * scale * entry + (a.rows / 32.0 + 1) * 4;
-  // HEC's ELL width: min over l of w(l) = l*n + p_r*nz(l), p_r = 20 (HEC paper eq. (1)).
-  sort_lengths(lengths, f.row_max);
-  double best_w = 0, best_bytes = 0, above = 0;
-  index_t best_l = 0;
-  for (index_t v : lengths) above += v;
-  std::size_t i = 0;
-  for (index_t l = 0;; l = lengths[i]) {
-    while (i < lengths.size() && lengths[i] <= l) above -= lengths[i++];
-    const double over = above - static_cast<double>(lengths.size() - i) * l;  // entries past l
-    const double w = l * n + 20.0 * over;
-    if (l == 0 || w < best_w) {
-      best_w = w;
-      best_l = l;
-      best_bytes = (l * n + over) * entry * scale + (over > 0 ? a.rows * 4.0 : 0);
-    }
-    if (i >= lengths.size()) break;
-  }
-  f.hybrid_bytes = best_bytes;
-  f.hybrid_width = best_l;
-  f.block_size = block_size_of(a, lengths);
+  const index_t g = block_gcd(a.rows, a.cols, lengths);
+  f.block_size =
+      g < 2 ? 1 : sampled_block_size(rows, g, sample_windows(a.rows, g, kBlockSampleRows));
   return f;
+}
+
+template <class V>
+Features measure_features(const DeviceCsrView<V>& a, std::size_t l2_bytes) {
+#if SPMVKIT_HAVE_CUDA
+  if (a.nnz <= kSmallNnz) return measure_features(cuda::download_csr(a), l2_bytes);
+  // 1: the length sample's row pointers; 2: the block windows' row pointers and the length
+  // sample's column indices the hash reads; 3: the block windows' column indices.
+  SampledRows s;
+  s.n_rows = a.rows;
+  s.n_cols = a.cols;
+  s.n_nnz = a.nnz;
+  SampledRows::Ranges ranges;
+  const auto windows = sample_windows(a.rows, 1);
+  for (const auto& [r0, r1] : windows) ranges.emplace_back(r0, std::int64_t{r1} + 1);
+  SampledRows::add(s.ptr_pieces, ranges, a.row_ptr);
+  SampledRows::Ranges hash_cols;
+  for (const auto& [r0, r1] : windows)
+    for (index_t s0 = r0; s0 < r1; s0 += 32) {
+      const index_t k0 = s.ptr(s0), k1 = s.ptr(std::min(r1, s0 + 32));
+      if (k1 > k0) hash_cols.emplace_back(k0 + (k1 - k0) / 2, k0 + (k1 - k0) / 2 + 1);
+    }
+  SampledRows::add(s.col_pieces, hash_cols, a.col_idx);
+  std::vector<index_t> lengths;
+  Features f = sampled_features(s, sizeof(V), l2_bytes, cuda::longest_row(a), lengths);
+  if (f.rows == 0 || lengths.empty()) return f;
+  const index_t g = block_gcd(a.rows, a.cols, lengths);
+  if (g < 2) return f;
+  auto block_windows = sample_windows(a.rows, g, kBlockSampleRows);
+  ranges.clear();
+  for (const auto& [r0, r1] : block_windows) ranges.emplace_back(r0, std::int64_t{r1} + 1);
+  SampledRows::add(s.ptr_pieces, ranges, a.row_ptr);
+  // The columns of every row the test may read: a row longer than the longest block row of
+  // any candidate is in a block row the test passes over.
+  const std::int64_t cap = longest_block_row(std::min<index_t>(g, 64), a.nnz / a.rows + 1);
+  ranges.clear();
+  std::int64_t gathered = 0;
+  std::size_t taken = 0;
+  for (const auto& [r0, r1] : block_windows) {
+    std::int64_t window = 0;
+    SampledRows::Ranges rows_here;
+    for (index_t r = r0; r < r1; ++r) {
+      const index_t b = s.ptr(r), e = s.ptr(r + 1);
+      if (e - b <= cap && e > b) {
+        rows_here.emplace_back(b, e);
+        window += e - b;
+      }
+    }
+    if (gathered + window > kMaxBlockSampleEntries) break;
+    gathered += window;
+    ranges.insert(ranges.end(), rows_here.begin(), rows_here.end());
+    ++taken;
+  }
+  block_windows.resize(taken);
+  SampledRows::add(s.col_pieces, ranges, a.col_idx);
+  f.block_size = block_windows.empty() ? 1 : sampled_block_size(s, g, block_windows);
+  return f;
+#else
+  (void)a;
+  (void)l2_bytes;
+  throw UnsupportedError("this build of spmvkit has no CUDA backend");
+#endif
 }
 
 template Features measure_features(const Csr<float>&, std::size_t);
 template Features measure_features(const Csr<double>&, std::size_t);
+template Features measure_features(const DeviceCsrView<float>&, std::size_t);
+template Features measure_features(const DeviceCsrView<double>&, std::size_t);
 
 }  // namespace spmvkit::select

@@ -12,6 +12,7 @@
 
 #include "spmvkit/backend.hpp"
 #include "spmvkit/csr.hpp"
+#include "spmvkit/device_csr.hpp"
 #include "spmvkit/params.hpp"
 
 namespace spmvkit::select {
@@ -42,6 +43,12 @@ inline constexpr index_t kSampleRows = index_t{1} << 14;
 
 template <class V>
 Features measure_features(const Csr<V>& a, std::size_t l2_bytes);
+// The same features of a CSR in device memory (CUDA builds; UnsupportedError otherwise): the
+// longest row by a reduction there, the sampled rows gathered to the host in three small
+// downloads (the whole matrix when it has at most 65,536 entries). Equal to the host's for the
+// same matrix, except that the block test reads at most 4M column indices.
+template <class V>
+Features measure_features(const DeviceCsrView<V>& a, std::size_t l2_bytes);
 
 // One format's constants: SpMV ms = spmv . x(features) (cost_features), setup ms = setup[0] +
 // setup[1] * nnz/1e6. The setup constants are in one row per format so that they are easy to

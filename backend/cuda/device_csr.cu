@@ -1,12 +1,11 @@
 // Host <-> device CSR for the builds, and the check of a device CSR (device_csr.hpp); the
 // staged upload is in staging.cpp (OpenMP host copies).
-#include "backend/cuda/device_csr.hpp"
-
 #include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <string>
 
+#include "backend/cuda/device_csr.hpp"
 #include "spmvkit/error.hpp"
 
 namespace spmvkit::cuda {
@@ -79,7 +78,46 @@ __global__ void longest_row_kernel(index_t rows, const index_t* __restrict__ row
   if (threadIdx.x % 32 == 0 && m > 0) atomicMax(longest, m);
 }
 
+// out[t] = src[begin[i] + t - offset[i]] for the range i with offset[i] <= t < offset[i + 1]
+// (offset: n + 1 prefix sums of the lengths). A thread an element.
+__global__ void gather_ranges_kernel(std::int64_t total, int n,
+                                     const std::int64_t* __restrict__ offset,
+                                     const std::int64_t* __restrict__ begin,
+                                     const index_t* __restrict__ src, index_t* out) {
+  const std::int64_t t = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t >= total) return;
+  int lo = 0, hi = n - 1;  // the last range with offset <= t
+  while (lo < hi) {
+    const int mid = lo + (hi - lo + 1) / 2;
+    if (offset[mid] <= t)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  out[t] = src[begin[lo] + (t - offset[lo])];
+}
+
 }  // namespace
+
+std::vector<index_t> gather_ranges(
+    const index_t* src, const std::vector<std::pair<std::int64_t, std::int64_t>>& ranges) {
+  const int n = static_cast<int>(ranges.size());
+  std::vector<std::int64_t> meta(2 * static_cast<std::size_t>(n) + 1, 0);  // offsets, begins
+  for (int i = 0; i < n; ++i) {
+    meta[i + 1] = meta[i] + std::max<std::int64_t>(0, ranges[i].second - ranges[i].first);
+    meta[static_cast<std::size_t>(n) + 1 + i] = ranges[i].first;
+  }
+  const std::int64_t total = meta[n];
+  if (total == 0) return {};
+  const DeviceBuffer<std::int64_t> meta_d(meta);
+  DeviceBuffer<index_t> out(static_cast<std::size_t>(total));
+  constexpr int block = 256;
+  gather_ranges_kernel<<<grid_for(static_cast<std::size_t>(total), block), block, 0,
+                         Context::get().stream()>>>(total, n, meta_d.data(), meta_d.data() + n + 1,
+                                                    src, out.data());
+  SPMVKIT_LAUNCH_CHECK();
+  return out.download();
+}
 
 template <class V>
 index_t longest_row(const DeviceCsrView<V>& a) {
@@ -110,17 +148,17 @@ void check_device_csr(const DeviceCsrView<V>& a) {
   index_t ends[2] = {0, 0};
   copy_to_host(&ends[0], a.row_ptr, sizeof(index_t));
   copy_to_host(&ends[1], a.row_ptr + a.rows, sizeof(index_t));
-  if (ends[0] != 0)
-    throw InputError(what + "row_ptr[0] must be 0, got " + std::to_string(ends[0]));
+  if (ends[0] != 0) throw InputError(what + "row_ptr[0] must be 0, got " + std::to_string(ends[0]));
   if (ends[1] != a.nnz)
     throw InputError(what + "row_ptr[rows] must equal nnz, got " + std::to_string(ends[1]));
   if (a.rows == 0) return;
   DeviceBuffer<int> fault(1);
   fill_bytes(fault.data(), 0, sizeof(int));
   constexpr int block = 256;
-  const unsigned grid = static_cast<unsigned>((static_cast<std::int64_t>(a.rows) + block - 1) / block);
+  const unsigned grid =
+      static_cast<unsigned>((static_cast<std::int64_t>(a.rows) + block - 1) / block);
   check_csr_kernel<<<grid, block, 0, Context::get().stream()>>>(a.rows, a.cols, a.row_ptr,
-                                                                 a.col_idx, fault.data());
+                                                                a.col_idx, fault.data());
   SPMVKIT_CUDA_CHECK(cudaGetLastError());
   const int f = fault.download()[0];
   if (f & kRowPtrDecreasing) throw InputError(what + "row_ptr decreases");
@@ -129,10 +167,10 @@ void check_device_csr(const DeviceCsrView<V>& a) {
     throw InputError(what + "a row's columns are not strictly increasing (unsorted or duplicate)");
 }
 
-#define SPMVKIT_INSTANTIATE(V)                                 \
-  template OwnedDeviceCsr<V> upload_csr(const Csr<V>&);        \
-  template Csr<V> download_csr(const DeviceCsrView<V>&);       \
-  template void check_device_csr(const DeviceCsrView<V>&);     \
+#define SPMVKIT_INSTANTIATE(V)                             \
+  template OwnedDeviceCsr<V> upload_csr(const Csr<V>&);    \
+  template Csr<V> download_csr(const DeviceCsrView<V>&);   \
+  template void check_device_csr(const DeviceCsrView<V>&); \
   template index_t longest_row(const DeviceCsrView<V>&);
 SPMVKIT_INSTANTIATE(float)
 SPMVKIT_INSTANTIATE(double)

@@ -5,7 +5,10 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
+#include <utility>
+#include <vector>
 
 #include "backend/cuda/cuda.hpp"
 #include "spmvkit/csr.hpp"
@@ -37,8 +40,8 @@ struct OwnedDeviceCsr {
   DeviceBuffer<index_t> col_idx;
   DeviceBuffer<V> values;
   DeviceCsrView<V> view() const {
-    return {rows, cols, static_cast<std::int64_t>(col_idx.size()), row_ptr.data(),
-            col_idx.data(), values.data()};
+    return {rows,           cols,           static_cast<std::int64_t>(col_idx.size()),
+            row_ptr.data(), col_idx.data(), values.data()};
   }
 };
 
@@ -56,5 +59,11 @@ void check_device_csr(const DeviceCsrView<V>& a);
 // reduction over the row pointer, one number downloaded. ELL's width, SELL-P's rule.
 template <class V>
 index_t longest_row(const DeviceCsrView<V>& a);
+
+// src[b, e) for each (b, e) of `ranges` (device `src`, ranges within it), concatenated on the
+// host: one launch (a thread an element) and one download. format=auto's features of a device
+// CSR read its sampled rows this way (select/features.cpp).
+std::vector<index_t> gather_ranges(
+    const index_t* src, const std::vector<std::pair<std::int64_t, std::int64_t>>& ranges);
 
 }  // namespace spmvkit::cuda

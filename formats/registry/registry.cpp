@@ -30,26 +30,26 @@ FormatEntry auto_format();
 const std::vector<FormatEntry>& formats() {
   static const std::vector<FormatEntry> all = [] {
     std::vector<FormatEntry> list = {
-      csr_scalar_format(),
-      csr_vector_format(),
-      csr_balanced_format(),
-      ell_format(),
-      hyb_format(),
-      hec_format(),
-      sellp_format(),
-      csr3_format(),
-      suraa_format(),
-      suraa_static_format(),
-      bsr_format(),
-      bsr_balanced_format(),
-      auto_format(),
-      // cuSPARSE peers
-      cusparse_csr_alg1_format(),
-      cusparse_csr_alg2_format(),
-      cusparse_coo_format(),
-      cusparse_sell_format(),
-      cusparse_bsr_format(),
-      cusparse_bsrmv_format(),
+        csr_scalar_format(),
+        csr_vector_format(),
+        csr_balanced_format(),
+        ell_format(),
+        hyb_format(),
+        hec_format(),
+        sellp_format(),
+        csr3_format(),
+        suraa_format(),
+        suraa_static_format(),
+        bsr_format(),
+        bsr_balanced_format(),
+        auto_format(),
+        // cuSPARSE peers
+        cusparse_csr_alg1_format(),
+        cusparse_csr_alg2_format(),
+        cusparse_coo_format(),
+        cusparse_sell_format(),
+        cusparse_bsr_format(),
+        cusparse_bsrmv_format(),
     };
 #if SPMVKIT_HAVE_EIGEN
     list.push_back(eigen_csr_format());  // the CPU peer, when the build found Eigen
@@ -76,8 +76,7 @@ const FormatEntry& checked_format(std::string_view format, const Params& params,
   const FormatEntry& f = find_format(format);
   valid = validate_params(f, params);
   if (!f.supports(b))
-    throw UnsupportedError("format " + f.name + " has no " + std::string(to_string(b)) +
-                           " kernel");
+    throw UnsupportedError("format " + f.name + " has no " + std::string(to_string(b)) + " kernel");
   if (b == Backend::cuda && !cuda_compiled())
     throw UnsupportedError("this build of spmvkit has no CUDA backend");
   if (b == Backend::cuda && !cuda_available())
@@ -96,8 +95,7 @@ std::unique_ptr<Operator<V>> with_details(std::unique_ptr<Operator<V>> op, const
 
 template <class V>
 std::unique_ptr<Operator<V>> build_operator(std::string_view format, const Csr<V>& a,
-                                            const Params& params, Backend b,
-                                            BuildTiming* timing) {
+                                            const Params& params, Backend b, BuildTiming* timing) {
   Params valid;
   const FormatEntry& f = checked_format(format, params, b, valid);
   using clock = std::chrono::steady_clock;
@@ -142,17 +140,20 @@ std::unique_ptr<Operator<V>> build_operator(std::string_view format, const Csr<V
   return op;
 }
 
+namespace {
+
+// build_operator from a device view, its check of the arrays made when `check`.
 template <class V>
-std::unique_ptr<Operator<V>> build_operator(std::string_view format, const DeviceCsrView<V>& a,
-                                            const Params& params) {
+std::unique_ptr<Operator<V>> build_from_view(std::string_view format, const DeviceCsrView<V>& a,
+                                             const Params& params, bool check) {
   Params valid;
   const FormatEntry& f = checked_format(format, params, Backend::cuda, valid);
 #if SPMVKIT_HAVE_CUDA
   cuda::BuildProfile profile(f.name.c_str());
   profile.phase("check_csr");
-  cuda::check_device_csr(a);
-  if (f.builds_on_device()) return with_details(f.device_builder<V>()(a, valid), f, valid,
-                                                Backend::cuda);
+  if (check) cuda::check_device_csr(a);
+  if (f.builds_on_device())
+    return with_details(f.device_builder<V>()(a, valid), f, valid, Backend::cuda);
   profile.phase("host_build");
   // No device builder yet: through the host (a round trip, said so in the details).
   const Csr<V> host = cuda::download_csr(a);
@@ -162,15 +163,33 @@ std::unique_ptr<Operator<V>> build_operator(std::string_view format, const Devic
 #else
   (void)a;
   (void)f;
+  (void)check;
   throw UnsupportedError("this build of spmvkit has no CUDA backend");
 #endif
 }
 
-#define SPMVKIT_INSTANTIATE(V)                                                                \
-  template std::unique_ptr<Operator<V>> build_operator(std::string_view, const Csr<V>&,       \
-                                                       const Params&, Backend, BuildTiming*); \
-  template std::unique_ptr<Operator<V>> build_operator(std::string_view,                      \
-                                                       const DeviceCsrView<V>&, const Params&);
+}  // namespace
+
+template <class V>
+std::unique_ptr<Operator<V>> build_operator(std::string_view format, const DeviceCsrView<V>& a,
+                                            const Params& params) {
+  return build_from_view(format, a, params, true);
+}
+
+template <class V>
+std::unique_ptr<Operator<V>> build_operator_from_checked(std::string_view format,
+                                                         const DeviceCsrView<V>& a,
+                                                         const Params& params) {
+  return build_from_view(format, a, params, false);
+}
+
+#define SPMVKIT_INSTANTIATE(V)                                                                    \
+  template std::unique_ptr<Operator<V>> build_operator(std::string_view, const Csr<V>&,           \
+                                                       const Params&, Backend, BuildTiming*);     \
+  template std::unique_ptr<Operator<V>> build_operator(std::string_view, const DeviceCsrView<V>&, \
+                                                       const Params&);                            \
+  template std::unique_ptr<Operator<V>> build_operator_from_checked(                              \
+      std::string_view, const DeviceCsrView<V>&, const Params&);
 SPMVKIT_INSTANTIATE(float)
 SPMVKIT_INSTANTIATE(double)
 #undef SPMVKIT_INSTANTIATE

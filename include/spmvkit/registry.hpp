@@ -54,8 +54,7 @@ struct BuildTiming {
 // pinned staging and is built there. `timing`, when given, receives the split.
 template <class V>
 std::unique_ptr<Operator<V>> build_operator(std::string_view format, const Csr<V>& a,
-                                            const Params& params = {},
-                                            Backend b = Backend::cpu,
+                                            const Params& params = {}, Backend b = Backend::cpu,
                                             BuildTiming* timing = nullptr);
 
 // Builds `format` on the CUDA backend from a CSR already in device memory (the arrays are read,
@@ -66,5 +65,12 @@ std::unique_ptr<Operator<V>> build_operator(std::string_view format, const Csr<V
 template <class V>
 std::unique_ptr<Operator<V>> build_operator(std::string_view format, const DeviceCsrView<V>& a,
                                             const Params& params = {});
+
+// The same for arrays already checked (the check above is a pass over the matrix): format=auto
+// builds its pick, and its tuning candidates, from the view the registry checked once.
+template <class V>
+std::unique_ptr<Operator<V>> build_operator_from_checked(std::string_view format,
+                                                         const DeviceCsrView<V>& a,
+                                                         const Params& params = {});
 
 }  // namespace spmvkit

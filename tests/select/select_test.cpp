@@ -15,6 +15,11 @@
 #include "spmvkit/stats.hpp"
 #include "spmvkit/tuning.hpp"
 #include "tests/common/tuning_file.hpp"
+#include "tests/common/zoo.hpp"
+
+#if SPMVKIT_HAVE_CUDA
+#include "backend/cuda/device_csr.hpp"
+#endif
 
 namespace spmvkit {
 namespace {
@@ -75,6 +80,77 @@ TEST(SelectFeatures, SampledBlockSizeOnLargeMatrices) {
     std::reverse(shuffled.col_idx.begin() + shuffled.row_ptr[r],
                  shuffled.col_idx.begin() + shuffled.row_ptr[r + 1] - (r == 0 ? 0 : 1));
   EXPECT_EQ(select::measure_features(shuffled, kH100L2).block_size, 3);
+}
+
+#if SPMVKIT_HAVE_CUDA
+// Every field of two feature sets, exactly (the same code reads both).
+void expect_same_features(const select::Features& h, const select::Features& d) {
+  EXPECT_EQ(h.rows, d.rows);
+  EXPECT_EQ(h.cols, d.cols);
+  EXPECT_EQ(h.nnz, d.nnz);
+  EXPECT_EQ(h.value_bytes, d.value_bytes);
+  EXPECT_EQ(h.row_mean, d.row_mean);
+  EXPECT_EQ(h.row_variance, d.row_variance);
+  EXPECT_EQ(h.row_max, d.row_max);
+  EXPECT_EQ(h.block_size, d.block_size);
+  EXPECT_EQ(h.ell_bytes, d.ell_bytes);
+  EXPECT_EQ(h.sellp_bytes, d.sellp_bytes);
+  EXPECT_EQ(h.hybrid_bytes, d.hybrid_bytes);
+  EXPECT_EQ(h.hybrid_width, d.hybrid_width);
+  EXPECT_EQ(h.l2_bytes, d.l2_bytes);
+  EXPECT_EQ(h.sampled_rows, d.sampled_rows);
+  EXPECT_EQ(h.structure_hash, d.structure_hash);
+}
+#endif
+
+// A CSR in device memory gives the host CSR's features (so the same choice and the same tuning
+// cache key): the zoo (read whole), and larger matrices read through the gathered sample: a
+// blocked one (the block test's windows), one holed in its first window, a power law with long
+// rows, an arrow (dense rows the block test passes over), a random one and float values.
+TEST(SelectFeatures, DeviceCsrGivesTheHostFeatures) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
+#if SPMVKIT_HAVE_CUDA
+  std::vector<std::pair<std::string, Csr<double>>> cases;
+  for (const std::string& name : testing::zoo_names()) cases.emplace_back(name, testing::zoo_matrix(name));
+  const Csr<double> blocked = block_expand(generate_stencil_2d(300, 5), 3);
+  cases.emplace_back("blocked bs3", blocked);
+  Csr<double> holed = blocked;
+  holed.col_idx.erase(holed.col_idx.begin());
+  holed.values.erase(holed.values.begin());
+  for (std::size_t r = 1; r < holed.row_ptr.size(); ++r) --holed.row_ptr[r];
+  cases.emplace_back("blocked, one entry off", holed);
+  cases.emplace_back("powerlaw_200000", generate_by_name("powerlaw_200000"));
+  cases.emplace_back("random_300000_300000_6", generate_by_name("random_300000_300000_6"));
+  cases.emplace_back("stencil5_500", generate_stencil_2d(500, 5));
+  // An arrow of 2x2 blocks: dense first block rows over a block diagonal.
+  Csr<double> arrow;
+  {
+    const index_t n = 40000;
+    arrow.rows = arrow.cols = n;
+    arrow.row_ptr.assign(1, 0);
+    for (index_t r = 0; r < n; ++r) {
+      if (r < 2) {
+        for (index_t c = 0; c < n; ++c) arrow.col_idx.push_back(c);
+      } else {
+        const index_t b = r / 2 * 2;
+        arrow.col_idx.insert(arrow.col_idx.end(), {0, 1, b, b + 1});
+      }
+      arrow.row_ptr.push_back(static_cast<index_t>(arrow.col_idx.size()));
+    }
+    arrow.values.assign(arrow.col_idx.size(), 1.0);
+  }
+  cases.emplace_back("arrow bs2", arrow);
+  for (const auto& [name, a] : cases) {
+    SCOPED_TRACE(name);
+    const cuda::OwnedDeviceCsr<double> d = cuda::upload_csr(a);
+    expect_same_features(select::measure_features(a, kH100L2),
+                         select::measure_features(d.view(), kH100L2));
+  }
+  const Csr<float> af = blocked.cast<float>();
+  const cuda::OwnedDeviceCsr<float> df = cuda::upload_csr(af);
+  expect_same_features(select::measure_features(af, kH100L2),
+                       select::measure_features(df.view(), kH100L2));
+#endif
 }
 
 TEST(SelectFeatures, CostIsBoundedBySampling) {
