@@ -152,16 +152,18 @@ void check_all_candidates(int bs) {
   }
 }
 
-TEST(BsrCuda, EveryTuningCandidateIsCorrect) {
+// Every kernel's boundary block sizes (K1 up to 5, K2 from 2, K3 from 12, tma up to 9), in
+// double; float on two of them. A test a block size (the sanitizer sweep's shards spread them).
+class BsrTuningCandidates : public ::testing::TestWithParam<int> {};
+TEST_P(BsrTuningCandidates, EveryCandidateIsCorrect) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
-  // Every kernel's boundary block sizes (K1 up to 5, K2 from 2, K3 from 12, tma up to 9), in
-  // double; float on two of them.
-  for (int bs : {1, 2, 3, 5, 6, 7, 9, 12, 17, 32, 45, 64}) {
-    SCOPED_TRACE("bs " + std::to_string(bs));
-    check_all_candidates<double>(bs);
-    if (bs == 3 || bs == 12) check_all_candidates<float>(bs);
-  }
+  const int bs = GetParam();
+  check_all_candidates<double>(bs);
+  if (bs == 3 || bs == 12) check_all_candidates<float>(bs);
 }
+INSTANTIATE_TEST_SUITE_P(BsrCuda, BsrTuningCandidates,
+                         ::testing::Values(1, 2, 3, 5, 6, 7, 9, 12, 17, 32, 45, 64),
+                         [](const auto& info) { return "bs" + std::to_string(info.param); });
 
 // --- conversion ---------------------------------------------------------------------------------
 
@@ -305,28 +307,28 @@ std::vector<ConversionCase> conversion_cases() {
   cases.push_back({"full_bs65", block_matrix(65, true, seed + 65), 65, false});
   // 4 x 6, bs 2, rows of equal lengths in full aligned runs. Block row 0: row 0 at block
   // column 0, row 1 at block column 1; block row 1: both rows at block columns 0 and 2.
-  cases.push_back({"rows_differ", make_csr<double>(4, 6, {0, 2, 4, 8, 12},
-                                                   {0, 1, 2, 3, 0, 1, 4, 5, 0, 1, 4, 5},
-                                                   {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}),
+  cases.push_back({"rows_differ",
+                   make_csr<double>(4, 6, {0, 2, 4, 8, 12}, {0, 1, 2, 3, 0, 1, 4, 5, 0, 1, 4, 5},
+                                    {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}),
                    2, false});
   // 4 x 4, bs 2: block row 0 full; block row 1: row 2 empty, row 3 at block column 1.
-  cases.push_back({"empty_row", make_csr<double>(4, 4, {0, 4, 8, 8, 10},
-                                                 {0, 1, 2, 3, 0, 1, 2, 3, 2, 3},
-                                                 {1, 2, 3, 4, 5, 6, 7, 8, 9, 10}),
+  cases.push_back({"empty_row",
+                   make_csr<double>(4, 4, {0, 4, 8, 8, 10}, {0, 1, 2, 3, 0, 1, 2, 3, 2, 3},
+                                    {1, 2, 3, 4, 5, 6, 7, 8, 9, 10}),
                    2, false});
   // Block row 0 full; block row 1: an empty block row; rows 4 and 5 the same columns, but row
   // 4's run misaligned (columns 1, 2).
-  cases.push_back({"misaligned_run", make_csr<double>(6, 4, {0, 2, 4, 4, 4, 6, 8},
-                                                      {2, 3, 2, 3, 1, 2, 1, 2},
-                                                      {1, 2, 3, 4, 5, 6, 7, 8}),
+  cases.push_back({"misaligned_run",
+                   make_csr<double>(6, 4, {0, 2, 4, 4, 4, 6, 8}, {2, 3, 2, 3, 1, 2, 1, 2},
+                                    {1, 2, 3, 4, 5, 6, 7, 8}),
                    2, false});
   cases.push_back({"one_by_one_bs1", testing::zoo_matrix("one_by_one"), 1, false});
   cases.push_back({"one_by_one_bs2", testing::zoo_matrix("one_by_one"), 2, false});
   for (const char* m : {"empty_0x0", "no_entries_50x70", "empty_rows", "rect_wide", "rect_tall",
                         "random_2000", "blocks_bs3", "blocks_bs7_rect", "dense_96"})
     for (int bs : {1, 2, 3})
-      cases.push_back({std::string(m) + "_bs" + std::to_string(bs), testing::zoo_matrix(m), bs,
-                       false});
+      cases.push_back(
+          {std::string(m) + "_bs" + std::to_string(bs), testing::zoo_matrix(m), bs, false});
   return cases;
 }
 

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <random>
 #include <string>
@@ -162,45 +163,50 @@ struct SharedCase {
   const char* file;
   SolverMethod method;
 };
-class SolverSharedMatrices : public ::testing::TestWithParam<std::tuple<Backend, SolverImpl>> {};
+const SharedCase kSharedCases[] = {
+    {"494_bus.mtx", SolverMethod::bicgstab},
+    {"494_bus.mtx", SolverMethod::cg},
+    {"G51.mtx", SolverMethod::cg},
+    {"arrow.mtx", SolverMethod::bicgstab},
+    {"bcsstk16.mtx.gz", SolverMethod::bicgstab},
+    {"bcsstk16.mtx.gz", SolverMethod::cg},
+    {"cage5.mtx", SolverMethod::bicgstab},
+    {"jagmesh7.mtx", SolverMethod::bicgstab},
+    {"jagmesh7.mtx", SolverMethod::cg},
+    {"pts5ldd03.mtx", SolverMethod::bicgstab},
+};
+// One case a test (backend, implementation, case): the sanitizer sweep's shards spread them.
+class SolverSharedMatrices : public ::testing::TestWithParam<std::tuple<Backend, SolverImpl, int>> {
+};
 
 TEST_P(SolverSharedMatrices, SolvesTheListedOnes) {
-  const auto [be, impl] = GetParam();
+  const auto [be, impl, index] = GetParam();
   SKIP_WITHOUT_GPU(be);
   const std::string dir = testing::shared_matrices_dir();
   if (dir.empty())
     GTEST_SKIP() << "no folder of real matrices ($SPMVKIT_MATRICES or ../shared/matrices)";
-  const SharedCase cases[] = {
-      {"494_bus.mtx", SolverMethod::bicgstab},
-      {"494_bus.mtx", SolverMethod::cg},
-      {"G51.mtx", SolverMethod::cg},
-      {"arrow.mtx", SolverMethod::bicgstab},
-      {"bcsstk16.mtx.gz", SolverMethod::bicgstab},
-      {"bcsstk16.mtx.gz", SolverMethod::cg},
-      {"cage5.mtx", SolverMethod::bicgstab},
-      {"jagmesh7.mtx", SolverMethod::bicgstab},
-      {"jagmesh7.mtx", SolverMethod::cg},
-      {"pts5ldd03.mtx", SolverMethod::bicgstab},
-  };
-  for (const SharedCase& c : cases) {
-    const std::string path = testing::shared_matrix(c.file);
-    System<double> s = make_system<double>(read_matrix_market(path), be, test_seed());
-    const SolveResult r = run(s, options(c.method, impl, 1e-8, 20000));
-    EXPECT_EQ(r.status, SolveStatus::converged)
-        << c.file << " " << to_string(c.method) << ": " << to_string(r.status) << " after "
-        << r.iterations << " seed " << test_seed();
-    EXPECT_LE(r.true_rel_residual, 1e-7) << c.file << " " << to_string(c.method);
-  }
+  const SharedCase& c = kSharedCases[index];
+  const std::string path = testing::shared_matrix(c.file);
+  System<double> s = make_system<double>(read_matrix_market(path), be, test_seed());
+  const SolveResult r = run(s, options(c.method, impl, 1e-8, 20000));
+  EXPECT_EQ(r.status, SolveStatus::converged)
+      << c.file << " " << to_string(c.method) << ": " << to_string(r.status) << " after "
+      << r.iterations << " seed " << test_seed();
+  EXPECT_LE(r.true_rel_residual, 1e-7) << c.file << " " << to_string(c.method);
 }
 
-INSTANTIATE_TEST_SUITE_P(All, SolverSharedMatrices,
-                         ::testing::Combine(::testing::Values(Backend::cpu, Backend::cuda),
-                                            ::testing::Values(SolverImpl::reference,
-                                                              SolverImpl::merged)),
-                         [](const auto& info) {
-                           return std::string(to_string(std::get<0>(info.param))) + "_" +
-                                  std::string(to_string(std::get<1>(info.param)));
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    All, SolverSharedMatrices,
+    ::testing::Combine(::testing::Values(Backend::cpu, Backend::cuda),
+                       ::testing::Values(SolverImpl::reference, SolverImpl::merged),
+                       ::testing::Range(0, static_cast<int>(std::size(kSharedCases)))),
+    [](const auto& info) {
+      std::string file = kSharedCases[std::get<2>(info.param)].file;
+      file = file.substr(0, file.find('.'));
+      return std::string(to_string(std::get<0>(info.param))) + "_" +
+             std::string(to_string(std::get<1>(info.param))) + "_" + file + "_" +
+             std::string(to_string(kSharedCases[std::get<2>(info.param)].method));
+    });
 
 // --- merged against reference, CPU against CUDA ----------------------------------------------
 
