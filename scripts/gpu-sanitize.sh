@@ -10,7 +10,7 @@
 # G1 then runs its static kernel). Each tool first runs on its deliberate defect
 # (scripts/sanitizer_probes.cu) and the sweep stops unless the tool reports it. Then every tool
 # runs over each test program, split into SHARDS gtest shards, all tools and shards at once
-# (with several GPUs, tool i on GPU i mod G).
+# (with several GPUs, the processes dealt over them in turn).
 # Writes one <tool>.txt under $OUT (every shard's output, in order) and prints a table: tool x
 # tests: passed, failed, errors, shards that ran to the end.
 set -uo pipefail
@@ -46,19 +46,20 @@ for t in "${tests[@]}"; do targets+=("spmvkit_${t}_tests"); done
 gpu_build build-nodp -DSPMVKIT_CUDA_DYNAMIC_PARALLELISM=OFF "${targets[@]}" || exit 1
 t0=$(date +%s)
 pids=()
-# Several GPUs (CUDA_VISIBLE_DEVICES or all the machine has): tool i runs on GPU i mod G.
+# Several GPUs (CUDA_VISIBLE_DEVICES or all the machine has): process i on GPU i mod G, so
+# every GPU gets a share of each tool (racecheck's processes are the slow ones).
 IFS=, read -ra gpu_ids <<< "${CUDA_VISIBLE_DEVICES:-$(nvidia-smi --query-gpu=index --format=csv,noheader 2>/dev/null | paste -sd,)}"
 [ ${#gpu_ids[@]} -gt 0 ] || gpu_ids=(0)
-ti=0
+pi=0
 for tool in "${tools[@]}"; do
-  gpu=${gpu_ids[$((ti % ${#gpu_ids[@]}))]}
-  ti=$((ti + 1))
   for t in "${tests[@]}"; do
     exe=build-nodp/tests/spmvkit_${t}_tests
     [ -x "$exe" ] || continue
     f_var=FILTER_$t s_var=SHARDS_$t
     n=${!s_var:-$shards}
     for ((s = 0; s < n; ++s)); do
+      gpu=${gpu_ids[$((pi % ${#gpu_ids[@]}))]}
+      pi=$((pi + 1))
       # synccheck reports every block barrier inside a WHILE conditional node as divergent
       # (scripts/sync_while_probe.cu): the merged solvers run their unrolled graphs under it.
       graphs=while
@@ -87,6 +88,16 @@ for tool in "${tools[@]}"; do
     complete=$(cat "${files[@]}" | grep -cE '^\[==========\] .* ran')
     printf '%-10s %-8s %8s %8s %8s %8s %s/%s\n' "$tool" "$t" "$passed" "$failed" "$errors" "$dp" "$complete" "${#files[@]}"
   done
+done
+# Where the reports point: the kernels (or API calls) named in their first lines, with counts
+# (cuSPARSE's own kernels, reached through the peer formats, are named cusparse::...).
+for tool in "${tools[@]}"; do
+  files=("$logs/${tool}_"*.txt)
+  [ -e "${files[0]}" ] || continue
+  named=$(cat "${files[@]}" | grep -E '^========= (Error|Warning|Invalid|Uninitialized|Barrier|Program hit|Race)' |
+    grep -oE '(access at|in) (void )?[A-Za-z_][A-Za-z_0-9:<>]*' | sed -E 's/^(access at|in) (void )?//' |
+    sort | uniq -c | sort -rn | head -12)
+  [ -n "$named" ] && { echo "$tool: reports name"; echo "$named"; }
 done
 for tool in "${tools[@]}"; do
   for f in "$logs/${tool}_"*.txt; do
