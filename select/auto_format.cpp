@@ -17,6 +17,10 @@
 #include "spmvkit/tuning.hpp"
 #include "spmvkit/vector.hpp"
 
+#if SPMVKIT_HAVE_CUDA
+#include "backend/cuda/build_profile.hpp"
+#endif
+
 namespace spmvkit {
 
 namespace select {
@@ -34,6 +38,15 @@ std::string cache_key(const Features& f, Backend b) {
 }  // namespace select
 
 namespace {
+
+// A phase of SPMVKIT_BUILD_PROFILE=1's build profile (CUDA builds; nothing otherwise).
+void phase(const char* name) {
+#if SPMVKIT_HAVE_CUDA
+  cuda::build_phase(name);
+#else
+  (void)name;
+#endif
+}
 
 using select::Choice;
 using select::Features;
@@ -126,8 +139,11 @@ Operator<V>* build_auto(const M& m, const Params& p) {
   const long long applies = p.get_int("applies", 0);
   const bool tune = p.get_bool("tune", false);
   const std::string device = device_name(b);
+  phase("features");
   const Features f = m.features();
+  phase("choose");
   Choice c = select::choose(f, b, device, applies);
+  phase("pick");
   const double select_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   const std::string key = select::cache_key(f, b);

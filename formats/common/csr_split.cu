@@ -21,6 +21,12 @@ __device__ index_t row_of(const index_t* __restrict__ row_ptr, index_t rows, std
   return cuda::last_at_most(row_ptr, 0, rows - 1, k);
 }
 
+// Row r's diagonal column r * cols / rows: r itself for a square matrix, without the 64-bit
+// division (emulated: tens of instructions an entry).
+__device__ __forceinline__ std::int64_t diagonal_of(index_t r, index_t rows, index_t cols) {
+  return rows == cols ? std::int64_t{r} : std::int64_t{r} * cols / rows;
+}
+
 // Entry k's key (0: within `band` columns of its row's diagonal r * cols / rows, else 1 + its
 // column panel), its index for the sort, and the near entries counted per row (one atomic per
 // row and warp). kSpanItems entries a thread (block_items_span).
@@ -37,7 +43,7 @@ __global__ void split_keys_kernel(std::int64_t nnz, index_t rows, index_t cols,
     index_t r = 0;
     if (in) {
       r = cuda::last_at_most(row_ptr, span.rows.lo, span.rows.hi, k);
-      const std::int64_t diagonal = std::int64_t{r} * cols / rows;
+      const std::int64_t diagonal = diagonal_of(r, rows, cols);
       const index_t c = col_idx[k];
       near = c >= diagonal - band && c <= diagonal + band;
       keys[k] = near ? std::uint16_t{0} : static_cast<std::uint16_t>(1 + c / width);
@@ -135,7 +141,7 @@ __global__ void count_far_kernel(std::int64_t nnz, index_t rows, index_t cols,
     const std::int64_t k = span.begin + static_cast<std::int64_t>(i) * blockDim.x + threadIdx.x;
     if (k >= span.end) break;
     const index_t r = cuda::last_at_most(row_ptr, span.rows.lo, span.rows.hi, k);
-    const std::int64_t diagonal = std::int64_t{r} * cols / rows;
+    const std::int64_t diagonal = diagonal_of(r, rows, cols);
     const index_t c = col_idx[k];
     is_far += c < diagonal - band || c > diagonal + band;
   }
@@ -223,6 +229,7 @@ DeviceNearFar<V> csr_split_near_far(const DeviceCsrView<V>& a, index_t band, int
   const unsigned tile_grid =
       cuda::grid_for(static_cast<std::size_t>(nnz), kSplitBlock * cuda::kSpanItems);
 
+  cuda::build_phase("split_alloc");
   DeviceNearFar<V> out;
   out.near.rows = rows;
   out.near.cols = a.cols;
@@ -233,6 +240,7 @@ DeviceNearFar<V> csr_split_near_far(const DeviceCsrView<V>& a, index_t band, int
       sorted_keys(static_cast<std::size_t>(nnz));
   cuda::DeviceBuffer<index_t> order(static_cast<std::size_t>(nnz)),
       sorted_order(static_cast<std::size_t>(nnz));
+  cuda::build_phase("split_keys_sort");
   if (nnz > 0) {
     // Near entries counted into row_ptr[1 ..], then summed in place.
     split_keys_kernel<<<tile_grid, kSplitBlock, 0, s>>>(nnz, rows, a.cols, a.row_ptr, a.col_idx,
@@ -254,6 +262,7 @@ DeviceNearFar<V> csr_split_near_far(const DeviceCsrView<V>& a, index_t band, int
         },
         s);
   }
+  cuda::build_phase("split_key_starts");
   // Where each key starts: far_ptr, and the near count.
   std::vector<index_t> first(static_cast<std::size_t>(panels) + 1, -1);
   if (nnz > 0) {
@@ -272,6 +281,7 @@ DeviceNearFar<V> csr_split_near_far(const DeviceCsrView<V>& a, index_t band, int
   for (int p = 0; p < panels; ++p) out.far_ptr[p] = first[p + 1] - near_nnz;
   out.far_ptr[panels] = far_nnz;
 
+  cuda::build_phase("split_out_alloc");
   out.near.col_idx = cuda::DeviceBuffer<index_t>(static_cast<std::size_t>(near_nnz));
   out.near.values = cuda::DeviceBuffer<V>(static_cast<std::size_t>(near_nnz));
   out.far_row = cuda::DeviceBuffer<index_t>(static_cast<std::size_t>(far_nnz));
@@ -279,6 +289,7 @@ DeviceNearFar<V> csr_split_near_far(const DeviceCsrView<V>& a, index_t band, int
   out.far_val = cuda::DeviceBuffer<V>(static_cast<std::size_t>(far_nnz));
   cuda::DeviceBuffer<unsigned long long> segments(1);
   cuda::fill_bytes(segments.data(), 0, segments.bytes());
+  cuda::build_phase("split_gather");
   if (nnz > 0) {
     split_gather_kernel<V><<<tile_grid, kSplitBlock, 0, s>>>(
         nnz, near_nnz, rows, a.row_ptr, a.col_idx, a.values, sorted_keys.data(),
@@ -287,6 +298,7 @@ DeviceNearFar<V> csr_split_near_far(const DeviceCsrView<V>& a, index_t band, int
     SPMVKIT_LAUNCH_CHECK();
   }
   out.far_row_segments = static_cast<std::int64_t>(segments.download()[0]);
+  cuda::build_phase("split_free");  // the keys and orders freed on return
   return out;
 }
 

@@ -54,9 +54,9 @@
 #include <string>
 #include <vector>
 
+#include "spmvkit/format_entry.hpp"
 #include "spmvkit/operator.hpp"
 #include "spmvkit/params.hpp"
-#include "spmvkit/format_entry.hpp"
 
 #if defined(__CUDACC__)
 #define SPMVKIT_SURAA_HD __host__ __device__
@@ -279,9 +279,10 @@ struct SuraaPlan {
   SuraaProbes probes;
   SuraaSegmentation segmentation;
   index_t max_child_threads = 0;
-  std::vector<SuraaSegment> segments;
-  index_t g1_end = 0;  // G1 = sorted rows [0, g1_end)
-  index_t g2_end = 0;  // G2 = [g1_end, g2_end), G3 = [g2_end, rows)
+  std::vector<SuraaSegment> segments;  // empty when the plan was made without its list
+  std::int64_t segment_count = 0;      // segments.size(), or the count when not listed
+  index_t g1_end = 0;                  // G1 = sorted rows [0, g1_end)
+  index_t g2_end = 0;                  // G2 = [g1_end, g2_end), G3 = [g2_end, rows)
   std::vector<SuraaLaunch> launches;
   SuraaOrder order = SuraaOrder::paper;
 };
@@ -385,7 +386,7 @@ std::unique_ptr<Operator<V>> make_suraa_cuda(const DeviceCsrView<V>& a, const Su
 // The GPU setup alone, its plan downloaded (perm included): for tests comparing it with
 // suraa_plan_host. Ignores the low-variance fallback.
 template <class V>
-SuraaPlan suraa_plan_cuda(const Csr<V>& a, const SuraaOptions& o);
+SuraaPlan suraa_plan_cuda(const Csr<V>& a, const SuraaOptions& o, bool list_segments = true);
 #endif
 
 }  // namespace spmvkit

@@ -108,8 +108,8 @@ class SuraaCudaOperator final : public Operator<V> {
                         : "static")
         << ",order=" << to_string(o.order) << ",launch=" << to_string(o.launch)
         << ",short_kernel=" << (o.scalar_short_rows ? "scalar" : "subwarp")
-        << ",segment_size=" << plan.segmentation.segment_size
-        << ",segments=" << plan.segments.size() << ",fd_bin_width=" << plan.segmentation.bin_width
+        << ",segment_size=" << plan.segmentation.segment_size << ",segments=" << plan.segment_count
+        << ",fd_bin_width=" << plan.segmentation.bin_width
         << ",max_child_threads=" << plan.max_child_threads << ",g1_rows=" << g1
         << ",g2_rows=" << plan.g2_end - g1 << ",g3_rows=" << plan.rows - plan.g2_end
         << ",g1_blocks=" << d_.partials << ",launches=" << nlaunch
@@ -322,29 +322,29 @@ std::unique_ptr<Operator<V>> suraa_on_device(const DeviceCsrView<V>& a, const Np
                                              const SuraaOptions& o, const std::string& name) {
   if (o.launch == SuraaLaunchMode::tiles) {
     cuda::build_phase("far_choice");
-    const FarSplitChoice far = csr_far_split_choice(
-        a.cols, a.nnz, sizeof(V), o.far, name,
-        static_cast<double>(cuda::Context::get().props().l2CacheSize),
-        [&a](index_t band) { return csr_count_far(a, band); });
+    const FarSplitChoice far =
+        csr_far_split_choice(a.cols, a.nnz, sizeof(V), o.far, name,
+                             static_cast<double>(cuda::Context::get().props().l2CacheSize),
+                             [&a](index_t band) { return csr_count_far(a, band); });
     if (far.panels > 0) {
       cuda::build_phase("near_far_split");
       DeviceNearFar<V> split = csr_split_near_far(a, far.band, far.panels);
       cuda::build_phase("near_npr_moments");
       const NprMoments near_mom = npr_moments(a.rows, split.near.row_ptr.data());
       auto near = std::make_unique<SuraaCudaOperator<V>>(
-          split.near.view(), o, suraa_setup_device(split.near.view(), near_mom, o));
+          split.near.view(), o, suraa_setup_device(split.near.view(), near_mom, o, !tiles_only(o)));
       return std::make_unique<SuraaNearFarOperator<V>>(a, std::move(near), std::move(split),
                                                        far.panels, far.band);
     }
   }
-  return std::make_unique<SuraaCudaOperator<V>>(a, o, suraa_setup_device(a, mom, o));
+  return std::make_unique<SuraaCudaOperator<V>>(a, o,
+                                                suraa_setup_device(a, mom, o, !tiles_only(o)));
 }
 
 template <class V>
 std::unique_ptr<Operator<V>> make_suraa_cuda(const Csr<V>& a, const SuraaOptions& o) {
   if (a.rows == 0)
-    return std::make_unique<SuraaCudaOperator<V>>(DeviceCsr<V>(a).view(), o,
-                                                  SuraaDeviceData<V>{});
+    return std::make_unique<SuraaCudaOperator<V>>(DeviceCsr<V>(a).view(), o, SuraaDeviceData<V>{});
   cuda::DeviceBuffer<index_t> row_ptr_in(a.row_ptr);
   const NprMoments mom = npr_moments(a.rows, row_ptr_in.data());
   const std::string name = o.dynamic ? "suraa" : "suraa_static";
@@ -371,18 +371,18 @@ std::unique_ptr<Operator<V>> make_suraa_cuda(const DeviceCsrView<V>& a, const Su
     why << "npr_cv=" << suraa_npr_cv(a.rows, a.nnz, mom.sum_squared);
     // As above, by csr_balanced's device builder (the matrix stays on the device).
     cuda::build_phase("fallback_csr_balanced");
-    return std::make_unique<SuraaFallbackOperator<V>>(
-        build_operator<V>("csr_balanced", a, o.far), name, why.str());
+    return std::make_unique<SuraaFallbackOperator<V>>(build_operator<V>("csr_balanced", a, o.far),
+                                                      name, why.str());
   }
   return suraa_on_device(a, mom, o, name);
 }
 
 template <class V>
-SuraaPlan suraa_plan_cuda(const Csr<V>& a, const SuraaOptions& o) {
+SuraaPlan suraa_plan_cuda(const Csr<V>& a, const SuraaOptions& o, bool list_segments) {
   if (a.rows == 0) return suraa_plan_host(a, o);
   const DeviceCsr<V> dev(a);
   const NprMoments mom = npr_moments(a.rows, dev.row_ptr.data());
-  SuraaDeviceData<V> d = suraa_setup_device(dev.view(), mom, o);
+  SuraaDeviceData<V> d = suraa_setup_device(dev.view(), mom, o, list_segments);
   d.plan.perm = d.perm.download();
   return d.plan;
 }
@@ -391,7 +391,7 @@ SuraaPlan suraa_plan_cuda(const Csr<V>& a, const SuraaOptions& o) {
   template std::unique_ptr<Operator<V>> make_suraa_cuda(const Csr<V>&, const SuraaOptions&); \
   template std::unique_ptr<Operator<V>> make_suraa_cuda(const DeviceCsrView<V>&,             \
                                                         const SuraaOptions&);                \
-  template SuraaPlan suraa_plan_cuda(const Csr<V>&, const SuraaOptions&);
+  template SuraaPlan suraa_plan_cuda(const Csr<V>&, const SuraaOptions&, bool);
 SPMVKIT_INSTANTIATE(float)
 SPMVKIT_INSTANTIATE(double)
 #undef SPMVKIT_INSTANTIATE

@@ -47,6 +47,10 @@ inline bool g1_own_kernels(const SuraaOptions& o) {
   return o.launch != SuraaLaunchMode::tiles || g1_dynamic(o);
 }
 
+// launch=tiles with a static G1 reads only the plan's groups (g1_end, g2_end), not its
+// segments or launches: the device setup then leaves the list out (suraa_setup_device).
+inline bool tiles_only(const SuraaOptions& o) { return !g1_own_kernels(o); }
+
 struct NprMoments {
   double sum_squared = 0;
   index_t max = 0;
@@ -71,9 +75,13 @@ struct SuraaDeviceData {
   double gpu_setup_ms = 0;  // sort .. plan, after the upload
 };
 
-// Algorithm 2 on the device, from a matrix there (read, not kept).
+// Algorithm 2 on the device, from a matrix there (read, not kept). list_segments = false: the
+// plan's groups, segment count and nonzeros come from a pass over the segments on the device
+// and a download of G1's possible prefix only, without the host's list of segments and
+// launches (millions of segments on a power law: 4-5 ms of suraa_static's build on the host,
+// H100, powerlaw_8000000); segments and launches are left empty.
 template <class V>
 SuraaDeviceData<V> suraa_setup_device(const DeviceCsrView<V>& a, const NprMoments& mom,
-                                      const SuraaOptions& o);
+                                      const SuraaOptions& o, bool list_segments = true);
 
 }  // namespace spmvkit::suraa_gpu

@@ -6,8 +6,8 @@
 #include <cstdlib>
 #include <numeric>
 
-#include "formats/common/far_split_params.hpp"
 #include "formats/common/csr_tiles.hpp"
+#include "formats/common/far_split_params.hpp"
 #include "formats/suraa/suraa.hpp"
 #include "spmvkit/error.hpp"
 
@@ -22,8 +22,7 @@ std::vector<ParamSpec> suraa_params() {
       int_param("max_child_threads", "0", 0, 1 << 24,
                 "G1 row cap (threads of a child grid); 0: derived")
           .cuda(),
-      int_param("segment_size", "0", 0, 2147483647, "rows a segment; 0: Freedman-Diaconis")
-          .cuda(),
+      int_param("segment_size", "0", 0, 2147483647, "rows a segment; 0: Freedman-Diaconis").cuda(),
       real_param("low_variance_cv", "auto", 0, kNoLimit,
                  "CSR vector fallback when cv(nonzeros a row) <= this; 0: never; auto: 0.5 "
                  "(paper: 0)")
@@ -304,6 +303,7 @@ SuraaPlan suraa_finish_plan(index_t rows, index_t cols, const SuraaProbes& probe
   plan.max_child_threads = o.max_child_threads > 0 ? o.max_child_threads
                                                    : suraa_max_child_threads(probes.rows_over_warp);
   plan.segments = suraa_group_segments(segment_nnz, bounds, plan.max_child_threads);
+  plan.segment_count = static_cast<std::int64_t>(plan.segments.size());
   for (const auto& s : plan.segments) {
     plan.nnz += s.nnz;
     if (s.group == SuraaGroup::dynamic) plan.g1_end = s.row_end;

@@ -7,13 +7,16 @@
 #include <cub/block/block_reduce.cuh>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
+#include <memory>
 #include <vector>
 
 #include "backend/cuda/build_profile.hpp"
 #include "backend/cuda/cub_call.cuh"
 #include "backend/cuda/cuda.hpp"
+#include "backend/cuda/device_csr.hpp"
 #include "backend/cuda/search.cuh"
 #include "formats/suraa/suraa_cuda.cuh"
+#include "spmvkit/error.hpp"
 
 namespace spmvkit::suraa_gpu {
 
@@ -103,25 +106,21 @@ __global__ void suraa_sorted_npr_kernel(index_t m, const index_t* __restrict__ p
   npr[i] = row_ptr_in[r + 1] - row_ptr_in[r];
 }
 
-// "Rearrange A_csr using perm": a block a tile of BLOCK*ITEMS sorted nonzeros; thread 0 finds
-// the tile's row range, each thread its nonzero's row within it (binary search), then copies
-// from that row's place in the input. Writes coalesced; reads contiguous along each row.
-// Bytes: nnz * (index + value) read and written.
+// "Rearrange A_csr using perm": a block a tile of BLOCK*ITEMS sorted nonzeros; two warps find
+// the tile's row range (block_row_span; thread 0 alone took 46 dependent probes a tile), each
+// thread its nonzero's row within it (binary search), then copies from that row's place in the
+// input. Writes coalesced; reads contiguous along each row. Bytes: nnz * (index + value) read
+// and written.
 template <class V, int BLOCK, int ITEMS>
 __global__ void __launch_bounds__(BLOCK)
     suraa_gather_kernel(index_t m, std::int64_t nnz, const index_t* __restrict__ row_ptr,
                         const index_t* __restrict__ perm, const index_t* __restrict__ row_ptr_in,
                         const index_t* __restrict__ col_in, const V* __restrict__ val_in,
                         index_t* __restrict__ col_out, V* __restrict__ val_out) {
-  __shared__ index_t tile_rows[2];
   const std::int64_t tile_begin = static_cast<std::int64_t>(blockIdx.x) * BLOCK * ITEMS;
   const std::int64_t tile_end = min(nnz, tile_begin + static_cast<std::int64_t>(BLOCK) * ITEMS);
-  if (threadIdx.x == 0) {
-    tile_rows[0] = last_at_most(row_ptr, 0, m - 1, tile_begin);
-    tile_rows[1] = last_at_most(row_ptr, tile_rows[0], m - 1, tile_end - 1);
-  }
-  __syncthreads();
-  const index_t lo = tile_rows[0], hi = tile_rows[1];
+  const cuda::RowSpan span = cuda::block_row_span(row_ptr, 0, m - 1, tile_begin, tile_end - 1);
+  const index_t lo = span.lo, hi = span.hi;
 #pragma unroll
   for (int i = 0; i < ITEMS; ++i) {
     const std::int64_t k = tile_begin + static_cast<std::int64_t>(i) * BLOCK + threadIdx.x;
@@ -149,6 +148,32 @@ __global__ void suraa_segment_nnz_kernel(index_t segments, const index_t* __rest
   const std::int64_t s = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (s >= segments) return;
   segment_nnz[s] = row_ptr[bounds[s + 1]] - row_ptr[bounds[s]];
+}
+
+// Segment s of the cut into runs (run r: sorted rows [run_row[r], run_row[r + 1]) as segments
+// [run_seg[r], run_seg[r + 1]) of `size` rows, the last one shorter; suraa_segment_bounds'
+// cut): *g2_end raised to its end when its mean npr is at least a warp (G2 or G1), and the
+// nonzeros of the first `head` segments to head_nnz (G1 is a prefix of at most
+// max_child_threads rows: decided on the host from them). A thread a segment.
+__global__ void suraa_segment_groups_kernel(std::int64_t segments, int runs,
+                                            const std::int64_t* __restrict__ run_seg,
+                                            const index_t* __restrict__ run_row, index_t size,
+                                            const index_t* __restrict__ row_ptr, std::int64_t head,
+                                            std::int64_t* head_nnz, index_t* g2_end) {
+  const std::int64_t sg = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  index_t end = 0;
+  if (sg < segments) {
+    int r = 0;
+    while (r + 1 < runs && run_seg[r + 1] <= sg) ++r;  // at most 33 runs
+    const index_t begin =
+        run_row[r] + static_cast<index_t>((sg - run_seg[r]) * static_cast<std::int64_t>(size));
+    const index_t stop = min(begin + size, run_row[r + 1]);
+    const std::int64_t nnz = std::int64_t{row_ptr[stop]} - row_ptr[begin];
+    if (sg < head) head_nnz[sg] = nnz;
+    if (nnz >= static_cast<std::int64_t>(kSuraaWarp) * (stop - begin)) end = stop;
+  }
+  end = __reduce_max_sync(0xffffffffu, end);
+  if (threadIdx.x % 32 == 0 && end > 0) atomicMax(g2_end, end);
 }
 
 // Blocks (= partial sums) of each G1 row: the child grid's (dynamic) or the static kernel's.
@@ -189,10 +214,70 @@ NprMoments npr_moments(index_t m, const index_t* row_ptr) {
                     std::vector<std::int64_t>(h.begin() + 4, h.end())};
 }
 
+// suraa_finish_plan's groups without its list of segments (suraa_setup_device with
+// list_segments = false): the same cut, max_child_threads, G1 prefix and g2_end.
+static SuraaPlan suraa_groups_on_device(index_t m, index_t n, std::int64_t nnz,
+                                        const SuraaProbes& probes, const SuraaSegmentation& seg,
+                                        const NprMoments& mom, const SuraaOptions& o,
+                                        const index_t* sorted_row_ptr) {
+  SuraaPlan plan;
+  plan.order = o.order;
+  plan.rows = m;
+  plan.cols = n;
+  plan.nnz = nnz;
+  plan.probes = probes;
+  plan.segmentation = seg;
+  plan.max_child_threads = o.max_child_threads > 0 ? o.max_child_threads
+                                                   : suraa_max_child_threads(probes.rows_over_warp);
+  const index_t size = std::max<index_t>(seg.segment_size, 1);
+  std::vector<index_t> runs = o.row_order_ties()
+                                  ? suraa_class_runs(order_class_count(mom.class_count, o.order))
+                                  : std::vector<index_t>{m};
+  runs.erase(std::remove_if(runs.begin(), runs.end(), [](index_t r) { return r <= 0; }),
+             runs.end());
+  std::vector<std::int64_t> run_seg{0};
+  std::vector<index_t> run_row{0};
+  for (index_t r : runs) {
+    run_seg.push_back(run_seg.back() + (r + size - 1) / size);
+    run_row.push_back(run_row.back() + r);
+  }
+  if (run_row.back() != m) throw InputError("suraa: class runs do not add up to the rows");
+  const std::int64_t segments = run_seg.back();
+  plan.segment_count = segments;
+  if (segments == 0) return plan;
+  const std::int64_t head = std::min<std::int64_t>(segments, plan.max_child_threads);
+  const cuda::DeviceBuffer<std::int64_t> run_seg_d(run_seg);
+  const cuda::DeviceBuffer<index_t> run_row_d(run_row);
+  cuda::DeviceBuffer<std::int64_t> head_nnz(static_cast<std::size_t>(head));
+  cuda::DeviceBuffer<index_t> g2_end(1);
+  cuda::fill_bytes(g2_end.data(), 0, g2_end.bytes());
+  constexpr int block = SuraaPolicy::setup_block;
+  suraa_segment_groups_kernel<<<cuda::grid_for(static_cast<std::size_t>(segments), block), block, 0,
+                                cuda::Context::get().stream()>>>(
+      segments, static_cast<int>(runs.size()), run_seg_d.data(), run_row_d.data(), size,
+      sorted_row_ptr, head, head_nnz.data(), g2_end.data());
+  SPMVKIT_LAUNCH_CHECK();
+  const std::vector<std::int64_t> h = head_nnz.download();
+  // G1: suraa_group_segments' prefix rule over the first segments.
+  std::int64_t g1_rows = 0;
+  for (std::int64_t sg = 0; sg < head; ++sg) {
+    std::size_t r = 0;
+    while (r + 1 < runs.size() && run_seg[r + 1] <= sg) ++r;
+    const index_t begin = run_row[r] + static_cast<index_t>((sg - run_seg[r]) * size);
+    const index_t rows = std::min(begin + size, run_row[r + 1]) - begin;
+    const double mean = static_cast<double>(h[static_cast<std::size_t>(sg)]) / rows;
+    if (!(mean > static_cast<double>(kSuraaWarp) && g1_rows + rows <= plan.max_child_threads))
+      break;
+    g1_rows += rows;
+    plan.g1_end = begin + rows;
+  }
+  plan.g2_end = std::max(g2_end.download()[0], plan.g1_end);
+  return plan;
+}
 
 template <class V>
 SuraaDeviceData<V> suraa_setup_device(const DeviceCsrView<V>& a, const NprMoments& mom,
-                                      const SuraaOptions& o) {
+                                      const SuraaOptions& o, bool list_segments) {
   auto& ctx = cuda::Context::get();
   cudaStream_t s = ctx.stream();
   const index_t m = a.rows, n = a.cols;
@@ -216,8 +301,7 @@ SuraaDeviceData<V> suraa_setup_device(const DeviceCsrView<V>& a, const NprMoment
     cuda::DeviceBuffer<index_t> rows_in(m);
     d.perm = cuda::DeviceBuffer<index_t>(m);
     suraa_sort_keys_kernel<<<cuda::grid_for(m, block), block, 0, s>>>(
-        m, n, max_class, o.order, col_bits, row_ptr_in, col_in, keys_in.data(),
-        rows_in.data());
+        m, n, max_class, o.order, col_bits, row_ptr_in, col_in, keys_in.data(), rows_in.data());
     SPMVKIT_LAUNCH_CHECK();
     cuda::cub_call(
         [&](void* temp, std::size_t& bytes, cudaStream_t st) {
@@ -231,8 +315,8 @@ SuraaDeviceData<V> suraa_setup_device(const DeviceCsrView<V>& a, const NprMoment
   cuda::build_phase("gather");
   {
     cuda::DeviceBuffer<index_t> npr(m);
-    suraa_sorted_npr_kernel<<<cuda::grid_for(m, block), block, 0, s>>>(
-        m, d.perm.data(), row_ptr_in, npr.data());
+    suraa_sorted_npr_kernel<<<cuda::grid_for(m, block), block, 0, s>>>(m, d.perm.data(), row_ptr_in,
+                                                                       npr.data());
     SPMVKIT_LAUNCH_CHECK();
     d.row_ptr = cuda::DeviceBuffer<index_t>(static_cast<std::size_t>(m) + 1);
     cuda::fill_bytes(d.row_ptr.data(), 0, sizeof(index_t));
@@ -249,8 +333,8 @@ SuraaDeviceData<V> suraa_setup_device(const DeviceCsrView<V>& a, const NprMoment
     constexpr int gb = SuraaPolicy::gather_block, gi = SuraaPolicy::gather_items;
     suraa_gather_kernel<V, gb, gi>
         <<<cuda::grid_for(static_cast<std::size_t>(nnz), gb * gi), gb, 0, s>>>(
-            m, nnz, d.row_ptr.data(), d.perm.data(), row_ptr_in, col_in,
-            val_in, d.col_idx.data(), d.values.data());
+            m, nnz, d.row_ptr.data(), d.perm.data(), row_ptr_in, col_in, val_in, d.col_idx.data(),
+            d.values.data());
     SPMVKIT_LAUNCH_CHECK();
   }
 
@@ -274,22 +358,33 @@ SuraaDeviceData<V> suraa_setup_device(const DeviceCsrView<V>& a, const NprMoment
 
   // Segment bounds (cut per class run for bucketed and groups), their nonzeros, then grouping and
   // launches on the host (lines 9-17).
-  const std::vector<index_t> bounds = suraa_segment_bounds(
-      m, seg.segment_size,
-      o.row_order_ties() ? suraa_class_runs(order_class_count(mom.class_count, o.order))
-                         : std::vector<index_t>{});
-  const auto segments = static_cast<index_t>(bounds.size() - 1);
-  std::vector<std::int64_t> segment_nnz;
-  {
-    const cuda::DeviceBuffer<index_t> bounds_d(bounds);
-    cuda::DeviceBuffer<index_t> out(static_cast<std::size_t>(segments));
-    suraa_segment_nnz_kernel<<<cuda::grid_for(segments, block), block, 0, s>>>(
-        segments, bounds_d.data(), d.row_ptr.data(), out.data());
-    SPMVKIT_LAUNCH_CHECK();
-    const std::vector<index_t> h = out.download();
-    segment_nnz.assign(h.begin(), h.end());
+  if (!list_segments) {
+    cuda::build_phase("segment_groups");
+    d.plan = suraa_groups_on_device(m, n, nnz, probes, seg, mom, o, d.row_ptr.data());
+  } else {
+    cuda::build_phase("segment_bounds");
+    const std::vector<index_t> bounds = suraa_segment_bounds(
+        m, seg.segment_size,
+        o.row_order_ties() ? suraa_class_runs(order_class_count(mom.class_count, o.order))
+                           : std::vector<index_t>{});
+    const auto segments = static_cast<index_t>(bounds.size() - 1);
+    std::vector<std::int64_t> segment_nnz;
+    cuda::build_phase("segment_nnz");
+    {
+      // Millions of segments on a power-law matrix (powerlaw_8000000): through the pinned
+      // staging buffers, not pageable copies.
+      cuda::DeviceBuffer<index_t> bounds_d(bounds.size());
+      cuda::upload_staged(bounds_d.data(), bounds.data(), bounds_d.bytes());
+      cuda::DeviceBuffer<index_t> out(static_cast<std::size_t>(segments));
+      suraa_segment_nnz_kernel<<<cuda::grid_for(segments, block), block, 0, s>>>(
+          segments, bounds_d.data(), d.row_ptr.data(), out.data());
+      SPMVKIT_LAUNCH_CHECK();
+      const std::unique_ptr<index_t[]> h = cuda::download_staged(out);
+      segment_nnz.assign(h.get(), h.get() + segments);
+    }
+    cuda::build_phase("plan");
+    d.plan = suraa_finish_plan(m, n, probes, seg, bounds, segment_nnz, o);
   }
-  d.plan = suraa_finish_plan(m, n, probes, seg, bounds, segment_nnz, o);
 
   // G1's partial sums: one a block of each G1 row.
   const index_t g1 = d.plan.g1_end;
@@ -315,8 +410,8 @@ SuraaDeviceData<V> suraa_setup_device(const DeviceCsrView<V>& a, const NprMoment
   return d;
 }
 template SuraaDeviceData<float> suraa_setup_device(const DeviceCsrView<float>&, const NprMoments&,
-                                                   const SuraaOptions&);
+                                                   const SuraaOptions&, bool);
 template SuraaDeviceData<double> suraa_setup_device(const DeviceCsrView<double>&, const NprMoments&,
-                                                    const SuraaOptions&);
+                                                    const SuraaOptions&, bool);
 
 }  // namespace spmvkit::suraa_gpu

@@ -381,11 +381,22 @@ TEST(SuraaCuda, GpuSetupMatchesHostPlan) {
   for (const std::string& m : testing::zoo_names()) {
     SCOPED_TRACE(m);
     const Csr<double>& a = testing::zoo_matrix(m);
-    for (const char* params : {"low_variance_cv=0", "low_variance_cv=0,order=pow2",
-                               "low_variance_cv=0,order=bucketed"}) {
+    for (const char* params :
+         {"low_variance_cv=0", "low_variance_cv=0,order=pow2", "low_variance_cv=0,order=bucketed",
+          "low_variance_cv=0,order=groups", "low_variance_cv=0,order=groups,max_child_threads=64",
+          "low_variance_cv=0,segment_size=1,max_child_threads=40"}) {
+      SCOPED_TRACE(params);
       const SuraaOptions o = suraa_options(Params::parse(params), true);
       const SuraaPlan host = suraa_plan_host(a, o);
       const SuraaPlan gpu = suraa_plan_cuda(a, o);
+      // Without the list (launch=tiles, static G1): the same groups, count and nonzeros.
+      const SuraaPlan lite = suraa_plan_cuda(a, o, false);
+      EXPECT_TRUE(lite.segments.empty());
+      EXPECT_EQ(lite.segment_count, static_cast<std::int64_t>(host.segments.size()));
+      EXPECT_EQ(lite.g1_end, host.g1_end);
+      EXPECT_EQ(lite.g2_end, host.g2_end);
+      EXPECT_EQ(lite.nnz, host.nnz);
+      EXPECT_EQ(lite.max_child_threads, host.max_child_threads);
       EXPECT_EQ(gpu.perm, host.perm);
       EXPECT_EQ(gpu.segmentation.segment_size, host.segmentation.segment_size);
       EXPECT_EQ(gpu.segmentation.segments, host.segmentation.segments);

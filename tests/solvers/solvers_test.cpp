@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <iterator>
 #include <limits>
 #include <random>
@@ -480,7 +481,11 @@ TEST(SolverMergedCuda, DeviceLoopStopsExactly) {
         Vector<double> x2(s.b.size(), Backend::cuda);
         x2.fill(0);
         const SolveResult graph = solve(*s.a, s.b, x2, o);
-        EXPECT_TRUE(graph.cuda_graph);
+        // Under SPMVKIT_SOLVER_GRAPHS=unrolled (synccheck's sweep) a graph holds whole groups
+        // only: maxiter 23 in groups of 64 runs without one.
+        const char* graphs = std::getenv("SPMVKIT_SOLVER_GRAPHS");
+        const bool unrolled = graphs != nullptr && std::string(graphs) == "unrolled";
+        EXPECT_EQ(graph.cuda_graph, !unrolled || maxiter >= every);
         EXPECT_EQ(graph.status, direct.status);
         EXPECT_EQ(graph.iterations, direct.iterations);
         if (maxiter == 23) {
