@@ -13,6 +13,7 @@
 #include "spmvkit/stats.hpp"
 
 #if SPMVKIT_HAVE_CUDA
+#include "backend/cuda/build_profile.hpp"
 #include "backend/cuda/device_csr.hpp"
 #endif
 
@@ -31,6 +32,11 @@ struct HostRows {
   std::int64_t nnz() const { return a.nnz(); }
   index_t ptr(index_t r) const { return a.row_ptr[static_cast<std::size_t>(r)]; }
   index_t col(std::int64_t k) const { return a.col_idx[static_cast<std::size_t>(k)]; }
+  // Column indices [k, k + n), contiguous (the block test reads whole rows through it).
+  const index_t* cols(std::int64_t k, std::int64_t n) const {
+    (void)n;
+    return a.col_idx.data() + k;
+  }
 };
 
 // Windows of kWindow rows (start, end), evenly spaced, each starting at a multiple of `align`,
@@ -87,8 +93,10 @@ std::size_t distinct_block_cols(const R& a, index_t r0, index_t bs, std::vector<
   const auto row_blocks = [&](index_t r, std::vector<index_t>& out) {
     out.clear();
     index_t lo = 0, hi = 0;  // the columns of block column out.back(): a division a block
-    for (index_t k = a.ptr(r), end = a.ptr(r + 1); k < end; ++k) {
-      const index_t c = a.col(k);
+    const index_t begin = a.ptr(r), n = a.ptr(r + 1) - begin;
+    const index_t* cols = a.cols(begin, n);
+    for (index_t k = 0; k < n; ++k) {
+      const index_t c = cols[k];
       if (!out.empty() && c >= lo && c < hi) continue;
       const index_t bc = c / bs;
       out.push_back(bc);
@@ -104,7 +112,9 @@ std::size_t distinct_block_cols(const R& a, index_t r0, index_t bs, std::vector<
   }
   if (same) return first.size();
   scratch.clear();
-  for (index_t k = a.ptr(r0), end = a.ptr(r0 + bs); k < end; ++k) scratch.push_back(a.col(k) / bs);
+  const index_t begin = a.ptr(r0), n = a.ptr(r0 + bs) - begin;
+  const index_t* cols = a.cols(begin, n);
+  for (index_t k = 0; k < n; ++k) scratch.push_back(cols[k] / bs);
   std::sort(scratch.begin(), scratch.end());
   return static_cast<std::size_t>(std::unique(scratch.begin(), scratch.end()) - scratch.begin());
 }
@@ -243,12 +253,20 @@ struct SampledRows {
   std::int64_t nnz() const { return n_nnz; }
   index_t ptr(index_t r) const { return find(ptr_pieces, ptr_at, r, "row pointer"); }
   index_t col(std::int64_t k) const { return find(col_pieces, col_at, k, "column index"); }
+  const index_t* cols(std::int64_t k, std::int64_t n) const {
+    if (n <= 0) return nullptr;
+    const index_t* first = &find_ref(col_pieces, col_at, k, "column index");
+    if (k + n > col_pieces[col_at].end)
+      throw std::logic_error("auto features: column indices " + std::to_string(k) + ".." +
+                             std::to_string(k + n) + " were not gathered in one piece");
+    return first;
+  }
 
   // The piece `at` (the last one read: the readers walk rows and entries in order) when it
   // holds i, else a binary search. A search every read had taken 3-5 ms of auto's selection on
   // the H100 host (the block test reads every column of its ~1,000 rows).
-  static index_t find(const std::vector<Piece>& pieces, std::size_t& at, std::int64_t i,
-                      const char* what) {
+  static const index_t& find_ref(const std::vector<Piece>& pieces, std::size_t& at, std::int64_t i,
+                                 const char* what) {
     if (at < pieces.size() && pieces[at].begin <= i && i < pieces[at].end)
       return pieces[at].data[static_cast<std::size_t>(i - pieces[at].begin)];
     auto it = std::upper_bound(pieces.begin(), pieces.end(), i,
@@ -258,6 +276,10 @@ struct SampledRows {
                              " was not gathered");
     at = static_cast<std::size_t>(it - pieces.begin()) - 1;
     return pieces[at].data[static_cast<std::size_t>(i - pieces[at].begin)];
+  }
+  static index_t find(const std::vector<Piece>& pieces, std::size_t& at, std::int64_t i,
+                      const char* what) {
+    return find_ref(pieces, at, i, what);
   }
   mutable std::size_t ptr_at = 0, col_at = 0;
 
@@ -344,7 +366,9 @@ Features measure_features(const DeviceCsrView<V>& a, std::size_t l2_bytes) {
   SampledRows::Ranges ranges;
   const auto windows = sample_windows(a.rows, 1);
   for (const auto& [r0, r1] : windows) ranges.emplace_back(r0, std::int64_t{r1} + 1);
+  cuda::build_phase("features_rows");
   SampledRows::add(s.ptr_pieces, ranges, a.row_ptr);
+  cuda::build_phase("features_hash_cols");
   SampledRows::Ranges hash_cols;
   for (const auto& [r0, r1] : windows)
     for (index_t s0 = r0; s0 < r1; s0 += 32) {
@@ -352,11 +376,15 @@ Features measure_features(const DeviceCsrView<V>& a, std::size_t l2_bytes) {
       if (k1 > k0) hash_cols.emplace_back(k0 + (k1 - k0) / 2, k0 + (k1 - k0) / 2 + 1);
     }
   SampledRows::add(s.col_pieces, hash_cols, a.col_idx);
+  cuda::build_phase("features_longest_row");
+  const index_t longest = cuda::longest_row(a);
+  cuda::build_phase("features_sampled");
   std::vector<index_t> lengths;
-  Features f = sampled_features(s, sizeof(V), l2_bytes, cuda::longest_row(a), lengths);
+  Features f = sampled_features(s, sizeof(V), l2_bytes, longest, lengths);
   if (f.rows == 0 || lengths.empty()) return f;
   const index_t g = block_gcd(a.rows, a.cols, lengths);
   if (g < 2) return f;
+  cuda::build_phase("features_block_rows");
   auto block_windows = sample_windows(a.rows, g, kBlockSampleRows);
   ranges.clear();
   for (const auto& [r0, r1] : block_windows) ranges.emplace_back(r0, std::int64_t{r1} + 1);
@@ -383,7 +411,9 @@ Features measure_features(const DeviceCsrView<V>& a, std::size_t l2_bytes) {
     ++taken;
   }
   block_windows.resize(taken);
+  cuda::build_phase("features_block_cols");
   SampledRows::add(s.col_pieces, ranges, a.col_idx);
+  cuda::build_phase("features_block_test");
   f.block_size = block_windows.empty() ? 1 : sampled_block_size(s, g, block_windows);
   return f;
 #else
