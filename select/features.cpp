@@ -209,7 +209,9 @@ Features sampled_features(const R& a, int value_bytes, std::size_t l2_bytes, ind
   f.sellp_bytes = slice_pad * scale * entry + (f.rows / 32.0 + 1) * 4;
   // HEC's ELL width: min over l of w(l) = l*n + p_r*nz(l), p_r = 20 (HEC paper eq. (1)).
   std::vector<index_t> sorted = lengths;
-  sort_lengths(sorted, f.row_max);
+  // Sized by the sample's longest row: the matrix's (a power law's) would send a counting sort
+  // over a 16K sample to std::sort.
+  sort_lengths(sorted, *std::max_element(sorted.begin(), sorted.end()));
   double best_w = 0, best_bytes = 0, above = 0;
   index_t best_l = 0;
   for (index_t v : sorted) above += v;

@@ -2,7 +2,9 @@
 // staged upload is in staging.cpp (OpenMP host copies).
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <limits>
+#include <mutex>
 #include <string>
 
 #include "backend/cuda/device_csr.hpp"
@@ -108,6 +110,51 @@ __global__ void gather_ranges_kernel(std::int64_t total, int n,
   out[t] = src[begin[lo] + (t - offset[lo])];
 }
 
+// Device and pinned host bytes for the small transfers of format=auto's features and of
+// longest_row, kept for the process and grown as needed: each transfer is then a copy, a launch
+// and a copy. With a cudaMalloc and a cudaFree each (and pageable copies), gathering 16K row
+// pointers took 0.6 ms beside a build's large buffers (H100). Outside the allocation ledger:
+// at most the largest gather's bytes (16 MB for the block test's columns at most).
+class Scratch {
+ public:
+  std::mutex m;
+  void* device(std::size_t bytes) {
+    if (bytes > dev_bytes_) {
+      if (dev_ != nullptr) cudaFree(dev_);
+      dev_ = nullptr;
+      dev_bytes_ = 0;
+      const std::size_t want = std::max(bytes, std::size_t{64} << 10);
+      SPMVKIT_CUDA_CHECK(cudaMalloc(&dev_, want));
+      dev_bytes_ = want;
+    }
+    return dev_;
+  }
+  void* host(std::size_t bytes) {
+    if (bytes > host_bytes_) {
+      if (host_ != nullptr) cudaFreeHost(host_);
+      host_ = nullptr;
+      host_bytes_ = 0;
+      const std::size_t want = std::max(bytes, std::size_t{64} << 10);
+      SPMVKIT_CUDA_CHECK(cudaHostAlloc(&host_, want, cudaHostAllocDefault));
+      host_bytes_ = want;
+    }
+    return host_;
+  }
+
+ private:
+  void* dev_ = nullptr;
+  std::size_t dev_bytes_ = 0;
+  void* host_ = nullptr;
+  std::size_t host_bytes_ = 0;
+};
+Scratch& scratch() {
+  static Scratch* s = new Scratch;  // never destroyed: used until the process ends
+  return *s;
+}
+
+// `bytes` rounded up to 16 (the next array's alignment in a scratch buffer).
+std::size_t aligned16(std::size_t bytes) { return (bytes + 15) / 16 * 16; }
+
 }  // namespace
 
 std::vector<index_t> gather_ranges(
@@ -120,14 +167,27 @@ std::vector<index_t> gather_ranges(
   }
   const std::int64_t total = meta[n];
   if (total == 0) return {};
-  const DeviceBuffer<std::int64_t> meta_d(meta);
-  DeviceBuffer<index_t> out(static_cast<std::size_t>(total));
+  const std::size_t meta_bytes = aligned16(meta.size() * sizeof(std::int64_t));
+  const std::size_t out_bytes = static_cast<std::size_t>(total) * sizeof(index_t);
+  Scratch& sc = scratch();
+  std::lock_guard<std::mutex> lock(sc.m);
+  auto* dev = static_cast<char*>(sc.device(meta_bytes + out_bytes));
+  auto* host = static_cast<char*>(sc.host(meta_bytes + out_bytes));
+  std::memcpy(host, meta.data(), meta.size() * sizeof(std::int64_t));
+  cudaStream_t stream = Context::get().stream();
+  SPMVKIT_CUDA_CHECK(cudaMemcpyAsync(dev, host, meta.size() * sizeof(std::int64_t),
+                                     cudaMemcpyHostToDevice, stream));
+  const auto* meta_d = reinterpret_cast<const std::int64_t*>(dev);
+  auto* out_d = reinterpret_cast<index_t*>(dev + meta_bytes);
   constexpr int block = 256;
-  gather_ranges_kernel<<<grid_for(static_cast<std::size_t>(total), block), block, 0,
-                         Context::get().stream()>>>(total, n, meta_d.data(), meta_d.data() + n + 1,
-                                                    src, out.data());
+  gather_ranges_kernel<<<grid_for(static_cast<std::size_t>(total), block), block, 0, stream>>>(
+      total, n, meta_d, meta_d + n + 1, src, out_d);
   SPMVKIT_LAUNCH_CHECK();
-  return out.download();
+  SPMVKIT_CUDA_CHECK(
+      cudaMemcpyAsync(host + meta_bytes, out_d, out_bytes, cudaMemcpyDeviceToHost, stream));
+  SPMVKIT_CUDA_CHECK(cudaStreamSynchronize(stream));
+  const auto* out_h = reinterpret_cast<const index_t*>(host + meta_bytes);
+  return std::vector<index_t>(out_h, out_h + total);
 }
 
 template <class V>
@@ -135,16 +195,20 @@ index_t longest_row(const DeviceCsrView<V>& a) {
   if (a.rows == 0) return 0;
   auto& ctx = Context::get();
   cudaStream_t stream = ctx.stream();
-  DeviceBuffer<index_t> longest(1);
-  SPMVKIT_CUDA_CHECK(cudaMemsetAsync(longest.data(), 0, sizeof(index_t), stream));
+  Scratch& sc = scratch();
+  std::lock_guard<std::mutex> lock(sc.m);
+  auto* longest = static_cast<index_t*>(sc.device(sizeof(index_t)));
+  auto* host = static_cast<index_t*>(sc.host(sizeof(index_t)));
+  SPMVKIT_CUDA_CHECK(cudaMemsetAsync(longest, 0, sizeof(index_t), stream));
   const unsigned grid =
       std::min<unsigned>(grid_for(static_cast<std::size_t>(a.rows), kLongestBlock),
                          static_cast<unsigned>(ctx.sm_count()) * 8);
-  longest_row_kernel<<<grid, kLongestBlock, 0, stream>>>(a.rows, a.row_ptr, longest.data());
+  longest_row_kernel<<<grid, kLongestBlock, 0, stream>>>(a.rows, a.row_ptr, longest);
   SPMVKIT_LAUNCH_CHECK();
-  index_t host = 0;
-  copy_to_host(&host, longest.data(), sizeof host);
-  return host;
+  SPMVKIT_CUDA_CHECK(
+      cudaMemcpyAsync(host, longest, sizeof(index_t), cudaMemcpyDeviceToHost, stream));
+  SPMVKIT_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return *host;
 }
 
 template <class V>
