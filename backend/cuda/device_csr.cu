@@ -2,7 +2,6 @@
 // staged upload is in staging.cpp (OpenMP host copies).
 #include <algorithm>
 #include <cstdint>
-#include <cstring>
 #include <limits>
 #include <mutex>
 #include <string>
@@ -110,45 +109,48 @@ __global__ void gather_ranges_kernel(std::int64_t total, int n,
   out[t] = src[begin[lo] + (t - offset[lo])];
 }
 
-// Device and pinned host bytes for the small transfers of format=auto's features and of
-// longest_row, kept for the process and grown as needed: each transfer is then a copy, a launch
-// and a copy. With a cudaMalloc and a cudaFree each (and pageable copies), gathering 16K row
-// pointers took 0.6 ms beside a build's large buffers (H100). Outside the allocation ledger:
-// at most the largest gather's bytes (16 MB for the block test's columns at most).
+// Device bytes for the small transfers of format=auto's features and of longest_row, kept for
+// the process (64 KB at first, doubled as needed) and given back when an allocation runs out
+// of memory (a release hook); the host side by upload_staged and download_staged. Each
+// transfer is then a copy, a launch and a copy: with a cudaMalloc and a cudaFree each,
+// gathering 16K row pointers took 0.6 ms beside a build's large buffers, and a pinned buffer
+// of its own 1.7 ms to allocate (H100). Outside the allocation ledger: at most twice the
+// largest gather's bytes.
 class Scratch {
  public:
   std::mutex m;
   void* device(std::size_t bytes) {
     if (bytes > dev_bytes_) {
-      if (dev_ != nullptr) cudaFree(dev_);
-      dev_ = nullptr;
-      dev_bytes_ = 0;
-      const std::size_t want = std::max(bytes, std::size_t{64} << 10);
+      release();
+      const std::size_t want = std::max({bytes, 2 * grown_, std::size_t{64} << 10});
       SPMVKIT_CUDA_CHECK(cudaMalloc(&dev_, want));
-      dev_bytes_ = want;
+      dev_bytes_ = grown_ = want;
     }
     return dev_;
   }
-  void* host(std::size_t bytes) {
-    if (bytes > host_bytes_) {
-      if (host_ != nullptr) cudaFreeHost(host_);
-      host_ = nullptr;
-      host_bytes_ = 0;
-      const std::size_t want = std::max(bytes, std::size_t{64} << 10);
-      SPMVKIT_CUDA_CHECK(cudaHostAlloc(&host_, want, cudaHostAllocDefault));
-      host_bytes_ = want;
-    }
-    return host_;
+  bool release() {
+    if (dev_ == nullptr) return false;
+    cudaFree(dev_);
+    dev_ = nullptr;
+    dev_bytes_ = 0;
+    return true;
   }
 
  private:
   void* dev_ = nullptr;
   std::size_t dev_bytes_ = 0;
-  void* host_ = nullptr;
-  std::size_t host_bytes_ = 0;
+  std::size_t grown_ = 0;
 };
 Scratch& scratch() {
-  static Scratch* s = new Scratch;  // never destroyed: used until the process ends
+  static Scratch* s = [] {
+    auto* made = new Scratch;  // never destroyed: used until the process ends
+    add_release_hook([] {
+      Scratch& sc = scratch();
+      std::unique_lock<std::mutex> lock(sc.m, std::try_to_lock);  // held: in use, keep it
+      return lock.owns_lock() && sc.release();
+    });
+    return made;
+  }();
   return *s;
 }
 
@@ -172,22 +174,16 @@ std::vector<index_t> gather_ranges(
   Scratch& sc = scratch();
   std::lock_guard<std::mutex> lock(sc.m);
   auto* dev = static_cast<char*>(sc.device(meta_bytes + out_bytes));
-  auto* host = static_cast<char*>(sc.host(meta_bytes + out_bytes));
-  std::memcpy(host, meta.data(), meta.size() * sizeof(std::int64_t));
-  cudaStream_t stream = Context::get().stream();
-  SPMVKIT_CUDA_CHECK(cudaMemcpyAsync(dev, host, meta.size() * sizeof(std::int64_t),
-                                     cudaMemcpyHostToDevice, stream));
+  upload_staged(dev, meta.data(), meta.size() * sizeof(std::int64_t));
   const auto* meta_d = reinterpret_cast<const std::int64_t*>(dev);
   auto* out_d = reinterpret_cast<index_t*>(dev + meta_bytes);
   constexpr int block = 256;
-  gather_ranges_kernel<<<grid_for(static_cast<std::size_t>(total), block), block, 0, stream>>>(
-      total, n, meta_d, meta_d + n + 1, src, out_d);
+  gather_ranges_kernel<<<grid_for(static_cast<std::size_t>(total), block), block, 0,
+                         Context::get().stream()>>>(total, n, meta_d, meta_d + n + 1, src, out_d);
   SPMVKIT_LAUNCH_CHECK();
-  SPMVKIT_CUDA_CHECK(
-      cudaMemcpyAsync(host + meta_bytes, out_d, out_bytes, cudaMemcpyDeviceToHost, stream));
-  SPMVKIT_CUDA_CHECK(cudaStreamSynchronize(stream));
-  const auto* out_h = reinterpret_cast<const index_t*>(host + meta_bytes);
-  return std::vector<index_t>(out_h, out_h + total);
+  std::vector<index_t> out(static_cast<std::size_t>(total));
+  download_staged(out.data(), out_d, out_bytes);
+  return out;
 }
 
 template <class V>
@@ -198,17 +194,15 @@ index_t longest_row(const DeviceCsrView<V>& a) {
   Scratch& sc = scratch();
   std::lock_guard<std::mutex> lock(sc.m);
   auto* longest = static_cast<index_t*>(sc.device(sizeof(index_t)));
-  auto* host = static_cast<index_t*>(sc.host(sizeof(index_t)));
   SPMVKIT_CUDA_CHECK(cudaMemsetAsync(longest, 0, sizeof(index_t), stream));
   const unsigned grid =
       std::min<unsigned>(grid_for(static_cast<std::size_t>(a.rows), kLongestBlock),
                          static_cast<unsigned>(ctx.sm_count()) * 8);
   longest_row_kernel<<<grid, kLongestBlock, 0, stream>>>(a.rows, a.row_ptr, longest);
   SPMVKIT_LAUNCH_CHECK();
-  SPMVKIT_CUDA_CHECK(
-      cudaMemcpyAsync(host, longest, sizeof(index_t), cudaMemcpyDeviceToHost, stream));
-  SPMVKIT_CUDA_CHECK(cudaStreamSynchronize(stream));
-  return *host;
+  index_t host = 0;
+  download_staged(&host, longest, sizeof host);
+  return host;
 }
 
 template <class V>
