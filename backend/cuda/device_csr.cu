@@ -121,10 +121,12 @@ class Scratch {
   std::mutex m;
   void* device(std::size_t bytes) {
     if (bytes > dev_bytes_) {
+      // Doubled when a larger gather comes; after a release, only what is asked (doubling
+      // then had grown it to 16 MB over the out-of-memory test's releases).
+      const std::size_t want = std::max({bytes, 2 * dev_bytes_, std::size_t{64} << 10});
       release();
-      const std::size_t want = std::max({bytes, 2 * grown_, std::size_t{64} << 10});
       SPMVKIT_CUDA_CHECK(cudaMalloc(&dev_, want));
-      dev_bytes_ = grown_ = want;
+      dev_bytes_ = want;
     }
     return dev_;
   }
@@ -139,7 +141,6 @@ class Scratch {
  private:
   void* dev_ = nullptr;
   std::size_t dev_bytes_ = 0;
-  std::size_t grown_ = 0;
 };
 Scratch& scratch() {
   static Scratch* s = [] {
