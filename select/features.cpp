@@ -133,6 +133,42 @@ std::int64_t longest_block_row(index_t bs, std::int64_t mean) {
   return std::max<std::int64_t>(std::int64_t{1} << 16, 64 * bs * mean);
 }
 
+// Column indices the block test reads at most: its windows are taken in order while their
+// rows fit. 1,024 rows of reservoir_bs32_24 hold 885K entries, whose gather and test took
+// 2 ms of auto's selection (H100).
+constexpr std::int64_t kMaxBlockSampleEntries = std::int64_t{1} << 17;
+
+// The block test's windows (kBlockSampleRows rows aligned to g >= 2) while the columns of the
+// rows the test may read fit kMaxBlockSampleEntries (a row longer than every candidate's
+// longest block row is in a block row the test passes over); `cols`, when given, gets those
+// rows' entry ranges. The same for a host and a device CSR.
+template <class R>
+std::vector<std::pair<index_t, index_t>> block_test_windows(
+    const R& a, index_t g, std::vector<std::pair<std::int64_t, std::int64_t>>* cols) {
+  auto windows = sample_windows(a.rows(), g, kBlockSampleRows);
+  const std::int64_t cap = longest_block_row(std::min<index_t>(g, 64), a.nnz() / a.rows() + 1);
+  std::int64_t taken_entries = 0;
+  std::size_t taken = 0;
+  for (const auto& [r0, r1] : windows) {
+    std::int64_t entries = 0;
+    const std::size_t before = cols ? cols->size() : 0;
+    for (index_t r = r0; r < r1; ++r) {
+      const index_t b = a.ptr(r), e = a.ptr(r + 1);
+      if (e - b > cap || e == b) continue;
+      entries += e - b;
+      if (cols) cols->emplace_back(b, e);
+    }
+    if (taken_entries + entries > kMaxBlockSampleEntries && taken > 0) {
+      if (cols) cols->resize(before);
+      break;
+    }
+    taken_entries += entries;
+    ++taken;
+  }
+  windows.resize(taken);
+  return windows;
+}
+
 // The sampled block test (above) on `windows`, aligned to g >= 2.
 template <class R>
 int sampled_block_size(const R& a, index_t g,
@@ -330,9 +366,6 @@ struct SampledRows {
   }
 };
 
-// Column indices gathered for the block test at most (16 MB): past it, the block windows are
-// taken in order while they fit, so a device CSR's test may see fewer rows than a host CSR's.
-constexpr std::int64_t kMaxBlockSampleEntries = std::int64_t{1} << 22;
 #endif
 
 }  // namespace
@@ -350,8 +383,7 @@ Features measure_features(const Csr<V>& a, std::size_t l2_bytes) {
     return f;
   }
   const index_t g = block_gcd(a.rows, a.cols, lengths);
-  f.block_size =
-      g < 2 ? 1 : sampled_block_size(rows, g, sample_windows(a.rows, g, kBlockSampleRows));
+  f.block_size = g < 2 ? 1 : sampled_block_size(rows, g, block_test_windows(rows, g, nullptr));
   return f;
 }
 
@@ -387,32 +419,12 @@ Features measure_features(const DeviceCsrView<V>& a, std::size_t l2_bytes) {
   const index_t g = block_gcd(a.rows, a.cols, lengths);
   if (g < 2) return f;
   cuda::build_phase("features_block_rows");
-  auto block_windows = sample_windows(a.rows, g, kBlockSampleRows);
   ranges.clear();
-  for (const auto& [r0, r1] : block_windows) ranges.emplace_back(r0, std::int64_t{r1} + 1);
+  for (const auto& [r0, r1] : sample_windows(a.rows, g, kBlockSampleRows))
+    ranges.emplace_back(r0, std::int64_t{r1} + 1);
   SampledRows::add(s.ptr_pieces, ranges, a.row_ptr);
-  // The columns of every row the test may read: a row longer than the longest block row of
-  // any candidate is in a block row the test passes over.
-  const std::int64_t cap = longest_block_row(std::min<index_t>(g, 64), a.nnz / a.rows + 1);
   ranges.clear();
-  std::int64_t gathered = 0;
-  std::size_t taken = 0;
-  for (const auto& [r0, r1] : block_windows) {
-    std::int64_t window = 0;
-    SampledRows::Ranges rows_here;
-    for (index_t r = r0; r < r1; ++r) {
-      const index_t b = s.ptr(r), e = s.ptr(r + 1);
-      if (e - b <= cap && e > b) {
-        rows_here.emplace_back(b, e);
-        window += e - b;
-      }
-    }
-    if (gathered + window > kMaxBlockSampleEntries) break;
-    gathered += window;
-    ranges.insert(ranges.end(), rows_here.begin(), rows_here.end());
-    ++taken;
-  }
-  block_windows.resize(taken);
+  const auto block_windows = block_test_windows(s, g, &ranges);
   cuda::build_phase("features_block_cols");
   SampledRows::add(s.col_pieces, ranges, a.col_idx);
   cuda::build_phase("features_block_test");

@@ -182,12 +182,16 @@ __global__ void full_block_row_ptr_kernel(index_t block_rows, int bs,
 // columns. A thread an entry. Bytes: per entry its value read and written (the writes of a warp
 // strided by bs within its blocks, completed in L2 by the warps of the block row's other rows),
 // 4/bs bytes of column read.
-template <class V>
+// CHECK: the entry test of detect_entries_kernel for bs alone, made here (the row test passed:
+// every write stays inside its block row's blocks), *broken set where an entry breaks the
+// structure; the output then means nothing and the caller builds the sorted blocks instead.
+// A pass of its own had cost about 1 ms of modulos on 1e8 entries (H100, reservoir_bs12_46).
+template <class V, bool CHECK>
 __global__ void full_block_values_kernel(std::int64_t nnz, index_t rows, int bs,
                                          const index_t* __restrict__ row_ptr,
                                          const index_t* __restrict__ col_idx,
                                          const V* __restrict__ values, index_t* block_col_idx,
-                                         V* out) {
+                                         V* out, int* broken) {
   const cuda::ItemsSpan span = cuda::block_items_span(row_ptr, 0, rows - 1, nnz);
   const std::size_t bs2 = static_cast<std::size_t>(bs) * bs;
   for (int it = 0; it < cuda::kSpanItems; ++it) {
@@ -197,8 +201,15 @@ __global__ void full_block_values_kernel(std::int64_t nnz, index_t rows, int bs,
     const index_t i = r % bs;
     const index_t j = static_cast<index_t>(k - row_ptr[r]);
     const std::size_t b = static_cast<std::size_t>(row_ptr[r - i]) / bs2 + j / bs;
-    out[b * bs2 + in_block(i, j % bs, bs)] = values[k];
-    if (i == 0 && j % bs == 0) block_col_idx[b] = col_idx[k] / bs;
+    const index_t in_run = j % bs;
+    out[b * bs2 + in_block(i, in_run, bs)] = values[k];
+    if (CHECK) {
+      const index_t c = col_idx[k];
+      if (c % bs != in_run || (in_run != 0 && col_idx[k - 1] != c - 1) ||
+          (i != 0 && col_idx[row_ptr[r - i] + j] != c))
+        *broken = 1;
+    }
+    if (i == 0 && in_run == 0) block_col_idx[b] = col_idx[k] / bs;
   }
 }
 
@@ -246,12 +257,31 @@ Candidates full_block_candidates(const DeviceCsrView<V>& a, Candidates candidate
   return candidates;
 }
 
+// Whether every row's length is a multiple of bs and that of its block row's first row (the
+// row pass of full_block_candidates for bs alone).
+template <class V>
+bool block_rows_even(const DeviceCsrView<V>& a, int bs) {
+  const Candidates one = Candidates{1} << (bs - 1);
+  cuda::DeviceBuffer<Candidates> alive(1);
+  cuda::copy_to_device(alive.data(), &one, sizeof one);
+  detect_rows_kernel<<<grid(a.rows), BsrBlocksPolicy::block_threads, 0,
+                       cuda::Context::get().stream()>>>(a.rows, a.row_ptr, one, alive.data());
+  SPMVKIT_LAUNCH_CHECK();
+  Candidates left = 0;
+  cuda::copy_to_host(&left, alive.data(), sizeof left);
+  return left != 0;
+}
+
 // m's block row pointer, block columns and values where `a` is made of full bs x bs blocks
 // (full_block_candidates): no sort, each entry scattered straight into its block (only a
 // last block row of fewer than bs rows has padding, zeroed). Passes: the block row pointer
 // (a thread a block row), the scatter (read 8 + 4/bs, write 8 bytes an entry for doubles).
+// `check`: the rows are known even (block_rows_even) but the columns not checked: the scatter
+// checks them and false is returned where they are not full blocks (m then holds nothing
+// useful). True otherwise.
 template <class V>
-void fill_full_blocks(const DeviceCsrView<V>& a, DeviceBsrBlocks<V>& m, std::size_t slack_bytes) {
+bool fill_full_blocks(const DeviceCsrView<V>& a, DeviceBsrBlocks<V>& m, std::size_t slack_bytes,
+                      bool check) {
   const int bs = m.block_size;
   cudaStream_t stream = cuda::Context::get().stream();
   constexpr int block = BsrBlocksPolicy::block_threads;
@@ -273,10 +303,23 @@ void fill_full_blocks(const DeviceCsrView<V>& a, DeviceBsrBlocks<V>& m, std::siz
     const std::size_t tail = static_cast<std::size_t>(last[0]) * bs2;
     cuda::fill_bytes(m.values.data() + tail, 0, (stored - tail) * sizeof(V));
   }
-  full_block_values_kernel<V><<<item_grid(a.nnz), block, 0, stream>>>(
-      a.nnz, a.rows, bs, a.row_ptr, a.col_idx, a.values, m.col_idx.data(), m.values.data());
-  SPMVKIT_LAUNCH_CHECK();
   m.blocks = static_cast<index_t>(nnzb);
+  if (!check) {
+    full_block_values_kernel<V, false>
+        <<<item_grid(a.nnz), block, 0, stream>>>(a.nnz, a.rows, bs, a.row_ptr, a.col_idx, a.values,
+                                                 m.col_idx.data(), m.values.data(), nullptr);
+    SPMVKIT_LAUNCH_CHECK();
+    return true;
+  }
+  cuda::DeviceBuffer<int> broken(1);
+  cuda::fill_bytes(broken.data(), 0, sizeof(int));
+  full_block_values_kernel<V, true>
+      <<<item_grid(a.nnz), block, 0, stream>>>(a.nnz, a.rows, bs, a.row_ptr, a.col_idx, a.values,
+                                               m.col_idx.data(), m.values.data(), broken.data());
+  SPMVKIT_LAUNCH_CHECK();
+  int h = 0;
+  cuda::copy_to_host(&h, broken.data(), sizeof h);
+  return h == 0;
 }
 
 // m's arrays for any pattern: the distinct block columns of each block row by a segmented sort
@@ -392,14 +435,15 @@ DeviceBsrBlocks<V> csr_to_bsr_device(const DeviceCsrView<V>& a, int block_size,
   // Full blocks (a detected block size, or one given that fits): no sort. The check costs a
   // pass over the entries; the sort it saves, several (reservoir bs 2, 1e8 entries on an H100:
   // 11.9 ms with the sort).
+  // A block size not detected here: the rows checked first, the columns by the scatter itself.
   cuda::build_phase("blocks_check");
-  if (a.nnz > 0 && bs <= kDetectMax &&
-      (full_blocks || full_block_candidates(a, Candidates{1} << (bs - 1)) != 0))
-    fill_full_blocks(a, m, slack_bytes);
-  else {
-    cuda::build_phase("blocks_sorted");
-    fill_sorted_blocks(a, m, slack_bytes);
-  }
+  if (a.nnz > 0 && bs <= kDetectMax && (full_blocks || block_rows_even(a, bs)) &&
+      fill_full_blocks(a, m, slack_bytes, !full_blocks))
+    return m;
+  cuda::build_phase("blocks_sorted");
+  m.col_idx = {};  // a failed full-block scatter's arrays, freed before the sorted ones
+  m.values = {};
+  fill_sorted_blocks(a, m, slack_bytes);
   return m;
 }
 
