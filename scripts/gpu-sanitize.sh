@@ -13,13 +13,19 @@
 # (with several GPUs, the processes dealt over them in turn).
 # Writes one <tool>.txt under $OUT (every shard's output, in order) and prints a table: tool x
 # tests: passed, failed, errors, shards that ran to the end.
+# RESUME=1 (on the same machine, the logs of the calls before still there) runs a further round:
+# each tool and program only over the tests that no earlier round finished (passed or failed),
+# and the table counts every round. A sweep longer than one device call is then several calls
+# of this script at one commit.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT"
 logs=${SANITIZE_LOGS:-/tmp/sanitize}  # one folder a concurrent run
-rm -rf "$logs"
+[ "${RESUME:-0}" = 1 ] || rm -rf "$logs"
 mkdir -p "$logs"
+round=$(( $(find "$logs" -maxdepth 1 -name 'round_*' | wc -l) + 1 ))
+touch "$logs/round_$round"
 . scripts/gpu-env.sh
 CS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 tools=(${TOOLS:-memcheck racecheck initcheck synccheck})
@@ -57,6 +63,17 @@ for tool in "${tools[@]}"; do
     [ -x "$exe" ] || continue
     f_var=FILTER_$t s_var=SHARDS_$t
     n=${!s_var:-$shards}
+    run_filter=${!f_var:-$filter}
+    # A later round: the tests an earlier round finished are left out.
+    done_tests=$(cat "$logs/${tool}_${t}_"*.txt 2>/dev/null |
+      grep -aE '^\[ {7}OK \]|^\[  FAILED  \] .*\([0-9]+ ms\)$' |
+      sed -E 's/^\[[^]]*\] ([^ ]+) .*/\1/' | sort -u | paste -sd:)
+    if [ -n "$done_tests" ]; then
+      case $run_filter in
+        *:-*) run_filter="$run_filter:$done_tests" ;;
+        *) run_filter="$run_filter:-$done_tests" ;;
+      esac
+    fi
     for ((s = 0; s < n; ++s)); do
       gpu=${gpu_ids[$((pi % ${#gpu_ids[@]}))]}
       pi=$((pi + 1))
@@ -67,13 +84,13 @@ for tool in "${tools[@]}"; do
       SPMVKIT_SOLVER_GRAPHS=$graphs CUDA_VISIBLE_DEVICES=$gpu OMP_NUM_THREADS=1 \
         GTEST_TOTAL_SHARDS=$n GTEST_SHARD_INDEX=$s \
         timeout "${TOOL_TIMEOUT:-480}" "$CS" --tool "$tool" --print-limit 20 "$exe" \
-        --gtest_filter="${!f_var:-$filter}" > "$logs/${tool}_${t}_$s.txt" 2>&1 &
+        --gtest_filter="$run_filter" > "$logs/${tool}_${t}_r${round}_$s.txt" 2>&1 &
       pids+=($!)
     done
   done
 done
 wait "${pids[@]}"
-echo "sweep: $(( $(date +%s) - t0 ))s, $shards shards a tool and test program"
+echo "sweep round $round: $(( $(date +%s) - t0 ))s, $shards shards a tool and test program"
 printf '%-10s %-8s %8s %8s %8s %8s %s\n' tool tests passed failed errors dp_warn complete
 for tool in "${tools[@]}"; do
   for t in "${tests[@]}"; do
