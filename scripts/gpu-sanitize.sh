@@ -111,9 +111,10 @@ done
 for tool in "${tools[@]}"; do
   files=("$logs/${tool}_"*.txt)
   [ -e "${files[0]}" ] || continue
-  named=$(cat "${files[@]}" | grep -E '^========= (Error|Warning|Invalid|Uninitialized|Barrier|Program hit|Race)' |
-    grep -oE '(access at|in) (void )?[A-Za-z_][A-Za-z_0-9:<>]*' | sed -E 's/^(access at|in) (void )?//' |
-    sort | uniq -c | sort -rn | head -12)
+  first='^========= (Error|Warning|Invalid|Uninitialized|Barrier|Program hit|Race)'
+  named=$(cat "${files[@]}" | grep -E "$first" |
+    grep -oE '(access at|in) (void )?[A-Za-z_][A-Za-z_0-9:<>]*' |
+    sed -E 's/^(access at|in) (void )?//' | sort | uniq -c | sort -rn | head -12)
   [ -n "$named" ] && { echo "$tool: reports name"; echo "$named"; }
 done
 for tool in "${tools[@]}"; do
