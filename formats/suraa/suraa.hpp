@@ -287,6 +287,11 @@ struct SuraaPlan {
   SuraaOrder order = SuraaOrder::paper;
 };
 
+// A plan's order, sizes, probes, segmentation and max_child_threads (what every way of making
+// one starts from).
+SuraaPlan suraa_plan_head(index_t rows, index_t cols, const SuraaProbes& probes,
+                          const SuraaSegmentation& seg, const SuraaOptions& o);
+
 // Sort order of Section 4.1: npr descending, ties by the first column index ascending (empty
 // rows last), remaining ties by row index (a stable sort, as the GPU radix sort is). pow2:
 // npr's power-of-two class (suraa_sort_class) replaces npr; bucketed: class descending, ties

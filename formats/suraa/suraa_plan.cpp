@@ -291,9 +291,8 @@ std::vector<SuraaLaunch> suraa_launches(const std::vector<SuraaSegment>& segment
   return out;
 }
 
-SuraaPlan suraa_finish_plan(index_t rows, index_t cols, const SuraaProbes& probes,
-                            const SuraaSegmentation& seg, const std::vector<index_t>& bounds,
-                            const std::vector<std::int64_t>& segment_nnz, const SuraaOptions& o) {
+SuraaPlan suraa_plan_head(index_t rows, index_t cols, const SuraaProbes& probes,
+                          const SuraaSegmentation& seg, const SuraaOptions& o) {
   SuraaPlan plan;
   plan.order = o.order;
   plan.rows = rows;
@@ -302,6 +301,13 @@ SuraaPlan suraa_finish_plan(index_t rows, index_t cols, const SuraaProbes& probe
   plan.segmentation = seg;
   plan.max_child_threads = o.max_child_threads > 0 ? o.max_child_threads
                                                    : suraa_max_child_threads(probes.rows_over_warp);
+  return plan;
+}
+
+SuraaPlan suraa_finish_plan(index_t rows, index_t cols, const SuraaProbes& probes,
+                            const SuraaSegmentation& seg, const std::vector<index_t>& bounds,
+                            const std::vector<std::int64_t>& segment_nnz, const SuraaOptions& o) {
+  SuraaPlan plan = suraa_plan_head(rows, cols, probes, seg, o);
   plan.segments = suraa_group_segments(segment_nnz, bounds, plan.max_child_threads);
   plan.segment_count = static_cast<std::int64_t>(plan.segments.size());
   for (const auto& s : plan.segments) {

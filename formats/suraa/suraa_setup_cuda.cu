@@ -220,15 +220,8 @@ static SuraaPlan suraa_groups_on_device(index_t m, index_t n, std::int64_t nnz,
                                         const SuraaProbes& probes, const SuraaSegmentation& seg,
                                         const NprMoments& mom, const SuraaOptions& o,
                                         const index_t* sorted_row_ptr) {
-  SuraaPlan plan;
-  plan.order = o.order;
-  plan.rows = m;
-  plan.cols = n;
+  SuraaPlan plan = suraa_plan_head(m, n, probes, seg, o);
   plan.nnz = nnz;
-  plan.probes = probes;
-  plan.segmentation = seg;
-  plan.max_child_threads = o.max_child_threads > 0 ? o.max_child_threads
-                                                   : suraa_max_child_threads(probes.rows_over_warp);
   const index_t size = std::max<index_t>(seg.segment_size, 1);
   std::vector<index_t> runs = o.row_order_ties()
                                   ? suraa_class_runs(order_class_count(mom.class_count, o.order))
