@@ -36,6 +36,24 @@ shards=${SHARDS:-4}
 # reports as API errors.
 filter=${FILTER:-*:-CudaOutOfMemory.*}
 
+# remaining_tests EXE FILTER LOG_PREFIX: the full names of EXE's tests under FILTER that no log
+# LOG_PREFIX*.txt shows finished, a line each.
+remaining_tests() {
+  local finished
+  finished=$(cat "$3"*.txt 2>/dev/null |
+    grep -aE '^\[ {7}OK \]|^\[  FAILED  \] .*\([0-9]+ ms\)$' |
+    sed -E 's/^\[[^]]*\] ([^ ]+) .*/\1/' | sort -u)
+  "$1" --gtest_list_tests --gtest_filter="$2" | awk '
+    /^[^ ]/ { suite = $1; next }
+    /^  / { print suite $1 }' | sort -u | comm -23 - <(printf '%s\n' "$finished" | sed '/^$/d')
+}
+# deal_lines N: stdin's lines dealt in turn into at most N lists, each printed as one line of
+# names joined by ':' (a gtest filter).
+deal_lines() {
+  awk -v n="$1" '{ k = (NR - 1) % n; l[k] = (k in l ? l[k] ":" : "") $0 }
+    END { for (k = 0; k < n; ++k) if (k in l) print l[k] }'
+}
+
 nvcc -arch=sm_90 -lineinfo -o "$logs/probes" scripts/sanitizer_probes.cu || exit 1
 for tool in "${tools[@]}"; do
   report=$("$CS" --tool "$tool" --error-exitcode 9 "$logs/probes" "$tool" 2>&1)
@@ -64,15 +82,15 @@ for tool in "${tools[@]}"; do
     f_var=FILTER_$t s_var=SHARDS_$t
     n=${!s_var:-$shards}
     run_filter=${!f_var:-$filter}
-    # A later round: the tests an earlier round finished are left out.
-    done_tests=$(cat "$logs/${tool}_${t}_"*.txt 2>/dev/null |
-      grep -aE '^\[ {7}OK \]|^\[  FAILED  \] .*\([0-9]+ ms\)$' |
-      sed -E 's/^\[[^]]*\] ([^ ]+) .*/\1/' | sort -u | paste -sd:)
-    if [ -n "$done_tests" ]; then
-      case $run_filter in
-        *:-*) run_filter="$run_filter:$done_tests" ;;
-        *) run_filter="$run_filter:-$done_tests" ;;
-      esac
+    # A later round: the tests no earlier round finished (passed or failed), dealt over the n
+    # shards as lists of names (a filter that left out the finished ones would pass Linux's
+    # 128 KB limit on one argument), and none at all when every test finished.
+    lists=()
+    if [ "$round" -gt 1 ]; then
+      remaining_tests "$exe" "$run_filter" "$logs/${tool}_${t}_" > "$logs/remaining_${tool}_$t"
+      mapfile -t lists < <(deal_lines "$n" < "$logs/remaining_${tool}_$t")
+      [ ${#lists[@]} -gt 0 ] || continue
+      n=${#lists[@]}
     fi
     for ((s = 0; s < n; ++s)); do
       gpu=${gpu_ids[$((pi % ${#gpu_ids[@]}))]}
@@ -81,10 +99,12 @@ for tool in "${tools[@]}"; do
       # (scripts/sync_while_probe.cu): the merged solvers run their unrolled graphs under it.
       graphs=while
       [ "$tool" = synccheck ] && graphs=unrolled
-      SPMVKIT_SOLVER_GRAPHS=$graphs CUDA_VISIBLE_DEVICES=$gpu OMP_NUM_THREADS=1 \
-        GTEST_TOTAL_SHARDS=$n GTEST_SHARD_INDEX=$s \
+      shard=(env GTEST_TOTAL_SHARDS=$n GTEST_SHARD_INDEX=$s)
+      shard_filter=$run_filter
+      [ "$round" -gt 1 ] && { shard=(env); shard_filter=${lists[$s]}; }
+      SPMVKIT_SOLVER_GRAPHS=$graphs CUDA_VISIBLE_DEVICES=$gpu OMP_NUM_THREADS=1 "${shard[@]}" \
         timeout "${TOOL_TIMEOUT:-480}" "$CS" --tool "$tool" --print-limit 20 "$exe" \
-        --gtest_filter="$run_filter" > "$logs/${tool}_${t}_r${round}_$s.txt" 2>&1 &
+        --gtest_filter="$shard_filter" > "$logs/${tool}_${t}_r${round}_$s.txt" 2>&1 &
       pids+=($!)
     done
   done
