@@ -80,9 +80,9 @@ void sort_lengths(std::vector<index_t>& lengths, index_t max_len) {
 
 // bs by core's detect_block_size on the whole matrix when small, else the same test (every
 // aligned bs x bs block holding an entry is full) on kBlockSampleRows rows in windows aligned
-// to g = gcd(rows, cols, sampled row lengths), read in place: no copy of the sample, no array
-// the size of the matrix. A matrix dense-blocked only where the sample looks is taken as
-// blocked; the BSR build then finds out (bench records the block size it used).
+// to g = gcd(rows, cols, sampled row lengths), read in place (a host CSR) or gathered (a device
+// CSR): no array the size of the matrix. A matrix dense-blocked only where the sample looks is
+// taken as blocked; the BSR build then finds out (bench records the block size it used).
 constexpr index_t kBlockSampleRows = 1024;
 
 // Distinct block columns (col / bs) of rows [r0, r0 + bs): the common case, every row holding
@@ -293,7 +293,7 @@ struct SampledRows {
   index_t col(std::int64_t k) const { return find(col_pieces, col_at, k, "column index"); }
   const index_t* cols(std::int64_t k, std::int64_t n) const {
     if (n <= 0) return nullptr;
-    const index_t* first = &find_ref(col_pieces, col_at, k, "column index");
+    const index_t* first = &find(col_pieces, col_at, k, "column index");
     if (k + n > col_pieces[col_at].end)
       throw std::logic_error("auto features: column indices " + std::to_string(k) + ".." +
                              std::to_string(k + n) + " were not gathered in one piece");
@@ -303,8 +303,8 @@ struct SampledRows {
   // The piece `at` (the last one read: the readers walk rows and entries in order) when it
   // holds i, else a binary search. A search every read had taken 3-5 ms of auto's selection on
   // the H100 host (the block test reads every column of its ~1,000 rows).
-  static const index_t& find_ref(const std::vector<Piece>& pieces, std::size_t& at, std::int64_t i,
-                                 const char* what) {
+  static const index_t& find(const std::vector<Piece>& pieces, std::size_t& at, std::int64_t i,
+                             const char* what) {
     if (at < pieces.size() && pieces[at].begin <= i && i < pieces[at].end)
       return pieces[at].data[static_cast<std::size_t>(i - pieces[at].begin)];
     auto it = std::upper_bound(pieces.begin(), pieces.end(), i,
@@ -314,10 +314,6 @@ struct SampledRows {
                              " was not gathered");
     at = static_cast<std::size_t>(it - pieces.begin()) - 1;
     return pieces[at].data[static_cast<std::size_t>(i - pieces[at].begin)];
-  }
-  static index_t find(const std::vector<Piece>& pieces, std::size_t& at, std::int64_t i,
-                      const char* what) {
-    return find_ref(pieces, at, i, what);
   }
   mutable std::size_t ptr_at = 0, col_at = 0;
 

@@ -238,38 +238,39 @@ cuda::DeviceBuffer<T> with_slack(std::size_t n, std::size_t slack_bytes) {
 // block column never has a full run). One pass over the rows, then, for the candidates left,
 // one over the entries (per entry its column, its predecessor's and the first row's: ~4-8
 // bytes, the first rows' columns mostly from L2).
+// The row pass alone: the candidates whose every row length is a multiple of bs and that of
+// its block row's first row, returned and left in `alive` (one element).
 template <class V>
-Candidates full_block_candidates(const DeviceCsrView<V>& a, Candidates candidates) {
-  if (candidates == 0 || a.rows == 0) return 0;
-  cudaStream_t stream = cuda::Context::get().stream();
-  constexpr int block = BsrBlocksPolicy::block_threads;
-  cuda::DeviceBuffer<Candidates> alive(1);
+Candidates even_row_candidates(const DeviceCsrView<V>& a, Candidates candidates,
+                               cuda::DeviceBuffer<Candidates>& alive) {
   cuda::copy_to_device(alive.data(), &candidates, sizeof candidates);
-  detect_rows_kernel<<<grid(a.rows), block, 0, stream>>>(a.rows, a.row_ptr, candidates,
-                                                         alive.data());
-  SPMVKIT_LAUNCH_CHECK();
-  cuda::copy_to_host(&candidates, alive.data(), sizeof candidates);
-  if (candidates == 0 || a.nnz == 0) return candidates;
-  detect_entries_kernel<<<item_grid(a.nnz), block, 0, stream>>>(a.nnz, a.rows, a.row_ptr, a.col_idx,
-                                                                candidates, alive.data());
+  detect_rows_kernel<<<grid(a.rows), BsrBlocksPolicy::block_threads, 0,
+                       cuda::Context::get().stream()>>>(a.rows, a.row_ptr, candidates,
+                                                        alive.data());
   SPMVKIT_LAUNCH_CHECK();
   cuda::copy_to_host(&candidates, alive.data(), sizeof candidates);
   return candidates;
 }
 
-// Whether every row's length is a multiple of bs and that of its block row's first row (the
-// row pass of full_block_candidates for bs alone).
+template <class V>
+Candidates full_block_candidates(const DeviceCsrView<V>& a, Candidates candidates) {
+  if (candidates == 0 || a.rows == 0) return 0;
+  cuda::DeviceBuffer<Candidates> alive(1);
+  candidates = even_row_candidates(a, candidates, alive);
+  if (candidates == 0 || a.nnz == 0) return candidates;
+  detect_entries_kernel<<<item_grid(a.nnz), BsrBlocksPolicy::block_threads, 0,
+                          cuda::Context::get().stream()>>>(a.nnz, a.rows, a.row_ptr, a.col_idx,
+                                                           candidates, alive.data());
+  SPMVKIT_LAUNCH_CHECK();
+  cuda::copy_to_host(&candidates, alive.data(), sizeof candidates);
+  return candidates;
+}
+
+// Whether every row's length is a multiple of bs and that of its block row's first row.
 template <class V>
 bool block_rows_even(const DeviceCsrView<V>& a, int bs) {
-  const Candidates one = Candidates{1} << (bs - 1);
   cuda::DeviceBuffer<Candidates> alive(1);
-  cuda::copy_to_device(alive.data(), &one, sizeof one);
-  detect_rows_kernel<<<grid(a.rows), BsrBlocksPolicy::block_threads, 0,
-                       cuda::Context::get().stream()>>>(a.rows, a.row_ptr, one, alive.data());
-  SPMVKIT_LAUNCH_CHECK();
-  Candidates left = 0;
-  cuda::copy_to_host(&left, alive.data(), sizeof left);
-  return left != 0;
+  return even_row_candidates(a, Candidates{1} << (bs - 1), alive) != 0;
 }
 
 // m's block row pointer, block columns and values where `a` is made of full bs x bs blocks
