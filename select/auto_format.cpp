@@ -227,7 +227,7 @@ FormatEntry auto_format() {
         using V = std::decay_t<decltype(a.values[0])>;
         return build_auto<V>(HostMatrix<V>{a, b}, p);
       });
-  // From a device CSR: the features read there (three small downloads) and the pick built by
+  // From a device CSR: the features read there (two small downloads) and the pick built by
   // its own device builder, so a matrix on the GPU never goes through the host.
   set_device_builder(e, [](const auto& a, const Params& p) {
     using V = std::decay_t<decltype(a.values[0])>;

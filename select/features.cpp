@@ -1,6 +1,6 @@
 // Matrix features for format=auto (model.hpp): O(rows) for the longest row, else O(sampled rows
 // + their nonzeros), not O(nnz). The same code reads a host CSR in place, or a device CSR's
-// sampled rows gathered to the host in three small downloads (SampledRows), so both give the
+// sampled rows gathered to the host in two small downloads (SampledRows), so both give the
 // same features, and the same choice, for the same matrix.
 #include <algorithm>
 #include <cmath>
@@ -65,17 +65,21 @@ std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
   return h ^ (h >> 32);
 }
 
-// `lengths` in increasing order: a counting sort when the longest is short (the common case),
-// else std::sort.
-void sort_lengths(std::vector<index_t>& lengths, index_t max_len) {
-  if (max_len > 4 * static_cast<index_t>(lengths.size())) {
-    std::sort(lengths.begin(), lengths.end());
-    return;
-  }
-  std::vector<index_t> count(static_cast<std::size_t>(max_len) + 1, 0);
-  for (index_t len : lengths) ++count[len];
+// `lengths` in increasing order: a counting sort of those up to 4x the sample's size, the
+// longer ones (a power law's few long rows) by std::sort after them. std::sort of the whole
+// 16K sample had taken 0.4 ms of auto's selection on a power law (H100 host).
+void sort_lengths(std::vector<index_t>& lengths) {
+  const index_t cap = 4 * static_cast<index_t>(lengths.size());
+  std::vector<index_t> count(static_cast<std::size_t>(cap) + 1, 0), longer;
+  for (index_t len : lengths)
+    if (len <= cap)
+      ++count[len];
+    else
+      longer.push_back(len);
+  std::sort(longer.begin(), longer.end());
   auto out = lengths.begin();
-  for (index_t len = 0; len <= max_len; ++len) out = std::fill_n(out, count[len], len);
+  for (index_t len = 0; len <= cap; ++len) out = std::fill_n(out, count[len], len);
+  std::copy(longer.begin(), longer.end(), out);
 }
 
 // bs by core's detect_block_size on the whole matrix when small, else the same test (every
@@ -119,10 +123,12 @@ std::size_t distinct_block_cols(const R& a, index_t r0, index_t bs, std::vector<
   return static_cast<std::size_t>(std::unique(scratch.begin(), scratch.end()) - scratch.begin());
 }
 
-// g = gcd(rows, cols, sampled row lengths): the block sizes to try divide it.
+// g = gcd(rows, cols, sampled row lengths): the block sizes to try divide it. `lengths` sorted:
+// one gcd a distinct length (one a row had taken 0.2 ms of auto's selection, H100 host).
 index_t block_gcd(index_t rows, index_t cols, const std::vector<index_t>& lengths) {
   index_t g = std::gcd(rows, cols);
-  for (index_t len : lengths) g = std::gcd(g, len);
+  for (std::size_t i = 0; i < lengths.size() && g > 1; ++i)
+    if (i == 0 || lengths[i] != lengths[i - 1]) g = std::gcd(g, lengths[i]);
   return g;
 }
 
@@ -195,7 +201,7 @@ int sampled_block_size(const R& a, index_t g,
 }
 
 // Every feature but the block size and the longest row, from the length sample's windows
-// (sample_windows(rows, 1)) read through `a`.
+// (sample_windows(rows, 1)) read through `a`; `lengths` gets the sampled row lengths, sorted.
 template <class R>
 Features sampled_features(const R& a, int value_bytes, std::size_t l2_bytes, index_t row_max,
                           std::vector<index_t>& lengths) {
@@ -244,10 +250,8 @@ Features sampled_features(const R& a, int value_bytes, std::size_t l2_bytes, ind
   f.ell_bytes = static_cast<double>(f.rows) * f.row_max * entry;
   f.sellp_bytes = slice_pad * scale * entry + (f.rows / 32.0 + 1) * 4;
   // HEC's ELL width: min over l of w(l) = l*n + p_r*nz(l), p_r = 20 (HEC paper eq. (1)).
-  std::vector<index_t> sorted = lengths;
-  // Sized by the sample's longest row: the matrix's (a power law's) would send a counting sort
-  // over a 16K sample to std::sort.
-  sort_lengths(sorted, *std::max_element(sorted.begin(), sorted.end()));
+  sort_lengths(lengths);
+  const std::vector<index_t>& sorted = lengths;
   double best_w = 0, best_bytes = 0, above = 0;
   index_t best_l = 0;
   for (index_t v : sorted) above += v;
@@ -273,27 +277,33 @@ Features sampled_features(const R& a, int value_bytes, std::size_t l2_bytes, ind
 constexpr std::int64_t kSmallNnz = std::int64_t{1} << 16;
 
 #if SPMVKIT_HAVE_CUDA
-// Sampled rows of a device CSR on the host: the row pointer over some row ranges and the column
-// indices over some entry ranges, each gathered in one download (cuda::gather_ranges), read
-// through HostRows' interface. A read outside them is the caller's defect (logic_error).
+// Sampled rows of a device CSR on the host, read through HostRows' interface: the row pointer
+// over some row ranges, one column index a 32-row slice of the length sample (the structure
+// hash's, col), and the column indices over the block test's rows (cols). A read outside what
+// was gathered is the caller's defect (logic_error).
 struct SampledRows {
-  using Ranges = std::vector<std::pair<std::int64_t, std::int64_t>>;
   struct Piece {
     std::int64_t begin = 0, end = 0;
-    std::vector<index_t> data;
+    std::size_t at = 0;  // store[at, at + end - begin)
   };
   index_t n_rows = 0, n_cols = 0;
   std::int64_t n_nnz = 0;
-  std::vector<Piece> ptr_pieces, col_pieces;  // sorted by begin, disjoint
+  std::vector<Piece> ptr_pieces, mid_pieces, col_pieces;  // each sorted by begin, disjoint
+  // The gathered values, kept for the thread and reused: a fresh 0.5 MB a call had cost
+  // 0.3-0.6 ms of page faults in its allocation and download (H100 host). Pieces index it
+  // (it may move when it grows).
+  std::vector<index_t>& store;
+  std::size_t used = 0;
 
+  explicit SampledRows(std::vector<index_t>& s) : store(s) {}
   index_t rows() const { return n_rows; }
   index_t cols() const { return n_cols; }
   std::int64_t nnz() const { return n_nnz; }
-  index_t ptr(index_t r) const { return find(ptr_pieces, ptr_at, r, "row pointer"); }
-  index_t col(std::int64_t k) const { return find(col_pieces, col_at, k, "column index"); }
+  index_t ptr(index_t r) const { return *find(ptr_pieces, ptr_at, r, "row pointer"); }
+  index_t col(std::int64_t k) const { return *find(mid_pieces, mid_at, k, "column index"); }
   const index_t* cols(std::int64_t k, std::int64_t n) const {
     if (n <= 0) return nullptr;
-    const index_t* first = &find(col_pieces, col_at, k, "column index");
+    const index_t* first = find(col_pieces, col_at, k, "column index");
     if (k + n > col_pieces[col_at].end)
       throw std::logic_error("auto features: column indices " + std::to_string(k) + ".." +
                              std::to_string(k + n) + " were not gathered in one piece");
@@ -303,64 +313,92 @@ struct SampledRows {
   // The piece `at` (the last one read: the readers walk rows and entries in order) when it
   // holds i, else a binary search. A search every read had taken 3-5 ms of auto's selection on
   // the H100 host (the block test reads every column of its ~1,000 rows).
-  static const index_t& find(const std::vector<Piece>& pieces, std::size_t& at, std::int64_t i,
-                             const char* what) {
-    if (at < pieces.size() && pieces[at].begin <= i && i < pieces[at].end)
-      return pieces[at].data[static_cast<std::size_t>(i - pieces[at].begin)];
-    auto it = std::upper_bound(pieces.begin(), pieces.end(), i,
-                               [](std::int64_t v, const Piece& p) { return v < p.begin; });
-    if (it == pieces.begin() || i >= (it - 1)->end)
-      throw std::logic_error(std::string("auto features: ") + what + " " + std::to_string(i) +
-                             " was not gathered");
-    at = static_cast<std::size_t>(it - pieces.begin()) - 1;
-    return pieces[at].data[static_cast<std::size_t>(i - pieces[at].begin)];
+  const index_t* find(const std::vector<Piece>& pieces, std::size_t& at, std::int64_t i,
+                      const char* what) const {
+    if (at >= pieces.size() || i < pieces[at].begin || i >= pieces[at].end) {
+      auto it = std::upper_bound(pieces.begin(), pieces.end(), i,
+                                 [](std::int64_t v, const Piece& p) { return v < p.begin; });
+      if (it == pieces.begin() || i >= (it - 1)->end)
+        throw std::logic_error(std::string("auto features: ") + what + " " + std::to_string(i) +
+                               " was not gathered");
+      at = static_cast<std::size_t>(it - pieces.begin()) - 1;
+    }
+    return store.data() + pieces[at].at + static_cast<std::size_t>(i - pieces[at].begin);
   }
-  mutable std::size_t ptr_at = 0, col_at = 0;
+  mutable std::size_t ptr_at = 0, mid_at = 0, col_at = 0;
 
-  // Adds `ranges` of device `src` to `pieces`: merged with each other and with what is there
-  // (a piece kept whole is not gathered again; one that merges with new ranges is), one
-  // download.
-  static void add(std::vector<Piece>& pieces, Ranges ranges, const index_t* src) {
-    for (const Piece& p : pieces) ranges.emplace_back(p.begin, p.end);
+  // Room for n more values in store; their position.
+  std::size_t take(std::size_t n) {
+    if (used + n > store.size()) store.resize(std::max(used + n, 2 * store.size()));
+    used += n;
+    return used - n;
+  }
+
+  // `ranges` sorted and merged (overlapping or touching ranges joined, empty ones dropped).
+  static cuda::EntryRanges merged(cuda::EntryRanges ranges) {
     std::sort(ranges.begin(), ranges.end());
-    Ranges merged;
+    cuda::EntryRanges out;
     for (const auto& r : ranges) {
       if (r.second <= r.first) continue;
-      if (!merged.empty() && r.first <= merged.back().second)
-        merged.back().second = std::max(merged.back().second, r.second);
+      if (!out.empty() && r.first <= out.back().second)
+        out.back().second = std::max(out.back().second, r.second);
       else
-        merged.push_back(r);
+        out.push_back(r);
     }
-    // Both sorted by begin: the piece, if any, that a merged range is exactly.
-    std::vector<Piece*> same(merged.size(), nullptr);
-    Ranges wanted;
-    std::size_t p = 0;
-    for (std::size_t m = 0; m < merged.size(); ++m) {
-      while (p < pieces.size() && pieces[p].begin < merged[m].first) ++p;
-      if (p < pieces.size() && pieces[p].begin == merged[m].first &&
-          pieces[p].end == merged[m].second)
-        same[m] = &pieces[p];
+    return out;
+  }
+
+  // Pieces for `ranges` (merged) whose values lie in store from `at` on, in order.
+  static std::vector<Piece> pieces_at(const cuda::EntryRanges& ranges, std::size_t at) {
+    std::vector<Piece> out;
+    for (const auto& [b, e] : ranges) {
+      out.push_back({b, e, at});
+      at += static_cast<std::size_t>(e - b);
+    }
+    return out;
+  }
+
+  // `ranges` of device `src` into `pieces`, by one download of the ones no piece holds whole
+  // (none: no download). Such a range is gathered joined with the pieces it meets.
+  void add(std::vector<Piece>& pieces, const cuda::EntryRanges& ranges, const index_t* src) {
+    cuda::EntryRanges missing;
+    for (const auto& r : merged(ranges)) {
+      auto it = std::upper_bound(pieces.begin(), pieces.end(), r.first,
+                                 [](std::int64_t v, const Piece& p) { return v < p.begin; });
+      if (it == pieces.begin() || r.second > (it - 1)->end) missing.push_back(r);
+    }
+    if (missing.empty()) return;
+    std::vector<Piece> kept;
+    for (const Piece& p : pieces) {
+      const bool meets = std::any_of(missing.begin(), missing.end(), [&](const auto& r) {
+        return p.begin <= r.second && r.first <= p.end;
+      });
+      if (meets)
+        missing.emplace_back(p.begin, p.end);
       else
-        wanted.push_back(merged[m]);
+        kept.push_back(p);
     }
-    const std::vector<index_t> got = cuda::gather_ranges(src, wanted);
-    std::vector<Piece> out(merged.size());
-    std::size_t at = 0;
-    for (std::size_t m = 0; m < merged.size(); ++m) {
-      out[m].begin = merged[m].first;
-      out[m].end = merged[m].second;
-      if (same[m] != nullptr) {
-        out[m].data = std::move(same[m]->data);
-        continue;
-      }
-      const auto len = static_cast<std::size_t>(merged[m].second - merged[m].first);
-      out[m].data.assign(got.begin() + static_cast<std::ptrdiff_t>(at),
-                         got.begin() + static_cast<std::ptrdiff_t>(at + len));
-      at += len;
-    }
-    pieces = std::move(out);
+    missing = merged(std::move(missing));
+    std::size_t n = 0;
+    for (const auto& [b, e] : missing) n += static_cast<std::size_t>(e - b);
+    const std::size_t at = take(n);
+    cuda::gather_ranges(src, missing, store.data() + at);
+    for (const Piece& p : pieces_at(missing, at)) kept.push_back(p);
+    std::sort(kept.begin(), kept.end(),
+              [](const Piece& x, const Piece& y) { return x.begin < y.begin; });
+    pieces = std::move(kept);
   }
 };
+
+// The block test's windows (sample_windows(rows, g, kBlockSampleRows)) for every g <= 64:
+// gathered with the length sample, the row pointers of the windows for the g found later.
+cuda::EntryRanges block_rows_any_g(index_t rows) {
+  cuda::EntryRanges ranges;
+  for (index_t g = 2; g <= 64; ++g)
+    for (const auto& [r0, r1] : sample_windows(rows, g, kBlockSampleRows))
+      ranges.emplace_back(r0, std::int64_t{r1} + 1);
+  return ranges;
+}
 
 #endif
 
@@ -387,27 +425,33 @@ template <class V>
 Features measure_features(const DeviceCsrView<V>& a, std::size_t l2_bytes) {
 #if SPMVKIT_HAVE_CUDA
   if (a.nnz <= kSmallNnz) return measure_features(cuda::download_csr(a), l2_bytes);
-  // 1: the length sample's row pointers; 2: the block windows' row pointers and the length
-  // sample's column indices the hash reads; 3: the block windows' column indices.
-  SampledRows s;
+  // Two round trips: 1, the length sample's row pointers with the block test's for any g <= 64,
+  // one column index a 32-row slice (the hash's) and the longest row; 2, the block test's
+  // column indices. A g over 64 adds one for its windows' row pointers.
+  static thread_local std::vector<index_t> store;
+  SampledRows s(store);
   s.n_rows = a.rows;
   s.n_cols = a.cols;
   s.n_nnz = a.nnz;
-  SampledRows::Ranges ranges;
+  cuda::build_phase("features_sample");
+  cuda::EntryRanges ranges = block_rows_any_g(a.rows), slices;
   const auto windows = sample_windows(a.rows, 1);
-  for (const auto& [r0, r1] : windows) ranges.emplace_back(r0, std::int64_t{r1} + 1);
-  cuda::build_phase("features_rows");
-  SampledRows::add(s.ptr_pieces, ranges, a.row_ptr);
-  cuda::build_phase("features_hash_cols");
-  SampledRows::Ranges hash_cols;
-  for (const auto& [r0, r1] : windows)
-    for (index_t s0 = r0; s0 < r1; s0 += 32) {
-      const index_t k0 = s.ptr(s0), k1 = s.ptr(std::min(r1, s0 + 32));
-      if (k1 > k0) hash_cols.emplace_back(k0 + (k1 - k0) / 2, k0 + (k1 - k0) / 2 + 1);
-    }
-  SampledRows::add(s.col_pieces, hash_cols, a.col_idx);
-  cuda::build_phase("features_longest_row");
-  const index_t longest = cuda::longest_row(a);
+  for (const auto& [r0, r1] : windows) {
+    ranges.emplace_back(r0, std::int64_t{r1} + 1);
+    for (index_t s0 = r0; s0 < r1; s0 += 32) slices.emplace_back(s0, std::min(r1, s0 + 32));
+  }
+  ranges = SampledRows::merged(std::move(ranges));
+  std::size_t n = slices.size() + 1;
+  for (const auto& [b, e] : ranges) n += static_cast<std::size_t>(e - b);
+  const std::size_t at = s.take(n);
+  const index_t longest = cuda::sample_rows(a, ranges, slices, store.data() + at);
+  s.ptr_pieces = SampledRows::pieces_at(ranges, at);
+  std::size_t mid = at + n - 1 - slices.size();
+  for (const auto& [s0, s1] : slices) {
+    const index_t k0 = s.ptr(static_cast<index_t>(s0)), k1 = s.ptr(static_cast<index_t>(s1));
+    if (k1 > k0) s.mid_pieces.push_back({k0 + (k1 - k0) / 2, k0 + (k1 - k0) / 2 + 1, mid});
+    ++mid;
+  }
   cuda::build_phase("features_sampled");
   std::vector<index_t> lengths;
   Features f = sampled_features(s, sizeof(V), l2_bytes, longest, lengths);
@@ -418,11 +462,11 @@ Features measure_features(const DeviceCsrView<V>& a, std::size_t l2_bytes) {
   ranges.clear();
   for (const auto& [r0, r1] : sample_windows(a.rows, g, kBlockSampleRows))
     ranges.emplace_back(r0, std::int64_t{r1} + 1);
-  SampledRows::add(s.ptr_pieces, ranges, a.row_ptr);
+  s.add(s.ptr_pieces, ranges, a.row_ptr);
   ranges.clear();
   const auto block_windows = block_test_windows(s, g, &ranges);
   cuda::build_phase("features_block_cols");
-  SampledRows::add(s.col_pieces, ranges, a.col_idx);
+  s.add(s.col_pieces, ranges, a.col_idx);
   cuda::build_phase("features_block_test");
   f.block_size = block_windows.empty() ? 1 : sampled_block_size(s, g, block_windows);
   return f;

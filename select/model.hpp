@@ -44,9 +44,9 @@ inline constexpr index_t kSampleRows = index_t{1} << 14;
 template <class V>
 Features measure_features(const Csr<V>& a, std::size_t l2_bytes);
 // The same features of a CSR in device memory (CUDA builds; UnsupportedError otherwise): the
-// longest row by a reduction there, the sampled rows gathered to the host in three small
+// longest row by a reduction there, the sampled rows gathered to the host in two small
 // downloads (the whole matrix when it has at most 65,536 entries). Equal to the host's for the
-// same matrix, except that the block test reads at most 4M column indices.
+// same matrix.
 template <class V>
 Features measure_features(const DeviceCsrView<V>& a, std::size_t l2_bytes);
 

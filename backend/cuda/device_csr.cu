@@ -109,6 +109,29 @@ __global__ void gather_ranges_kernel(std::int64_t total, int n,
   out[t] = src[begin[lo] + (t - offset[lo])];
 }
 
+// out[j] = col_idx[k0 + (k1 - k0) / 2] for the rows [r0, r1) = (rows[2j], rows[2j + 1]), k =
+// row_ptr: the middle entry's column (0 for rows without entries). A thread a range.
+__global__ void middle_columns_kernel(int m, const std::int64_t* __restrict__ rows,
+                                      const index_t* __restrict__ row_ptr,
+                                      const index_t* __restrict__ col_idx, index_t* out) {
+  const int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= m) return;
+  const index_t k0 = row_ptr[rows[2 * j]], k1 = row_ptr[rows[2 * j + 1]];
+  out[j] = k1 > k0 ? col_idx[k0 + (k1 - k0) / 2] : 0;
+}
+
+// The longest of `rows` rows into device *longest (zeroed first), on `stream`.
+void launch_longest_row(index_t rows, const index_t* row_ptr, index_t* longest,
+                        cudaStream_t stream) {
+  SPMVKIT_CUDA_CHECK(cudaMemsetAsync(longest, 0, sizeof(index_t), stream));
+  if (rows == 0) return;
+  const unsigned grid =
+      std::min<unsigned>(grid_for(static_cast<std::size_t>(rows), kLongestBlock),
+                         static_cast<unsigned>(Context::get().sm_count()) * 8);
+  longest_row_kernel<<<grid, kLongestBlock, 0, stream>>>(rows, row_ptr, longest);
+  SPMVKIT_LAUNCH_CHECK();
+}
+
 // Device bytes for the small transfers of format=auto's features and of longest_row, kept for
 // the process (64 KB at first, doubled as needed) and given back when an allocation runs out
 // of memory (a release hook); the host side by upload_staged and download_staged. Each
@@ -158,51 +181,83 @@ Scratch& scratch() {
 // `bytes` rounded up to 16 (the next array's alignment in a scratch buffer).
 std::size_t aligned16(std::size_t bytes) { return (bytes + 15) / 16 * 16; }
 
-}  // namespace
-
-std::vector<index_t> gather_ranges(
-    const index_t* src, const std::vector<std::pair<std::int64_t, std::int64_t>>& ranges) {
+// The one round trip of gather_ranges and sample_rows: src over `ranges` into out[0, total);
+// with row_ptr given, then the middle column of each of `mid_rows` (out[total, total + m)) and
+// the longest of `rows` rows (out[total + m]). The ranges go up by one pageable copy without a
+// wait (the launches behind it on the stream read them), the results come down by one.
+void gather_to_host(const index_t* src, const EntryRanges& ranges, const index_t* row_ptr,
+                    const index_t* col_idx, index_t rows, const EntryRanges& mid_rows,
+                    index_t* out) {
   const int n = static_cast<int>(ranges.size());
-  std::vector<std::int64_t> meta(2 * static_cast<std::size_t>(n) + 1, 0);  // offsets, begins
+  const int m = row_ptr != nullptr ? static_cast<int>(mid_rows.size()) : 0;
+  // offsets (n + 1), begins (n), then the mid rows' (r0, r1) pairs
+  std::vector<std::int64_t> meta(2 * static_cast<std::size_t>(n) + 1 + 2 * m, 0);
   for (int i = 0; i < n; ++i) {
     meta[i + 1] = meta[i] + std::max<std::int64_t>(0, ranges[i].second - ranges[i].first);
     meta[static_cast<std::size_t>(n) + 1 + i] = ranges[i].first;
   }
+  for (int j = 0; j < m; ++j) {
+    meta[2 * static_cast<std::size_t>(n) + 1 + 2 * j] = mid_rows[j].first;
+    meta[2 * static_cast<std::size_t>(n) + 2 + 2 * j] = mid_rows[j].second;
+  }
   const std::int64_t total = meta[n];
-  if (total == 0) return {};
+  const std::size_t count = static_cast<std::size_t>(total) + m + (row_ptr != nullptr ? 1 : 0);
+  if (count == 0) return;
   const std::size_t meta_bytes = aligned16(meta.size() * sizeof(std::int64_t));
-  const std::size_t out_bytes = static_cast<std::size_t>(total) * sizeof(index_t);
   Scratch& sc = scratch();
   std::lock_guard<std::mutex> lock(sc.m);
-  auto* dev = static_cast<char*>(sc.device(meta_bytes + out_bytes));
-  upload_staged(dev, meta.data(), meta.size() * sizeof(std::int64_t));
+  auto* dev = static_cast<char*>(sc.device(meta_bytes + count * sizeof(index_t)));
+  cudaStream_t stream = Context::get().stream();
+  SPMVKIT_CUDA_CHECK(cudaMemcpyAsync(dev, meta.data(), meta.size() * sizeof(std::int64_t),
+                                     cudaMemcpyHostToDevice, stream));
   const auto* meta_d = reinterpret_cast<const std::int64_t*>(dev);
   auto* out_d = reinterpret_cast<index_t*>(dev + meta_bytes);
   constexpr int block = 256;
-  gather_ranges_kernel<<<grid_for(static_cast<std::size_t>(total), block), block, 0,
-                         Context::get().stream()>>>(total, n, meta_d, meta_d + n + 1, src, out_d);
-  SPMVKIT_LAUNCH_CHECK();
-  std::vector<index_t> out(static_cast<std::size_t>(total));
-  download_staged(out.data(), out_d, out_bytes);
-  return out;
+  if (total > 0) {
+    gather_ranges_kernel<<<grid_for(static_cast<std::size_t>(total), block), block, 0, stream>>>(
+        total, n, meta_d, meta_d + n + 1, src, out_d);
+    SPMVKIT_LAUNCH_CHECK();
+  }
+  if (row_ptr != nullptr) {
+    if (m > 0) {
+      middle_columns_kernel<<<grid_for(static_cast<std::size_t>(m), block), block, 0, stream>>>(
+          m, meta_d + 2 * n + 1, row_ptr, col_idx, out_d + total);
+      SPMVKIT_LAUNCH_CHECK();
+    }
+    launch_longest_row(rows, row_ptr, out_d + total + m, stream);
+  }
+  SPMVKIT_CUDA_CHECK(
+      cudaMemcpyAsync(out, out_d, count * sizeof(index_t), cudaMemcpyDeviceToHost, stream));
+  SPMVKIT_CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
+}  // namespace
+
+void gather_ranges(const index_t* src, const EntryRanges& ranges, index_t* out) {
+  gather_to_host(src, ranges, nullptr, nullptr, 0, {}, out);
+}
+
+template <class V>
+index_t sample_rows(const DeviceCsrView<V>& a, const EntryRanges& ptr_ranges,
+                    const EntryRanges& mid_rows, index_t* out) {
+  gather_to_host(a.row_ptr, ptr_ranges, a.row_ptr, a.col_idx, a.rows, mid_rows, out);
+  std::int64_t total = 0;
+  for (const auto& [b, e] : ptr_ranges) total += std::max<std::int64_t>(0, e - b);
+  return out[static_cast<std::size_t>(total) + mid_rows.size()];
 }
 
 template <class V>
 index_t longest_row(const DeviceCsrView<V>& a) {
   if (a.rows == 0) return 0;
-  auto& ctx = Context::get();
-  cudaStream_t stream = ctx.stream();
+  cudaStream_t stream = Context::get().stream();
   Scratch& sc = scratch();
   std::lock_guard<std::mutex> lock(sc.m);
   auto* longest = static_cast<index_t*>(sc.device(sizeof(index_t)));
-  SPMVKIT_CUDA_CHECK(cudaMemsetAsync(longest, 0, sizeof(index_t), stream));
-  const unsigned grid =
-      std::min<unsigned>(grid_for(static_cast<std::size_t>(a.rows), kLongestBlock),
-                         static_cast<unsigned>(ctx.sm_count()) * 8);
-  longest_row_kernel<<<grid, kLongestBlock, 0, stream>>>(a.rows, a.row_ptr, longest);
-  SPMVKIT_LAUNCH_CHECK();
+  launch_longest_row(a.rows, a.row_ptr, longest, stream);
   index_t host = 0;
-  download_staged(&host, longest, sizeof host);
+  SPMVKIT_CUDA_CHECK(
+      cudaMemcpyAsync(&host, longest, sizeof host, cudaMemcpyDeviceToHost, stream));
+  SPMVKIT_CUDA_CHECK(cudaStreamSynchronize(stream));
   return host;
 }
 
@@ -243,7 +298,9 @@ void check_device_csr(const DeviceCsrView<V>& a) {
   template OwnedDeviceCsr<V> upload_csr(const Csr<V>&);    \
   template Csr<V> download_csr(const DeviceCsrView<V>&);   \
   template void check_device_csr(const DeviceCsrView<V>&); \
-  template index_t longest_row(const DeviceCsrView<V>&);
+  template index_t longest_row(const DeviceCsrView<V>&);  \
+  template index_t sample_rows(const DeviceCsrView<V>&, const EntryRanges&, const EntryRanges&, \
+                               index_t*);
 SPMVKIT_INSTANTIATE(float)
 SPMVKIT_INSTANTIATE(double)
 #undef SPMVKIT_INSTANTIATE

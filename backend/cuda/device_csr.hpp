@@ -60,10 +60,19 @@ void check_device_csr(const DeviceCsrView<V>& a);
 template <class V>
 index_t longest_row(const DeviceCsrView<V>& a);
 
-// src[b, e) for each (b, e) of `ranges` (device `src`, ranges within it), concatenated on the
-// host: one launch (a thread an element) and one download. format=auto's features of a device
-// CSR read its sampled rows this way (select/features.cpp).
-std::vector<index_t> gather_ranges(
-    const index_t* src, const std::vector<std::pair<std::int64_t, std::int64_t>>& ranges);
+// Half-open index ranges [first, second).
+using EntryRanges = std::vector<std::pair<std::int64_t, std::int64_t>>;
+// src[b, e) for each (b, e) of `ranges` (device `src`, ranges within it), concatenated into
+// host `out` (room for their total): one launch (a thread an element) and one download.
+// format=auto's features of a device CSR read its sampled rows this way (select/features.cpp).
+void gather_ranges(const index_t* src, const EntryRanges& ranges, index_t* out);
+// format=auto's first look at a device CSR, in one download: a's row pointer over `ptr_ranges`
+// (as gather_ranges), then for each row range (r0, r1) of `mid_rows` the column of its middle
+// entry, col_idx[k0 + (k1 - k0) / 2] with k = row_ptr (0 for a range without entries), then
+// the longest row, into host `out` (room for the ranges' total + mid_rows.size() + 1); returns
+// the longest row.
+template <class V>
+index_t sample_rows(const DeviceCsrView<V>& a, const EntryRanges& ptr_ranges,
+                    const EntryRanges& mid_rows, index_t* out);
 
 }  // namespace spmvkit::cuda

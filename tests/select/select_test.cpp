@@ -140,6 +140,16 @@ TEST(SelectFeatures, DeviceCsrGivesTheHostFeatures) {
     arrow.values.assign(arrow.col_idx.size(), 1.0);
   }
   cases.emplace_back("arrow bs2", arrow);
+  // Blocks of 72 on the diagonal: g = 72, over the 64 whose block-test windows come with the
+  // length sample, so their row pointers take a round trip of their own.
+  {
+    Csr<double> diagonal;
+    diagonal.rows = diagonal.cols = 256;
+    for (index_t r = 0; r <= 256; ++r) diagonal.row_ptr.push_back(r);
+    for (index_t r = 0; r < 256; ++r) diagonal.col_idx.push_back(r);
+    diagonal.values.assign(256, 1.0);
+    cases.emplace_back("diagonal blocks of 72", block_expand(diagonal, 72));
+  }
   for (const auto& [name, a] : cases) {
     SCOPED_TRACE(name);
     const cuda::OwnedDeviceCsr<double> d = cuda::upload_csr(a);
