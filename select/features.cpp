@@ -65,12 +65,14 @@ std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
   return h ^ (h >> 32);
 }
 
-// `lengths` in increasing order: a counting sort of those up to 4x the sample's size, the
-// longer ones (a power law's few long rows) by std::sort after them. std::sort of the whole
-// 16K sample had taken 0.4 ms of auto's selection on a power law (H100 host).
+// `lengths` in increasing order: a counting sort of those up to 4,096 (counts in 16 KB: larger
+// fresh arrays cost page faults of ~2 us a page on the H100 host), the longer ones (a power
+// law's few long rows) by std::sort after them. std::sort of the whole 16K sample had taken
+// 0.4 ms of auto's selection on a power law.
 void sort_lengths(std::vector<index_t>& lengths) {
-  const index_t cap = 4 * static_cast<index_t>(lengths.size());
-  std::vector<index_t> count(static_cast<std::size_t>(cap) + 1, 0), longer;
+  constexpr index_t cap = 4096;
+  index_t count[cap + 1] = {};
+  std::vector<index_t> longer;
   for (index_t len : lengths)
     if (len <= cap)
       ++count[len];
@@ -409,7 +411,7 @@ double Features::cv() const { return row_mean > 0 ? std::sqrt(row_variance) / ro
 template <class V>
 Features measure_features(const Csr<V>& a, std::size_t l2_bytes) {
   const HostRows<V> rows{a};
-  std::vector<index_t> lengths;
+  static thread_local std::vector<index_t> lengths;  // reused: no fresh pages a call
   Features f = sampled_features(rows, sizeof(V), l2_bytes, longest_row(a), lengths);
   if (f.rows == 0 || lengths.empty()) return f;
   if (a.nnz() <= kSmallNnz) {
@@ -453,7 +455,7 @@ Features measure_features(const DeviceCsrView<V>& a, std::size_t l2_bytes) {
     ++mid;
   }
   cuda::build_phase("features_sampled");
-  std::vector<index_t> lengths;
+  static thread_local std::vector<index_t> lengths;  // reused: no fresh pages a call
   Features f = sampled_features(s, sizeof(V), l2_bytes, longest, lengths);
   if (f.rows == 0 || lengths.empty()) return f;
   const index_t g = block_gcd(a.rows, a.cols, lengths);
