@@ -16,6 +16,8 @@
 # without them; RACECHECK_ALL=1 checks every kernel.
 # Writes one <tool>.txt under $OUT (every shard's output, in order) and prints a table: tool x
 # tests: passed, failed, errors, shards that ran to the end.
+# The logs also come back as $OUT/sanitize_logs.tgz: unpacked into SANITIZE_LOGS on another
+# machine, a RESUME=1 round there goes on from them (at the same commit).
 # RESUME=1 (on the same machine, the logs of the calls before still there) runs a further round:
 # each tool and program only over the tests that no earlier round finished (passed or failed),
 # and the table counts every round. A sweep longer than one device call is then several calls
@@ -122,7 +124,10 @@ for tool in "${tools[@]}"; do
 done
 wait "${pids[@]}"
 echo "sweep round $round: $(( $(date +%s) - t0 ))s, $shards shards a tool and test program"
-printf '%-10s %-8s %8s %8s %8s %8s %s\n' tool tests passed failed errors dp_warn complete
+# errors: memcheck's, initcheck's and synccheck's reports, racecheck's hazards it calls errors;
+# warnings: racecheck's hazards it calls warnings (the result may not depend on the order).
+printf '%-10s %-8s %8s %8s %8s %8s %8s %s\n' tool tests passed failed errors warnings dp_warn \
+  complete
 for tool in "${tools[@]}"; do
   for t in "${tests[@]}"; do
     files=("$logs/${tool}_${t}_"*.txt)
@@ -130,15 +135,20 @@ for tool in "${tools[@]}"; do
     passed=$(cat "${files[@]}" | grep -cE '^\[       OK \]')
     failed=$(cat "${files[@]}" | grep -cE '^\[  FAILED  \] .*\([0-9]+ ms\)$')
     # The summary lines, not their "N errors were not printed" twins (counted twice before).
-    errors=$(cat "${files[@]}" | grep -E '(ERROR|RACECHECK) SUMMARY: [0-9]+' | grep -v 'not printed' |
-      grep -oE 'SUMMARY: [0-9]+' | awk '{s += $2} END {print s + 0}')
+    read -r errors warnings < <(cat "${files[@]}" |
+      grep -E '(ERROR|RACECHECK) SUMMARY: [0-9]+' | grep -v 'not printed' | awk '
+        /RACECHECK/ { s = $0; sub(/.*\(/, "", s); split(s, n, /[ ,]+/); e += n[1]; w += n[3]; next }
+        { e += $4 }
+        END { print e + 0, w + 0 }')
     dp=$(cat "${files[@]}" | grep -c 'Dynamic Parallelism is not supported')
     complete=$(cat "${files[@]}" | grep -cE '^\[==========\] .* ran')
-    printf '%-10s %-8s %8s %8s %8s %8s %s/%s\n' "$tool" "$t" "$passed" "$failed" "$errors" "$dp" "$complete" "${#files[@]}"
+    printf '%-10s %-8s %8s %8s %8s %8s %8s %s/%s\n' "$tool" "$t" "$passed" "$failed" "$errors" \
+      "$warnings" "$dp" "$complete" "${#files[@]}"
   done
 done
 # Where the reports point: the kernels (or API calls) named in their first lines, with counts
-# (cuSPARSE's own kernels, reached through the peer formats, are named cusparse::...).
+# (cuSPARSE's own kernels, reached through the peer formats, are named cusparse::... or, from
+# its legacy API, bsrmv_small_core and the like).
 for tool in "${tools[@]}"; do
   files=("$logs/${tool}_"*.txt)
   [ -e "${files[0]}" ] || continue
@@ -153,3 +163,4 @@ for tool in "${tools[@]}"; do
     [ -e "$f" ] && { echo "==== $(basename "$f")"; cat "$f"; }
   done | gzip > "$OUT/$tool.txt.gz"
 done
+(cd "$logs" && tar czf "$OUT/sanitize_logs.tgz" --exclude=probes .)
