@@ -31,6 +31,11 @@ struct HostRows {
   index_t cols() const { return a.cols; }
   std::int64_t nnz() const { return a.nnz(); }
   index_t ptr(index_t r) const { return a.row_ptr[static_cast<std::size_t>(r)]; }
+  // Row pointers [r, r + n), contiguous (the length sample reads its windows through it).
+  const index_t* ptrs(index_t r, index_t n) const {
+    (void)n;
+    return a.row_ptr.data() + r;
+  }
   index_t col(std::int64_t k) const { return a.col_idx[static_cast<std::size_t>(k)]; }
   // Column indices [k, k + n), contiguous (the block test reads whole rows through it).
   const index_t* cols(std::int64_t k, std::int64_t n) const {
@@ -220,18 +225,21 @@ Features sampled_features(const R& a, int value_bytes, std::size_t l2_bytes, ind
   lengths.reserve(static_cast<std::size_t>(std::min<index_t>(f.rows, kSampleRows + kWindow)));
   double slice_pad = 0;  // sum over sampled 32-row slices of 32 * slice max
   for (const auto& [r0, r1] : sample_windows(f.rows, 1)) {
+    // The window's row pointers as one span (one lookup a window, not three a row).
+    const index_t* ptr = a.ptrs(r0, r1 - r0 + 1);
+    const auto at = [&](index_t r) { return ptr[r - r0]; };
     for (index_t s0 = r0; s0 < r1; s0 += 32) {
       index_t slice_max = 0;
       for (index_t r = s0; r < std::min(r1, s0 + 32); ++r) {
-        const index_t len = a.ptr(r + 1) - a.ptr(r);
+        const index_t len = at(r + 1) - at(r);
         lengths.push_back(len);
         slice_max = std::max(slice_max, len);
-        h = mix(h, static_cast<std::uint64_t>(a.ptr(r)));
+        h = mix(h, static_cast<std::uint64_t>(at(r)));
       }
       slice_pad += 32.0 * slice_max;
       // The structure hash reads the slice's row pointers and one column index (a cache miss a
       // slice, not a row).
-      const index_t k0 = a.ptr(s0), k1 = a.ptr(std::min(r1, s0 + 32));
+      const index_t k0 = at(s0), k1 = at(std::min(r1, s0 + 32));
       if (k1 > k0) h = mix(h, static_cast<std::uint64_t>(a.col(k0 + (k1 - k0) / 2)));
     }
   }
@@ -303,12 +311,20 @@ struct SampledRows {
   std::int64_t nnz() const { return n_nnz; }
   index_t ptr(index_t r) const { return *find(ptr_pieces, ptr_at, r, "row pointer"); }
   index_t col(std::int64_t k) const { return *find(mid_pieces, mid_at, k, "column index"); }
+  const index_t* ptrs(index_t r, index_t n) const {
+    return span(ptr_pieces, ptr_at, r, n, "row pointers");
+  }
   const index_t* cols(std::int64_t k, std::int64_t n) const {
+    return span(col_pieces, col_at, k, n, "column indices");
+  }
+  // Values [i, i + n) of one piece (nullptr for n <= 0).
+  const index_t* span(const std::vector<Piece>& pieces, std::size_t& at, std::int64_t i,
+                      std::int64_t n, const char* what) const {
     if (n <= 0) return nullptr;
-    const index_t* first = find(col_pieces, col_at, k, "column index");
-    if (k + n > col_pieces[col_at].end)
-      throw std::logic_error("auto features: column indices " + std::to_string(k) + ".." +
-                             std::to_string(k + n) + " were not gathered in one piece");
+    const index_t* first = find(pieces, at, i, what);
+    if (i + n > pieces[at].end)
+      throw std::logic_error(std::string("auto features: ") + what + " " + std::to_string(i) +
+                             ".." + std::to_string(i + n) + " were not gathered in one piece");
     return first;
   }
 
