@@ -4,9 +4,10 @@
   bench/fit_select.py replay [--cli build/spmvkit] [RUN.json...]
   bench/fit_select.py fit    [--cli build/spmvkit] [--emit select/model_defaults.cpp] [RUN.json...]
 
-RUN.json: `spmvkit bench --json` runs with every format measured (default RUNS below: the H100
-runs of 6e9c635 of the real, csr, ell, bsr, bsr-all suites and two sixteenths of bsr-expand; its
-auto suite, generated matrices, is the hold-out the fit never sees). The features come from the
+RUN.json: `spmvkit bench --json` runs with every format measured (default RUNS below: the 4x H100
+run of ff7c415 of the real, csr, ell, bsr, bsr-all suites and four sixteenths of bsr-expand, which
+measures 8 of our formats; its auto suite, generated matrices, is the hold-out the fit never
+sees). The features come from the
 library itself: `spmvkit info MATRIX --auto --json` (select::measure_features, select::choose and
 select::cost_features, no GPU), so neither the replay nor the fit can diverge from the library.
 
@@ -31,9 +32,9 @@ CANDIDATES = ['csr_scalar', 'csr_vector', 'csr_balanced', 'ell', 'hyb', 'hec', '
               'suraa_static', 'bsr', 'bsr_balanced']
 OURS = CANDIDATES + ['suraa']
 R = 'bench/results/'
-RUNS = [R + '2026-11-26-h100x4-6e9c635/bench_%s.json' % s
-        for s in ('real', 'csr', 'ell', 'bsr_1of2', 'bsr_2of2', 'bsr-all_1of2', 'bsr-all_2of2',
-                  'bsr-expand_1of16', 'bsr-expand_9of16')]
+RUNS = [R + '2026-11-27-h100x4-ff7c415/bench_%s.json' % s
+        for s in ('real', 'csr', 'ell', 'bsr', 'bsr-all_1of2', 'bsr-all_2of2',
+                  'bsr-expand_1of16', 'bsr-expand_5of16', 'bsr-expand_9of16', 'bsr-expand_13of16')]
 
 
 def suite_of(path):
@@ -117,7 +118,7 @@ def replay(runs, infos):
     for key, run in sorted(runs.items()):
         pick, r = walk(infos[key]['ranked'], run)
         scored[key] = r['spmv_ms'] / oracle_ms(run) if r else None
-        rec = run['records'].get('auto')
+        rec = run['records'].get('auto') or run['records'].get('auto[tune=0]')
         device_pick = re.match(r'chosen=(\w+)', rec['details']).group(1) if rec and rec.get(
             'details', '').startswith('chosen=') else '-'
         rows.append((key, pick, scored[key], device_pick))

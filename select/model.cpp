@@ -72,6 +72,15 @@ CostVector cost_features(const Features& f, const std::string& format) {
     chain = f.row_max / threads_per_row;
   } else if (format == "hyb" || format == "hec") {
     chain = f.hybrid_width;
+  } else if (blocks) {
+    // bsr from bs 13 on (its kernel k3): a thread group walks a whole block row, the longest
+    // one's entries (row_max x bs), up to 2^17 (fitted: the arrow expansions' rows of 5,000+
+    // blocks took 0.08-0.18 ms, no longer than that). On watt_2 expanded by 25 (rows to 20x
+    // the mean) bsr took 3.6x bsr_balanced's time, which the model without it picked bsr for.
+    // Smaller blocks' kernels, and bsr_balanced's tiles, split the walk.
+    chain = format == "bsr" && bs >= 13
+                ? std::min(static_cast<double>(f.row_max) * bs, double{1 << 17})
+                : 0.0;
   }
   const double gb = (bytes + vec) * 1e-9;
   const double l2 = f.l2_bytes > 0 ? static_cast<double>(f.l2_bytes) : kDefaultL2;
