@@ -110,14 +110,14 @@ for tool in "${tools[@]}"; do
       [ "$tool" = synccheck ] && graphs=unrolled
       # racecheck leaves NVIDIA's library kernels (CUB's sorts and scans, cuSPARSE's) alone:
       # CUB's shared-memory sorts made a test 5x slower under it (scripts' header).
-      only=()
-      [ "$tool" = racecheck ] && only=("${racecheck_exclude[@]}")
+      tool_opts=()
+      [ "$tool" = racecheck ] && tool_opts=("${racecheck_exclude[@]}")
       shard=(env GTEST_TOTAL_SHARDS=$n GTEST_SHARD_INDEX=$s)
       shard_filter=$run_filter
       [ "$round" -gt 1 ] && { shard=(env); shard_filter=${lists[$s]}; }
       SPMVKIT_SOLVER_GRAPHS=$graphs CUDA_VISIBLE_DEVICES=$gpu OMP_NUM_THREADS=1 "${shard[@]}" \
-        timeout "${TOOL_TIMEOUT:-480}" "$CS" --tool "$tool" "${only[@]}" --print-limit 20 "$exe" \
-        --gtest_filter="$shard_filter" > "$logs/${tool}_${t}_r${round}_$s.txt" 2>&1 &
+        timeout "${TOOL_TIMEOUT:-480}" "$CS" --tool "$tool" "${tool_opts[@]}" --print-limit 20 \
+        "$exe" --gtest_filter="$shard_filter" > "$logs/${tool}_${t}_r${round}_$s.txt" 2>&1 &
       pids+=($!)
     done
   done

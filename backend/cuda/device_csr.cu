@@ -125,16 +125,15 @@ void launch_longest_row(index_t rows, const index_t* row_ptr, index_t* longest,
                         cudaStream_t stream) {
   SPMVKIT_CUDA_CHECK(cudaMemsetAsync(longest, 0, sizeof(index_t), stream));
   if (rows == 0) return;
-  const unsigned grid =
-      std::min<unsigned>(grid_for(static_cast<std::size_t>(rows), kLongestBlock),
-                         static_cast<unsigned>(Context::get().sm_count()) * 8);
+  const unsigned grid = std::min<unsigned>(grid_for(static_cast<std::size_t>(rows), kLongestBlock),
+                                           static_cast<unsigned>(Context::get().sm_count()) * 8);
   longest_row_kernel<<<grid, kLongestBlock, 0, stream>>>(rows, row_ptr, longest);
   SPMVKIT_LAUNCH_CHECK();
 }
 
 // Device bytes for the small transfers of format=auto's features and of longest_row, kept for
 // the process (64 KB at first, doubled as needed) and given back when an allocation runs out
-// of memory (a release hook); the host side by upload_staged and download_staged. Each
+// of memory (a release hook); the host side by a pageable copy up and download_staged. Each
 // transfer is then a copy, a launch and a copy: with a cudaMalloc and a cudaFree each,
 // gathering 16K row pointers took 0.6 ms beside a build's large buffers, and a pinned buffer
 // of its own 1.7 ms to allocate (H100). Outside the allocation ledger: at most twice the
@@ -181,14 +180,14 @@ Scratch& scratch() {
 // `bytes` rounded up to 16 (the next array's alignment in a scratch buffer).
 std::size_t aligned16(std::size_t bytes) { return (bytes + 15) / 16 * 16; }
 
-// The one round trip of gather_ranges and sample_rows: src over `ranges` into out[0, total);
-// with row_ptr given, then the middle column of each of `mid_rows` (out[total, total + m)) and
-// the longest of `rows` rows (out[total + m]). The ranges go up by one pageable copy without a
-// wait (the launches behind it on the stream read them), the results come down by one
-// download.
-void gather_to_host(const index_t* src, const EntryRanges& ranges, const index_t* row_ptr,
-                    const index_t* col_idx, index_t rows, const EntryRanges& mid_rows,
-                    index_t* out) {
+// The one round trip of gather_ranges, sample_rows and longest_row: src over `ranges` into
+// out[0, total); with row_ptr given, then the middle column of each of `mid_rows`
+// (out[total, total + m)) and the longest of `rows` rows (out[total + m], also returned; 0
+// without row_ptr). The ranges go up by one pageable copy without a wait (the launches behind
+// it on the stream read them), the results come down by one download.
+index_t gather_to_host(const index_t* src, const EntryRanges& ranges, const index_t* row_ptr,
+                       const index_t* col_idx, index_t rows, const EntryRanges& mid_rows,
+                       index_t* out) {
   const int n = static_cast<int>(ranges.size());
   const int m = row_ptr != nullptr ? static_cast<int>(mid_rows.size()) : 0;
   // offsets (n + 1), begins (n), then the mid rows' (r0, r1) pairs
@@ -203,14 +202,15 @@ void gather_to_host(const index_t* src, const EntryRanges& ranges, const index_t
   }
   const std::int64_t total = meta[n];
   const std::size_t count = static_cast<std::size_t>(total) + m + (row_ptr != nullptr ? 1 : 0);
-  if (count == 0) return;
+  if (count == 0) return 0;
   const std::size_t meta_bytes = aligned16(meta.size() * sizeof(std::int64_t));
   Scratch& sc = scratch();
   std::lock_guard<std::mutex> lock(sc.m);
   auto* dev = static_cast<char*>(sc.device(meta_bytes + count * sizeof(index_t)));
   cudaStream_t stream = Context::get().stream();
-  SPMVKIT_CUDA_CHECK(cudaMemcpyAsync(dev, meta.data(), meta.size() * sizeof(std::int64_t),
-                                     cudaMemcpyHostToDevice, stream));
+  if (total > 0 || m > 0)  // longest_row alone reads none
+    SPMVKIT_CUDA_CHECK(cudaMemcpyAsync(dev, meta.data(), meta.size() * sizeof(std::int64_t),
+                                       cudaMemcpyHostToDevice, stream));
   const auto* meta_d = reinterpret_cast<const std::int64_t*>(dev);
   auto* out_d = reinterpret_cast<index_t*>(dev + meta_bytes);
   constexpr int block = 256;
@@ -230,6 +230,7 @@ void gather_to_host(const index_t* src, const EntryRanges& ranges, const index_t
   // Pageable below 4 MB (one copy and a wait), through the pinned buffers above: the block
   // test's columns can reach 16 MB when its first window's rows are long.
   download_staged(out, out_d, count * sizeof(index_t));
+  return row_ptr != nullptr ? out[count - 1] : 0;
 }
 
 }  // namespace
@@ -241,25 +242,14 @@ void gather_ranges(const index_t* src, const EntryRanges& ranges, index_t* out) 
 template <class V>
 index_t sample_rows(const DeviceCsrView<V>& a, const EntryRanges& ptr_ranges,
                     const EntryRanges& mid_rows, index_t* out) {
-  gather_to_host(a.row_ptr, ptr_ranges, a.row_ptr, a.col_idx, a.rows, mid_rows, out);
-  std::int64_t total = 0;
-  for (const auto& [b, e] : ptr_ranges) total += std::max<std::int64_t>(0, e - b);
-  return out[static_cast<std::size_t>(total) + mid_rows.size()];
+  return gather_to_host(a.row_ptr, ptr_ranges, a.row_ptr, a.col_idx, a.rows, mid_rows, out);
 }
 
 template <class V>
 index_t longest_row(const DeviceCsrView<V>& a) {
   if (a.rows == 0) return 0;
-  cudaStream_t stream = Context::get().stream();
-  Scratch& sc = scratch();
-  std::lock_guard<std::mutex> lock(sc.m);
-  auto* longest = static_cast<index_t*>(sc.device(sizeof(index_t)));
-  launch_longest_row(a.rows, a.row_ptr, longest, stream);
-  index_t host = 0;
-  SPMVKIT_CUDA_CHECK(
-      cudaMemcpyAsync(&host, longest, sizeof host, cudaMemcpyDeviceToHost, stream));
-  SPMVKIT_CUDA_CHECK(cudaStreamSynchronize(stream));
-  return host;
+  index_t longest = 0;
+  return gather_to_host(nullptr, {}, a.row_ptr, a.col_idx, a.rows, {}, &longest);
 }
 
 template <class V>
@@ -295,11 +285,11 @@ void check_device_csr(const DeviceCsrView<V>& a) {
     throw InputError(what + "a row's columns are not strictly increasing (unsorted or duplicate)");
 }
 
-#define SPMVKIT_INSTANTIATE(V)                             \
-  template OwnedDeviceCsr<V> upload_csr(const Csr<V>&);    \
-  template Csr<V> download_csr(const DeviceCsrView<V>&);   \
-  template void check_device_csr(const DeviceCsrView<V>&); \
-  template index_t longest_row(const DeviceCsrView<V>&);  \
+#define SPMVKIT_INSTANTIATE(V)                                                                  \
+  template OwnedDeviceCsr<V> upload_csr(const Csr<V>&);                                         \
+  template Csr<V> download_csr(const DeviceCsrView<V>&);                                        \
+  template void check_device_csr(const DeviceCsrView<V>&);                                      \
+  template index_t longest_row(const DeviceCsrView<V>&);                                        \
   template index_t sample_rows(const DeviceCsrView<V>&, const EntryRanges&, const EntryRanges&, \
                                index_t*);
 SPMVKIT_INSTANTIATE(float)

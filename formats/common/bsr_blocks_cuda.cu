@@ -57,9 +57,19 @@ __global__ void detect_rows_kernel(index_t rows, const index_t* __restrict__ row
   drop_candidates(failed, alive);
 }
 
-// Per entry k (position j of row r, column c), for every candidate bs left by the row pass: c
-// at offset j % bs of an aligned run (c % bs == j % bs, and c follows the previous column
-// inside a run), and the block row's first row has c at position j too. kSpanItems entries a
+// Entry k (position j of row r, column c) as a full bs x bs block structure has it: c at offset
+// j % bs of an aligned run (c % bs == j % bs, and c follows the previous column inside a run),
+// and the block row's first row has c at position j too.
+__device__ __forceinline__ bool in_full_block(const index_t* __restrict__ row_ptr,
+                                              const index_t* __restrict__ col_idx, std::int64_t k,
+                                              index_t r, index_t j, index_t c, int bs) {
+  const index_t in_run = j % bs;
+  const index_t r0 = r - r % bs;
+  return c % bs == in_run && (in_run == 0 || col_idx[k - 1] == c - 1) &&
+         (r0 == r || col_idx[row_ptr[r0] + j] == c);
+}
+
+// Per entry, for every candidate bs left by the row pass: in_full_block. kSpanItems entries a
 // thread (block_items_span).
 __global__ void detect_entries_kernel(std::int64_t nnz, index_t rows,
                                       const index_t* __restrict__ row_ptr,
@@ -75,11 +85,7 @@ __global__ void detect_entries_kernel(std::int64_t nnz, index_t rows,
     const index_t c = col_idx[k];
     for (Candidates m = candidates; m != 0; m &= m - 1) {
       const int bs = __ffsll(static_cast<long long>(m));
-      const index_t in_run = j % bs;
-      const index_t r0 = r - r % bs;
-      const bool ok = c % bs == in_run && (in_run == 0 || col_idx[k - 1] == c - 1) &&
-                      (r0 == r || col_idx[row_ptr[r0] + j] == c);
-      if (!ok) failed |= Candidates{1} << (bs - 1);
+      if (!in_full_block(row_ptr, col_idx, k, r, j, c, bs)) failed |= Candidates{1} << (bs - 1);
     }
   }
   drop_candidates(failed, alive);
@@ -182,10 +188,10 @@ __global__ void full_block_row_ptr_kernel(index_t block_rows, int bs,
 // columns. A thread an entry. Bytes: per entry its value read and written (the writes of a warp
 // strided by bs within its blocks, completed in L2 by the warps of the block row's other rows),
 // 4/bs bytes of column read.
-// CHECK: the entry test of detect_entries_kernel for bs alone, made here (the row test passed:
-// every write stays inside its block row's blocks), *broken set where an entry breaks the
-// structure; the output then means nothing and the caller builds the sorted blocks instead.
-// A pass of its own had cost about 1 ms of modulos on 1e8 entries (H100, reservoir_bs12_46).
+// CHECK: in_full_block for bs alone, made here (the row test passed: every write stays inside
+// its block row's blocks), *broken set where an entry breaks the structure; the output then means
+// nothing and the caller builds the sorted blocks instead. A pass of its own had cost about 1 ms of
+// modulos on 1e8 entries (H100, reservoir_bs12_46).
 template <class V, bool CHECK>
 __global__ void full_block_values_kernel(std::int64_t nnz, index_t rows, int bs,
                                          const index_t* __restrict__ row_ptr,
@@ -201,15 +207,9 @@ __global__ void full_block_values_kernel(std::int64_t nnz, index_t rows, int bs,
     const index_t i = r % bs;
     const index_t j = static_cast<index_t>(k - row_ptr[r]);
     const std::size_t b = static_cast<std::size_t>(row_ptr[r - i]) / bs2 + j / bs;
-    const index_t in_run = j % bs;
-    out[b * bs2 + in_block(i, in_run, bs)] = values[k];
-    if (CHECK) {
-      const index_t c = col_idx[k];
-      if (c % bs != in_run || (in_run != 0 && col_idx[k - 1] != c - 1) ||
-          (i != 0 && col_idx[row_ptr[r - i] + j] != c))
-        *broken = 1;
-    }
-    if (i == 0 && in_run == 0) block_col_idx[b] = col_idx[k] / bs;
+    out[b * bs2 + in_block(i, j % bs, bs)] = values[k];
+    if (CHECK && !in_full_block(row_ptr, col_idx, k, r, j, col_idx[k], bs)) *broken = 1;
+    if (i == 0 && j % bs == 0) block_col_idx[b] = col_idx[k] / bs;
   }
 }
 

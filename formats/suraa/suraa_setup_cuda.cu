@@ -150,10 +150,24 @@ __global__ void suraa_segment_nnz_kernel(index_t segments, const index_t* __rest
   segment_nnz[s] = row_ptr[bounds[s + 1]] - row_ptr[bounds[s]];
 }
 
-// Segment s of the cut into runs (run r: sorted rows [run_row[r], run_row[r + 1]) as segments
-// [run_seg[r], run_seg[r + 1]) of `size` rows, the last one shorter; suraa_segment_bounds'
-// cut): *g2_end raised to its end when its mean npr is at least a warp (G2 or G1), and the
-// nonzeros of the first `head` segments to head_nnz (G1 is a prefix of at most
+// Sorted rows [begin, stop) of segment sg of the cut into runs (run r: sorted rows
+// [run_row[r], run_row[r + 1]) as segments [run_seg[r], run_seg[r + 1]) of `size` rows, the last
+// one shorter): suraa_segment_bounds' cut, one segment at a time.
+struct SegmentRows {
+  index_t begin, stop;
+};
+__host__ __device__ inline SegmentRows segment_rows(std::int64_t sg, int runs,
+                                                    const std::int64_t* run_seg,
+                                                    const index_t* run_row, index_t size) {
+  int r = 0;
+  while (r + 1 < runs && run_seg[r + 1] <= sg) ++r;  // at most 33 runs
+  const index_t begin =
+      run_row[r] + static_cast<index_t>((sg - run_seg[r]) * static_cast<std::int64_t>(size));
+  return {begin, begin + size < run_row[r + 1] ? begin + size : run_row[r + 1]};
+}
+
+// Segment sg (segment_rows): *g2_end raised to its end when its mean npr is at least a warp (G2
+// or G1), and the nonzeros of the first `head` segments to head_nnz (G1 is a prefix of at most
 // max_child_threads rows: decided on the host from them). A thread a segment.
 __global__ void suraa_segment_groups_kernel(std::int64_t segments, int runs,
                                             const std::int64_t* __restrict__ run_seg,
@@ -163,11 +177,7 @@ __global__ void suraa_segment_groups_kernel(std::int64_t segments, int runs,
   const std::int64_t sg = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   index_t end = 0;
   if (sg < segments) {
-    int r = 0;
-    while (r + 1 < runs && run_seg[r + 1] <= sg) ++r;  // at most 33 runs
-    const index_t begin =
-        run_row[r] + static_cast<index_t>((sg - run_seg[r]) * static_cast<std::int64_t>(size));
-    const index_t stop = min(begin + size, run_row[r + 1]);
+    const auto [begin, stop] = segment_rows(sg, runs, run_seg, run_row, size);
     const std::int64_t nnz = std::int64_t{row_ptr[stop]} - row_ptr[begin];
     if (sg < head) head_nnz[sg] = nnz;
     if (nnz >= static_cast<std::int64_t>(kSuraaWarp) * (stop - begin)) end = stop;
@@ -215,17 +225,16 @@ NprMoments npr_moments(index_t m, const index_t* row_ptr) {
 }
 
 // suraa_finish_plan's groups without its list of segments (suraa_setup_device with
-// list_segments = false): the same cut, max_child_threads, G1 prefix and g2_end.
+// list_segments = false): the same cut (class_runs as suraa_segment_bounds takes them),
+// max_child_threads, G1 prefix and g2_end.
 static SuraaPlan suraa_groups_on_device(index_t m, index_t n, std::int64_t nnz,
                                         const SuraaProbes& probes, const SuraaSegmentation& seg,
-                                        const NprMoments& mom, const SuraaOptions& o,
+                                        std::vector<index_t> runs, const SuraaOptions& o,
                                         const index_t* sorted_row_ptr) {
   SuraaPlan plan = suraa_plan_head(m, n, probes, seg, o);
   plan.nnz = nnz;
   const index_t size = std::max<index_t>(seg.segment_size, 1);
-  std::vector<index_t> runs = o.row_order_ties()
-                                  ? suraa_class_runs(order_class_count(mom.class_count, o.order))
-                                  : std::vector<index_t>{m};
+  if (runs.empty()) runs.push_back(m);
   runs.erase(std::remove_if(runs.begin(), runs.end(), [](index_t r) { return r <= 0; }),
              runs.end());
   std::vector<std::int64_t> run_seg{0};
@@ -250,20 +259,17 @@ static SuraaPlan suraa_groups_on_device(index_t m, index_t n, std::int64_t nnz,
       segments, static_cast<int>(runs.size()), run_seg_d.data(), run_row_d.data(), size,
       sorted_row_ptr, head, head_nnz.data(), g2_end.data());
   SPMVKIT_LAUNCH_CHECK();
-  const std::vector<std::int64_t> h = head_nnz.download();
-  // G1: suraa_group_segments' prefix rule over the first segments.
-  std::int64_t g1_rows = 0;
+  // G1: suraa_group_segments over the first segments (G1 is a prefix of them).
+  std::vector<index_t> bounds;
   for (std::int64_t sg = 0; sg < head; ++sg) {
-    std::size_t r = 0;
-    while (r + 1 < runs.size() && run_seg[r + 1] <= sg) ++r;
-    const index_t begin = run_row[r] + static_cast<index_t>((sg - run_seg[r]) * size);
-    const index_t rows = std::min(begin + size, run_row[r + 1]) - begin;
-    const double mean = static_cast<double>(h[static_cast<std::size_t>(sg)]) / rows;
-    if (!(mean > static_cast<double>(kSuraaWarp) && g1_rows + rows <= plan.max_child_threads))
-      break;
-    g1_rows += rows;
-    plan.g1_end = begin + rows;
+    const SegmentRows rows =
+        segment_rows(sg, static_cast<int>(runs.size()), run_seg.data(), run_row.data(), size);
+    if (sg == 0) bounds.push_back(rows.begin);
+    bounds.push_back(rows.stop);
   }
+  for (const SuraaSegment& g :
+       suraa_group_segments(head_nnz.download(), bounds, plan.max_child_threads))
+    if (g.group == SuraaGroup::dynamic) plan.g1_end = g.row_end;
   plan.g2_end = std::max(g2_end.download()[0], plan.g1_end);
   return plan;
 }
@@ -351,15 +357,16 @@ SuraaDeviceData<V> suraa_setup_device(const DeviceCsrView<V>& a, const NprMoment
 
   // Segment bounds (cut per class run for bucketed and groups), their nonzeros, then grouping and
   // launches on the host (lines 9-17).
+  std::vector<index_t> class_runs;
+  if (o.row_order_ties())
+    class_runs = suraa_class_runs(order_class_count(mom.class_count, o.order));
   if (!list_segments) {
     cuda::build_phase("segment_groups");
-    d.plan = suraa_groups_on_device(m, n, nnz, probes, seg, mom, o, d.row_ptr.data());
+    d.plan =
+        suraa_groups_on_device(m, n, nnz, probes, seg, std::move(class_runs), o, d.row_ptr.data());
   } else {
     cuda::build_phase("segment_bounds");
-    const std::vector<index_t> bounds = suraa_segment_bounds(
-        m, seg.segment_size,
-        o.row_order_ties() ? suraa_class_runs(order_class_count(mom.class_count, o.order))
-                           : std::vector<index_t>{});
+    const std::vector<index_t> bounds = suraa_segment_bounds(m, seg.segment_size, class_runs);
     const auto segments = static_cast<index_t>(bounds.size() - 1);
     std::vector<std::int64_t> segment_nnz;
     cuda::build_phase("segment_nnz");
