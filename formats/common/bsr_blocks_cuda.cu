@@ -182,16 +182,22 @@ __global__ void full_block_row_ptr_kernel(index_t block_rows, int bs,
   block_row_ptr[br] = row_ptr[r0] / bs2 + (row_ptr[r0 + 1] - row_ptr[r0]) / bs;
 }
 
-// Full blocks: entry k (position j of row r) is element (r % bs, j % bs) of block j / bs of its
-// block row, whose blocks are the runs of the block row's first row (csr_to_bsr's pass 2
-// without the search: no sort, no unique). The first row's run heads also write the block
-// columns. A thread an entry. Bytes: per entry its value read and written (the writes of a warp
-// strided by bs within its blocks, completed in L2 by the warps of the block row's other rows),
-// 4/bs bytes of column read.
-// CHECK: in_full_block for bs alone, made here (the row test passed: every write stays inside
-// its block row's blocks), *broken set where an entry breaks the structure; the output then means
-// nothing and the caller builds the sorted blocks instead. A pass of its own had cost about 1 ms of
-// modulos on 1e8 entries (H100, reservoir_bs12_46).
+// Full blocks: stored element k is entry k of the CSR, permuted within its block row. Block row
+// br holds entries [s, s + bs L) (s = row_ptr[br bs], L its rows' common length, nb = L / bs
+// blocks) and, column-major, the same range of stored elements (blocks before it hold s / bs^2
+// of them), so stored element s + q (q = p bs^2 + jj bs + ii: block p, element (ii, jj)) is
+// entry s + ii L + p bs + jj. A thread a stored element: the writes are coalesced and each
+// warp's reads, one a row of its block, meet their neighbours' in L1 and L2 (the entry-ordered
+// scatter before, writes strided by bs, ran at 0.6 TB/s on reservoir_bs32_24: 3.1 ms of a
+// 4 ms build). A last block row of fewer than bs rows keeps the entry-ordered scatter into its
+// zeroed padding. No sort, no search: csr_to_bsr's pass 2 for full blocks. The first row's run
+// heads also write the block columns. Bytes: per entry its value read and written, 4/bs bytes
+// of column read.
+// CHECK: in_full_block for bs alone (entry k's own position), made here (the row test passed:
+// every row of a block row has length L, so every read and write stays inside its block row),
+// *broken set where an entry breaks the structure; the output then means nothing and the caller
+// builds the sorted blocks instead. A pass of its own had cost about 1 ms of modulos on 1e8
+// entries (H100, reservoir_bs12_46).
 template <class V, bool CHECK>
 __global__ void full_block_values_kernel(std::int64_t nnz, index_t rows, int bs,
                                          const index_t* __restrict__ row_ptr,
@@ -206,8 +212,18 @@ __global__ void full_block_values_kernel(std::int64_t nnz, index_t rows, int bs,
     const index_t r = cuda::last_at_most(row_ptr, span.rows.lo, span.rows.hi, k);
     const index_t i = r % bs;
     const index_t j = static_cast<index_t>(k - row_ptr[r]);
-    const std::size_t b = static_cast<std::size_t>(row_ptr[r - i]) / bs2 + j / bs;
-    out[b * bs2 + in_block(i, j % bs, bs)] = values[k];
+    const index_t s = row_ptr[r - i];
+    const std::size_t b = static_cast<std::size_t>(s) / bs2 + j / bs;
+    if (r - i + bs <= rows) {  // a full block row: stored element k from its entry
+      const index_t len = row_ptr[r + 1] - row_ptr[r];
+      const index_t q = static_cast<index_t>(k - s);
+      const index_t p = static_cast<index_t>(q / bs2), e = static_cast<index_t>(q % bs2);
+      const index_t jj = e / bs, ii = e % bs;
+      out[k] = values[static_cast<std::int64_t>(s) + static_cast<std::int64_t>(ii) * len +
+                      static_cast<std::int64_t>(p) * bs + jj];
+    } else {
+      out[b * bs2 + in_block(i, j % bs, bs)] = values[k];
+    }
     if (CHECK && !in_full_block(row_ptr, col_idx, k, r, j, col_idx[k], bs)) *broken = 1;
     if (i == 0 && j % bs == 0) block_col_idx[b] = col_idx[k] / bs;
   }
