@@ -2,6 +2,7 @@
 # compute-sanitizer over the GPU tests, on the GPU machine (needs the carried .deps/):
 #   TOOLS='memcheck racecheck initcheck synccheck' SHARDS=4 FILTER='gtest filter' \
 #     SANITIZE_LOGS=/tmp/sanitize (the shards' logs; another folder for a concurrent run) \
+#     SANITIZE_TIMES='an earlier sweep's logs folder or sanitize_logs.tgz ...' \
 #     TESTS='formats solvers' scripts/gpu-sanitize.sh
 # FILTER_<program> and SHARDS_<program> (e.g. FILTER_solvers, SHARDS_formats) override FILTER
 # and SHARDS for one test program.
@@ -9,11 +10,17 @@
 # build-nodp/: racecheck checks nothing in a program that holds a device-side launch (suraa's
 # G1 then runs its static kernel). Each tool first runs on its deliberate defect
 # (scripts/sanitizer_probes.cu) and the sweep stops unless the tool reports it. Then every tool
-# runs over each test program, split into SHARDS gtest shards, all tools and shards at once
-# (with several GPUs, the processes dealt over them in turn). racecheck checks our kernels, not
-# CUB's or cuSPARSE's (NVIDIA's libraries; the other three tools still run them): on one H100
-# (2026-11-27) CUB's shared-memory sorts made a BSR test take 110 s under racecheck, 22 s
-# without them; RACECHECK_ALL=1 checks every kernel.
+# runs over each test program, its tests dealt over SHARDS processes, all tools and shards at
+# once (with several GPUs, the processes dealt over them in turn). The dealing
+# (scripts/sanitize_plan.py) puts the longest tests first, each into the least loaded process,
+# by their times in SANITIZE_TIMES (equal times without it): a few tests take minutes under a
+# tool, and gtest's own sharding had piled them into the same shards (2026-11-27: 4 of 14
+# shards unfinished after 470 s while others had ended). Each process reads its list from a
+# gtest flag file (a list as an argument could pass Linux's 128 KB limit on one).
+# racecheck checks our kernels, not those of NVIDIA's libraries (CUB's, cuSPARSE's, cuBLAS's:
+# the other three tools still run them): on one H100 (2026-11-27) CUB's shared-memory sorts
+# made a BSR test take 110 s under racecheck, 22 s without them; RACECHECK_ALL=1 checks every
+# kernel.
 # Writes one <tool>.txt under $OUT (every shard's output, in order) and prints a table: tool x
 # tests: passed, failed, errors, shards that ran to the end.
 # The logs also come back as $OUT/sanitize_logs.tgz: unpacked into SANITIZE_LOGS on another
@@ -36,9 +43,13 @@ CS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 tools=(${TOOLS:-memcheck racecheck initcheck synccheck})
 tests=(${TESTS:-formats solvers})
 shards=${SHARDS:-4}
-# racecheck's exclusions (mangled-name prefixes): CUB's and cuSPARSE's kernels, in namespaces
-# cub and cusparse; ours are in spmvkit or anonymous ones. RACECHECK_ALL=1 checks them too.
-racecheck_exclude=(--kernel-name-exclude kns=_ZN3cub --kernel-name-exclude kns=_ZN8cusparse)
+# racecheck's exclusions (substrings of mangled names): CUB's and cuSPARSE's kernels, in
+# namespaces cub and cusparse, cuSPARSE's legacy bsrmv kernels (bsrmv_small_core and the like,
+# the cusparse_bsrmv peer; its 18 warnings were the only reports of the 2026-11-27 sweep), and
+# cuBLAS's (the reference solvers' BLAS-1 calls), whose parameters are cublas*Params types;
+# ours are in namespace spmvkit and name none of these. RACECHECK_ALL=1 checks them too.
+racecheck_exclude=()
+for k in _ZN3cub _ZN8cusparse bsrmv cublas; do racecheck_exclude+=(--kernel-name-exclude "kns=$k"); done
 [ "${RACECHECK_ALL:-0}" = 1 ] && racecheck_exclude=()
 # Every test: CPU-only cases cost nothing under the tools (they only watch the GPU). The
 # out-of-memory tests are left out: they make allocations fail on purpose, which memcheck
@@ -56,13 +67,6 @@ remaining_tests() {
     /^[^ ]/ { suite = $1; next }
     /^  / { print suite $1 }' | sort -u | comm -23 - <(printf '%s\n' "$finished" | sed '/^$/d')
 }
-# deal_lines N: stdin's lines dealt in turn into at most N lists, each printed as one line of
-# names joined by ':' (a gtest filter).
-deal_lines() {
-  awk -v n="$1" '{ k = (NR - 1) % n; l[k] = (k in l ? l[k] ":" : "") $0 }
-    END { for (k = 0; k < n; ++k) if (k in l) print l[k] }'
-}
-
 nvcc -arch=sm_90 -lineinfo -o "$logs/probes" scripts/sanitizer_probes.cu || exit 1
 for tool in "${tools[@]}"; do
   report=$("$CS" --tool "$tool" --error-exitcode 9 "$logs/probes" "$tool" 2>&1)
@@ -89,18 +93,12 @@ for tool in "${tools[@]}"; do
     exe=build-nodp/tests/spmvkit_${t}_tests
     [ -x "$exe" ] || continue
     f_var=FILTER_$t s_var=SHARDS_$t
-    n=${!s_var:-$shards}
-    run_filter=${!f_var:-$filter}
-    # A later round: the tests no earlier round finished (passed or failed), dealt over the n
-    # shards as lists of names (a filter that left out the finished ones would pass Linux's
-    # 128 KB limit on one argument), and none at all when every test finished.
-    lists=()
-    if [ "$round" -gt 1 ]; then
-      remaining_tests "$exe" "$run_filter" "$logs/${tool}_${t}_" > "$logs/remaining_${tool}_$t"
-      mapfile -t lists < <(deal_lines "$n" < "$logs/remaining_${tool}_$t")
-      [ ${#lists[@]} -gt 0 ] || continue
-      n=${#lists[@]}
-    fi
+    # The tests no earlier round finished (passed or failed; every test in round 1), dealt
+    # over at most SHARDS processes by their expected times; none when every test finished.
+    remaining_tests "$exe" "${!f_var:-$filter}" "$logs/${tool}_${t}_" > "$logs/remaining_${tool}_$t"
+    mapfile -t lists < <(python3 scripts/sanitize_plan.py deal "${!s_var:-$shards}" "$tool" "$t" \
+      ${SANITIZE_TIMES:-} "$logs" < "$logs/remaining_${tool}_$t")
+    n=${#lists[@]}
     for ((s = 0; s < n; ++s)); do
       gpu=${gpu_ids[$((pi % ${#gpu_ids[@]}))]}
       pi=$((pi + 1))
@@ -108,16 +106,15 @@ for tool in "${tools[@]}"; do
       # (scripts/sync_while_probe.cu): the merged solvers run their unrolled graphs under it.
       graphs=while
       [ "$tool" = synccheck ] && graphs=unrolled
-      # racecheck leaves NVIDIA's library kernels (CUB's sorts and scans, cuSPARSE's) alone:
-      # CUB's shared-memory sorts made a test 5x slower under it (scripts' header).
+      # racecheck leaves NVIDIA's library kernels (CUB's, cuSPARSE's, cuBLAS's) alone: CUB's
+      # shared-memory sorts made a test 5x slower under it (the header).
       tool_opts=()
       [ "$tool" = racecheck ] && tool_opts=("${racecheck_exclude[@]}")
-      shard=(env GTEST_TOTAL_SHARDS=$n GTEST_SHARD_INDEX=$s)
-      shard_filter=$run_filter
-      [ "$round" -gt 1 ] && { shard=(env); shard_filter=${lists[$s]}; }
-      SPMVKIT_SOLVER_GRAPHS=$graphs CUDA_VISIBLE_DEVICES=$gpu OMP_NUM_THREADS=1 "${shard[@]}" \
+      flags=$logs/${tool}_${t}_r${round}_$s.flags
+      printf -- '--gtest_filter=%s\n' "${lists[$s]}" > "$flags"
+      SPMVKIT_SOLVER_GRAPHS=$graphs CUDA_VISIBLE_DEVICES=$gpu OMP_NUM_THREADS=1 \
         timeout "${TOOL_TIMEOUT:-480}" "$CS" --tool "$tool" "${tool_opts[@]}" --print-limit 20 \
-        "$exe" --gtest_filter="$shard_filter" > "$logs/${tool}_${t}_r${round}_$s.txt" 2>&1 &
+        "$exe" --gtest_flagfile="$flags" > "$logs/${tool}_${t}_r${round}_$s.txt" 2>&1 &
       pids+=($!)
     done
   done
