@@ -124,7 +124,7 @@ for tool in "${tools[@]}"; do
   done
 done
 wait "${pids[@]}"
-echo "sweep round $round: $(( $(date +%s) - t0 ))s, $shards shards a tool and test program"
+echo "sweep round $round: $(( $(date +%s) - t0 ))s, ${#pids[@]} processes"
 # errors: memcheck's, initcheck's and synccheck's reports, racecheck's hazards it calls errors;
 # warnings: racecheck's hazards it calls warnings (the result may not depend on the order).
 printf '%-10s %-8s %8s %8s %8s %8s %8s %s\n' tool tests passed failed errors warnings dp_warn \
