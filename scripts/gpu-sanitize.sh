@@ -93,8 +93,8 @@ for tool in "${tools[@]}"; do
     exe=build-nodp/tests/spmvkit_${t}_tests
     [ -x "$exe" ] || continue
     f_var=FILTER_$t s_var=SHARDS_$t
-    # The tests no earlier round finished (passed or failed; every test in round 1), dealt
-    # over at most SHARDS processes by their expected times; none when every test finished.
+    # The tests no earlier round finished (passed, failed or skipped; every test in round 1),
+    # dealt over at most SHARDS processes by their expected times; none when every test finished.
     remaining_tests "$exe" "${!f_var:-$filter}" "$logs/${tool}_${t}_" > "$logs/remaining_${tool}_$t"
     mapfile -t lists < <(python3 scripts/sanitize_plan.py deal "${!s_var:-$shards}" "$tool" "$t" \
       ${SANITIZE_TIMES:-} "$logs" < "$logs/remaining_${tool}_$t")
