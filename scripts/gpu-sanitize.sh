@@ -49,7 +49,9 @@ shards=${SHARDS:-4}
 # cuBLAS's (the reference solvers' BLAS-1 calls), whose parameters are cublas*Params types;
 # ours are in namespace spmvkit and name none of these. RACECHECK_ALL=1 checks them too.
 racecheck_exclude=()
-for k in _ZN3cub _ZN8cusparse bsrmv cublas; do racecheck_exclude+=(--kernel-name-exclude "kns=$k"); done
+for k in _ZN3cub _ZN8cusparse bsrmv cublas; do
+  racecheck_exclude+=(--kernel-name-exclude "kns=$k")
+done
 [ "${RACECHECK_ALL:-0}" = 1 ] && racecheck_exclude=()
 # Every test: CPU-only cases cost nothing under the tools (they only watch the GPU). The
 # out-of-memory tests are left out: they make allocations fail on purpose, which memcheck

@@ -189,10 +189,10 @@ __global__ void full_block_row_ptr_kernel(index_t block_rows, int bs,
 // entry s + ii L + p bs + jj. A thread a stored element: the writes are coalesced and each
 // warp's reads, one a row of its block, meet their neighbours' in L1 and L2 (the entry-ordered
 // scatter before, writes strided by bs, ran at 0.6 TB/s on reservoir_bs32_24: 3.1 ms of a
-// 4 ms build; this one 1.3 ms, H100, 2026-11-27). A last block row of fewer than bs rows keeps the entry-ordered scatter into its
-// zeroed padding. No sort, no search: csr_to_bsr's pass 2 for full blocks. The first row's run
-// heads also write the block columns. Bytes: per entry its value read and written, 4/bs bytes
-// of column read.
+// 4 ms build; this one 1.3 ms, H100, 2026-11-27). A last block row of fewer than bs rows keeps
+// the entry-ordered scatter into its zeroed padding. No sort, no search: csr_to_bsr's pass 2 for
+// full blocks. The first row's run heads also write the block columns. Bytes: per entry its
+// value read and written, 4/bs bytes of column read.
 // CHECK: in_full_block for bs alone (entry k's own position), made here (the row test passed:
 // every row of a block row has length L, so every read and write stays inside its block row),
 // *broken set where an entry breaks the structure; the output then means nothing and the caller
