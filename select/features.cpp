@@ -408,13 +408,16 @@ struct SampledRows {
   }
 };
 
-// The block test's windows (sample_windows(rows, g, kBlockSampleRows)) for every g <= 64:
-// gathered with the length sample, the row pointers of the windows for the g found later.
-cuda::EntryRanges block_rows_any_g(index_t rows) {
+// The block test's windows (sample_windows(rows, g, kBlockSampleRows)) for every g <= 64 that
+// divides gcd(rows, cols), as block_gcd's g does: gathered with the length sample, the row
+// pointers of the windows for the g found later (none where rows and cols are coprime).
+cuda::EntryRanges block_rows_any_g(index_t rows, index_t cols) {
+  const index_t d = std::gcd(rows, cols);
   cuda::EntryRanges ranges;
   for (index_t g = 2; g <= 64; ++g)
-    for (const auto& [r0, r1] : sample_windows(rows, g, kBlockSampleRows))
-      ranges.emplace_back(r0, std::int64_t{r1} + 1);
+    if (d % g == 0)
+      for (const auto& [r0, r1] : sample_windows(rows, g, kBlockSampleRows))
+        ranges.emplace_back(r0, std::int64_t{r1} + 1);
   return ranges;
 }
 
@@ -443,16 +446,16 @@ template <class V>
 Features measure_features(const DeviceCsrView<V>& a, std::size_t l2_bytes) {
 #if SPMVKIT_HAVE_CUDA
   if (a.nnz <= kSmallNnz) return measure_features(cuda::download_csr(a), l2_bytes);
-  // Two round trips: 1, the length sample's row pointers with the block test's for any g <= 64,
-  // one column index a 32-row slice (the hash's) and the longest row; 2, the block test's
-  // column indices. A g over 64 adds one for its windows' row pointers.
+  // Two round trips: 1, the length sample's row pointers with the block test's for any g <= 64
+  // dividing gcd(rows, cols), one column index a 32-row slice (the hash's) and the longest row;
+  // 2, the block test's column indices. A g over 64 adds one for its windows' row pointers.
   static thread_local std::vector<index_t> store;
   SampledRows s(store);
   s.n_rows = a.rows;
   s.n_cols = a.cols;
   s.n_nnz = a.nnz;
   cuda::build_phase("features_sample");
-  cuda::EntryRanges ranges = block_rows_any_g(a.rows), slices;
+  cuda::EntryRanges ranges = block_rows_any_g(a.rows, a.cols), slices;
   const auto windows = sample_windows(a.rows, 1);
   for (const auto& [r0, r1] : windows) {
     ranges.emplace_back(r0, std::int64_t{r1} + 1);
