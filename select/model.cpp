@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <utility>
 
 namespace spmvkit::select {
 
@@ -90,6 +91,61 @@ CostVector cost_features(const Features& f, const std::string& format) {
           rows * 1e-6, imbalance * (1 - resident), imbalance * resident, nnz / (bs * bs) * 1e-6};
 }
 
+NeighbourPoint neighbour_point(const Features& f) {
+  return {std::log(std::max(1.0, static_cast<double>(f.rows))),
+          std::log(std::max(1.0, static_cast<double>(f.nnz))),
+          std::log(std::max(0.01, f.row_mean)),
+          std::log(f.cv() + 0.05),
+          std::log(std::max(1.0, static_cast<double>(f.row_max))),
+          std::log(static_cast<double>(std::max(1, f.block_size)))};
+}
+
+namespace {
+
+// The table's kNeighbours entries nearest to f (squared standardised distance, then table
+// order), nearest first.
+std::vector<std::pair<double, const NeighbourTable::Entry*>> nearest(const NeighbourTable& t,
+                                                                     const Features& f) {
+  std::vector<std::pair<double, const NeighbourTable::Entry*>> near;
+  const NeighbourPoint z = neighbour_point(f);
+  for (const NeighbourTable::Entry& e : t.entries) {
+    double d2 = 0;
+    for (std::size_t i = 0; i < kNeighbourDims; ++i) {
+      const double u = (z[i] - e.point[i]) / t.scale[i];
+      d2 += u * u;
+    }
+    near.emplace_back(d2, &e);
+  }
+  const std::size_t k = std::min(kNeighbours, near.size());
+  std::partial_sort(near.begin(), near.begin() + static_cast<std::ptrdiff_t>(k), near.end(),
+                    [&](const auto& x, const auto& y) {
+                      return x.first < y.first || (x.first == y.first && x.second < y.second);
+                    });
+  near.resize(k);
+  return near;
+}
+
+// exp of the weighted mean residual of `format` over `near` (1 where none measured it).
+double correction(const NeighbourTable& t,
+                  const std::vector<std::pair<double, const NeighbourTable::Entry*>>& near,
+                  const std::string& format) {
+  const auto col = std::find_if(t.formats.begin(), t.formats.end(),
+                                [&](const char* name) { return format == name; });
+  if (col == t.formats.end()) return 1.0;
+  const auto j = static_cast<std::size_t>(col - t.formats.begin());
+  double num = 0, den = 0;
+  for (const auto& [d2, e] : near) {
+    const double r = e->residual[j];
+    if (std::isnan(r)) continue;
+    const double w = std::exp(-d2);
+    num += w * r;
+    den += w;
+  }
+  return den > 0 ? std::exp(num / (den + 1e-3)) : 1.0;
+}
+
+}  // namespace
+
 Choice choose(const Features& f, Backend b, const std::string& device, long long applies) {
   Choice c;
   c.applies = applies;
@@ -110,22 +166,35 @@ Choice choose(const Features& f, Backend b, const std::string& device, long long
     p.format = name;
     if (f.block_size >= 2 && (name == "bsr" || name == "bsr_balanced"))
       p.params.set("block_size", std::to_string(f.block_size));
-    p.spmv_ms = dot(coef, cost_features(f, name));
+    p.linear_ms = p.spmv_ms = dot(coef, cost_features(f, name));
     p.setup_ms = k.setup[0] + k.setup[1] * f.nnz * 1e-6;
     c.ranked.push_back(p);
+  }
+  // The neighbour correction, on the GPU (the table is of H100 runs; on an H200 the same
+  // relative correction of its scaled linear model).
+  const NeighbourTable& nt = h100_neighbours();
+  std::string neighbours;
+  if (b == Backend::cuda && !nt.entries.empty()) {
+    const auto near = nearest(nt, f);
+    for (Prediction& p : c.ranked) p.spmv_ms = p.linear_ms * correction(nt, near, p.format);
+    // How much of the neighbours' residual applies: their weight against the regulariser's.
+    double w = 0;
+    for (const auto& nb : near) w += std::exp(-nb.first);
+    neighbours = "; neighbour correction " + fmt("%.2f", w / (w + 1e-3)) + " (its " +
+                 std::to_string(near.size()) + " nearest measured matrices, first " +
+                 near.front().second->matrix + fmt(" at %.2f)", std::sqrt(near.front().first));
   }
   std::stable_sort(c.ranked.begin(), c.ranked.end(), [&](const Prediction& x, const Prediction& y) {
     return x.total_ms(applies) < y.total_ms(applies);
   });
   // Why, in the features' words.
   const double gb = (static_cast<double>(f.nnz) * (f.value_bytes + 4)) * 1e-9;
-  std::string why =
-      "rows " + std::to_string(f.rows) + ", nnz " + std::to_string(f.nnz) +
-      fmt(", row length mean %.3g", f.row_mean) + fmt(" cv %.3g", f.cv()) + ", max " +
-      std::to_string(f.row_max) +
-      (f.sampled_rows < f.rows
-           ? " (mean, cv over " + std::to_string(f.sampled_rows) + " sampled rows)"
-           : "");
+  std::string why = "rows " + std::to_string(f.rows) + ", nnz " + std::to_string(f.nnz) +
+                    fmt(", row length mean %.3g", f.row_mean) + fmt(" cv %.3g", f.cv()) + ", max " +
+                    std::to_string(f.row_max) +
+                    (f.sampled_rows < f.rows
+                         ? " (mean, cv over " + std::to_string(f.sampled_rows) + " sampled rows)"
+                         : "");
   if (f.block_size >= 2)
     why +=
         ", dense " + std::to_string(f.block_size) + "x" + std::to_string(f.block_size) + " blocks";
@@ -134,7 +203,7 @@ Choice choose(const Features& f, Backend b, const std::string& device, long long
     why += gb * 1e9 < l2 ? ", fits in L2" : ", larger than L2";
   why += applies > 0 ? ", minimising setup + " + std::to_string(applies) + " x SpMV"
                      : ", minimising SpMV time";
-  c.why = why;
+  c.why = why + neighbours;
   return c;
 }
 

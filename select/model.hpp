@@ -74,10 +74,34 @@ const std::vector<FormatCost>& cpu_costs();   // model.cpp
 // the rest, where the fit finds it costs ~0); blocks: nnz/bs^2.
 CostVector cost_features(const Features& f, const std::string& format);
 
+// The neighbour correction (GPU): measured matrices' features and, per format, how far the
+// measured SpMV time was from the linear model's, log(measured / c . x). A matrix's linear
+// prediction for format f is multiplied by exp(sum w r_f / (sum w + 1e-3)) over its
+// kNeighbours nearest table matrices that measured f, w = exp(-d^2), d the distance of the
+// neighbour_point()s in units of the table's spread; far from every table matrix the weights
+// vanish and the linear model stands alone. Fitted by bench/fit_select.py neighbours.
+inline constexpr std::size_t kNeighbourDims = 6;
+inline constexpr std::size_t kNeighbours = 9;
+using NeighbourPoint = std::array<double, kNeighbourDims>;
+// (log rows, log nnz, log row-length mean, log(cv + 0.05), log row max, log block size)
+NeighbourPoint neighbour_point(const Features& f);
+struct NeighbourTable {
+  NeighbourPoint scale{};            // each dimension's spread (std) over the table
+  std::vector<const char*> formats;  // the residuals' columns
+  struct Entry {
+    const char* matrix;
+    NeighbourPoint point;          // neighbour_point of the matrix, not yet standardised
+    std::vector<double> residual;  // a column a format; NaN where the run has no time for it
+  };
+  std::vector<Entry> entries;
+};
+const NeighbourTable& h100_neighbours();  // model_neighbours.cpp (generated)
+
 struct Prediction {
   std::string format;
   Params params;  // what auto passes to the registry (block_size for the block formats)
   double spmv_ms = 0, setup_ms = 0;
+  double linear_ms = 0;  // c . x, before the neighbour correction
   double total_ms(long long applies) const {
     return (applies > 0 ? setup_ms + applies * spmv_ms : spmv_ms);
   }
@@ -85,7 +109,7 @@ struct Prediction {
 
 struct Choice {
   std::vector<Prediction> ranked;  // best first, by total_ms(applies)
-  std::string why;                 // the features that decided, in words
+  std::string why;                 // the features that decided, in words (and the neighbours)
   long long applies = 0;
 };
 

@@ -28,8 +28,9 @@ void print_stats(const std::string& name, const MatrixStats& s) {
   std::printf("bandwidth     %d    profile %lld\n", s.bandwidth, static_cast<long long>(s.profile));
   std::printf("symmetric     %s (pattern)\n", s.pattern_symmetric ? "yes" : "no");
   std::printf("dense blocks  %s\n",
-              s.block_size > 1 ? (std::to_string(s.block_size) + " x " + std::to_string(s.block_size)).c_str()
-                               : "none detected");
+              s.block_size > 1
+                  ? (std::to_string(s.block_size) + " x " + std::to_string(s.block_size)).c_str()
+                  : "none detected");
   std::printf("row-length histogram:\n");
   const std::int64_t top = s.row_histogram.empty()
                                ? 0
@@ -52,8 +53,8 @@ void print_stats(const std::string& name, const MatrixStats& s) {
 // --auto: the features and the ranked candidates, as the auto build on `device` with an L2 of
 // `l2` bytes would compute them (bench/fit_select.py reads the JSON to fit and replay the model).
 template <class V>
-void print_auto(const std::string& name, const Csr<V>& a, const std::string& device,
-                std::size_t l2, long long applies, bool json) {
+void print_auto(const std::string& name, const Csr<V>& a, const std::string& device, std::size_t l2,
+                long long applies, bool json) {
   const select::Features f = select::measure_features(a, l2);
   const select::Choice c = select::choose(f, Backend::cuda, device, applies);
   nlohmann::json ranked = nlohmann::json::array();
@@ -61,6 +62,7 @@ void print_auto(const std::string& name, const Csr<V>& a, const std::string& dev
     ranked.push_back({{"format", p.format},
                       {"params", p.params.to_string()},
                       {"spmv_ms", p.spmv_ms},
+                      {"linear_ms", p.linear_ms},
                       {"setup_ms", p.setup_ms},
                       {"x", select::cost_features(f, p.format)}});
   nlohmann::json j{{"matrix", name},
@@ -149,13 +151,20 @@ void add_info(CLI::App& app) {
       reorder_ms = r.total_ms();
     }
     if (*json) {
-      nlohmann::json j{{"matrix", *matrix},       {"rows", s.rows},
-                       {"cols", s.cols},          {"nnz", s.nnz},
-                       {"row_min", s.row_min},    {"row_mean", s.row_mean},
-                       {"row_max", s.row_max},    {"row_variance", s.row_variance},
-                       {"empty_rows", s.empty_rows}, {"bandwidth", s.bandwidth},
-                       {"profile", s.profile},    {"pattern_symmetric", s.pattern_symmetric},
-                       {"block_size", s.block_size}, {"row_histogram", s.row_histogram}};
+      nlohmann::json j{{"matrix", *matrix},
+                       {"rows", s.rows},
+                       {"cols", s.cols},
+                       {"nnz", s.nnz},
+                       {"row_min", s.row_min},
+                       {"row_mean", s.row_mean},
+                       {"row_max", s.row_max},
+                       {"row_variance", s.row_variance},
+                       {"empty_rows", s.empty_rows},
+                       {"bandwidth", s.bandwidth},
+                       {"profile", s.profile},
+                       {"pattern_symmetric", s.pattern_symmetric},
+                       {"block_size", s.block_size},
+                       {"row_histogram", s.row_histogram}};
       if (method != ReorderMethod::none)
         j["reordered"] = {{"method", *reorder},
                           {"bandwidth", after.bandwidth},

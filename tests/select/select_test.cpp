@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <fstream>
 #include <string>
 
@@ -111,7 +112,8 @@ TEST(SelectFeatures, DeviceCsrGivesTheHostFeatures) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
 #if SPMVKIT_HAVE_CUDA
   std::vector<std::pair<std::string, Csr<double>>> cases;
-  for (const std::string& name : testing::zoo_names()) cases.emplace_back(name, testing::zoo_matrix(name));
+  for (const std::string& name : testing::zoo_names())
+    cases.emplace_back(name, testing::zoo_matrix(name));
   const Csr<double> blocked = block_expand(generate_stencil_2d(300, 5), 3);
   cases.emplace_back("blocked bs3", blocked);
   Csr<double> holed = blocked;
@@ -320,6 +322,65 @@ TEST(SelectModel, H200ScalesTheByteTerms) {
   const auto h100 = select::choose(f, Backend::cuda, kH100, 0);
   const auto h200 = select::choose(f, Backend::cuda, "NVIDIA H200", 0);
   EXPECT_LT(h200.ranked.front().spmv_ms, h100.ranked.front().spmv_ms);
+}
+
+// Features whose neighbour_point is `p` (a table entry's), with plausible byte predictions.
+select::Features features_at(const select::NeighbourPoint& p) {
+  select::Features f;
+  f.rows = f.cols = static_cast<index_t>(std::llround(std::exp(p[0])));
+  f.nnz = std::llround(std::exp(p[1]));
+  f.row_mean = std::exp(p[2]);
+  const double cv = std::exp(p[3]) - 0.05;
+  f.row_variance = cv * f.row_mean * cv * f.row_mean;
+  f.row_max = static_cast<index_t>(std::llround(std::exp(p[4])));
+  f.block_size = static_cast<int>(std::lround(std::exp(p[5])));
+  f.ell_bytes = f.sellp_bytes = f.hybrid_bytes = 12.0 * static_cast<double>(f.nnz);
+  f.hybrid_width = static_cast<index_t>(f.row_mean) + 1;
+  f.l2_bytes = kH100L2;
+  f.sampled_rows = f.rows;
+  return f;
+}
+
+TEST(SelectModel, NeighbourCorrectionStartsAtAMeasuredMatrix) {
+  // At a table matrix's own point the correction is its neighbourhood's: the details name it at
+  // distance 0, and a format it measured moves off the linear prediction by a bounded factor.
+  const select::NeighbourTable& t = select::h100_neighbours();
+  ASSERT_GE(t.entries.size(), select::kNeighbours);
+  for (std::size_t i : {std::size_t{0}, t.entries.size() / 2, t.entries.size() - 1}) {
+    const auto& e = t.entries[i];
+    const select::Choice c = select::choose(features_at(e.point), Backend::cuda, kH100, 0);
+    SCOPED_TRACE(c.why);
+    EXPECT_NE(c.why.find("neighbour correction 1.00 (its 9 nearest measured matrices, first"),
+              std::string::npos);
+    EXPECT_NE(c.why.find(" at 0.00)"), std::string::npos);
+    int moved = 0;
+    for (const auto& p : c.ranked) {
+      ASSERT_GT(p.linear_ms, 0.0) << p.format;
+      const double factor = p.spmv_ms / p.linear_ms;
+      EXPECT_GT(factor, 0.05) << p.format;
+      EXPECT_LT(factor, 20.0) << p.format;
+      moved += std::abs(std::log(factor)) > 1e-6;
+    }
+    EXPECT_GT(moved, 0);
+    // Ranked by the corrected time.
+    for (std::size_t k = 1; k < c.ranked.size(); ++k)
+      EXPECT_LE(c.ranked[k - 1].spmv_ms, c.ranked[k].spmv_ms);
+  }
+}
+
+TEST(SelectModel, FarFromEveryMeasuredMatrixTheLinearModelStands) {
+  // 1e9 rows of 1,000 entries with one of 100,000: no table matrix is near, the correction's
+  // weights vanish. (A tiny matrix is not far: at 2.85 spreads from cage5, launch-bound like
+  // the small real matrices, it takes half their correction.)
+  const select::Choice c = select::choose(features_at({20.7, 27.6, 6.91, std::log(0.1), 11.5, 0.0}),
+                                          Backend::cuda, kH100, 0);
+  SCOPED_TRACE(c.why);
+  EXPECT_NE(c.why.find("neighbour correction 0.00"), std::string::npos);
+  for (const auto& pr : c.ranked) EXPECT_NEAR(pr.spmv_ms / pr.linear_ms, 1.0, 0.01) << pr.format;
+  // The CPU backend has no table.
+  const auto cpu = select::choose(features_at(select::h100_neighbours().entries[0].point),
+                                  Backend::cpu, "cpu", 0);
+  for (const auto& pr : cpu.ranked) EXPECT_EQ(pr.spmv_ms, pr.linear_ms) << pr.format;
 }
 
 TEST(SelectModel, CpuPicksFewestBytes) {
