@@ -32,7 +32,7 @@ suite), fit on the rest, pick on it; the in-sample score fits on all. --emit wri
 select/model_defaults.cpp (then rebuild and `replay` to score the library's own picks).
 Python 3 with NumPy/SciPy (Debian python3-numpy, python3-scipy).
 """
-import collections, json, math, os, re, shutil, subprocess, sys
+import collections, gzip, json, math, os, re, shutil, subprocess, sys
 import numpy as np
 from scipy.optimize import nnls
 
@@ -55,7 +55,7 @@ def load(paths):
     """{(suite, matrix): {'records': {format: record}, 'device', 'l2', 'commit'}}."""
     runs = {}
     for p in paths:
-        d = json.load(open(p))
+        d = json.load(gzip.open(p, 'rt') if p.endswith('.gz') else open(p))
         for r in d['results']:
             run = runs.setdefault((suite_of(p), r['matrix']), {
                 'records': {}, 'device': d['device'], 'l2': d.get('l2_bytes') or 50 * 2**20,

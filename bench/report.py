@@ -17,6 +17,7 @@
 
 DIR holds the JSON of one run (bench/results/<date>-<device>/).
 """
+import gzip
 import glob
 import json
 import math
@@ -25,10 +26,16 @@ import re
 import sys
 
 
+def json_files(directory):
+    """The bench JSON files of a folder, plain or gzipped, sorted."""
+    return sorted(glob.glob(os.path.join(directory, "*.json")) +
+                  glob.glob(os.path.join(directory, "*.json.gz")))
+
+
 def load(paths):
     records, heads = [], []
     for p in paths:
-        with open(p) as f:
+        with (gzip.open(p, "rt") if p.endswith(".gz") else open(p)) as f:
             doc = json.load(f)
         heads.append(doc)
         for r in doc["results"]:
@@ -73,7 +80,7 @@ def times(records, backend, precision):
 
 
 def hec_table(directory):
-    heads, records = load(sorted(glob.glob(os.path.join(directory, "*.json"))))
+    heads, records = load(json_files(directory))
     print(header([h for h in heads if h["backend"] == "cuda"]))
     cpu = [h for h in heads if h["backend"] == "cpu"]
     if cpu:
@@ -107,7 +114,7 @@ def hec_table(directory):
 
 
 def csr3(directory):
-    heads, records = load(sorted(glob.glob(os.path.join(directory, "*.json"))))
+    heads, records = load(json_files(directory))
     own = times(records, "cuda", "f64")
     peers = {}
     for r in records:

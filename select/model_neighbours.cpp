@@ -5,10 +5,10 @@
 //   bench/results/2026-11-27-h100x4-ff7c415/bench_bsr.json
 //   bench/results/2026-11-27-h100x4-ff7c415/bench_bsr-all_1of2.json
 //   bench/results/2026-11-27-h100x4-ff7c415/bench_bsr-all_2of2.json
-//   bench/results/2026-11-27-h100x4-0b04567/bench_bsr-expand_1of16.json
-//   bench/results/2026-11-27-h100x4-0b04567/bench_bsr-expand_5of16.json
-//   bench/results/2026-11-27-h100x4-0b04567/bench_bsr-expand_9of16.json
-//   bench/results/2026-11-27-h100x4-0b04567/bench_bsr-expand_13of16.json
+//   bench/results/2026-11-27-h100x4-0b04567/bench_bsr-expand_1of16.json.gz
+//   bench/results/2026-11-27-h100x4-0b04567/bench_bsr-expand_5of16.json.gz
+//   bench/results/2026-11-27-h100x4-0b04567/bench_bsr-expand_9of16.json.gz
+//   bench/results/2026-11-27-h100x4-0b04567/bench_bsr-expand_13of16.json.gz
 // the neighbour correction's table (select/model.hpp): per matrix its
 // neighbour_point and log(measured / linear prediction) per format (n: not
 // measured).
