@@ -20,7 +20,10 @@ struct Options {
   std::vector<std::string> formats;  // empty: every registered format with this backend
   std::string params;                // "format:key=v,key=v;format2:..." per-format overrides
   int warmup = 10;
-  int reps = 50;                 // timed runs (median reported)
+  int reps = 50;  // timed runs (median reported)
+  // Each format built this many times, each build timed (reps runs); spmv_ms is the median of
+  // the builds' medians (one build of a 5 us apply can run 15-35% slow), setup the first's.
+  int builds = 1;
   std::string reorder = "none";  // none | rcm | band (applied before all formats)
   bool check = true;             // compare one result against the float64 reference
   // expand_bsB_NAME over this many nonzeros (bs^2 * nnz(NAME)) is not built; one record
@@ -64,9 +67,9 @@ struct Record {
   // the `auto` record: ratio_vs_oracle = oracle time / auto time (1: auto picked the oracle).
   std::string oracle;
   double ratio_vs_oracle = 0;
-  double paper_gbs = 0;              // GB/s by the format's paper's byte formula, if it has one
-  double max_rel_err = 0;            // ||z - ref|| / ||ref|| against the float64 reference
-  bool l2_resident = false;          // format data + vectors fit in the last-level cache (L2 on the GPU)
+  double paper_gbs = 0;      // GB/s by the format's paper's byte formula, if it has one
+  double max_rel_err = 0;    // ||z - ref|| / ||ref|| against the float64 reference
+  bool l2_resident = false;  // format data + vectors fit in the last-level cache (L2 on the GPU)
   bool peer = false;
   // Row-length (nonzeros per row) statistics of the matrix: SURAA's figures order matrices by
   // npr variance (population variance, over all rows).
@@ -76,7 +79,7 @@ struct Record {
 
 struct Report {
   std::string device, driver, commit, date, backend, precision, note;
-  int reps = 0, warmup = 0, part = 1, parts = 1;
+  int reps = 0, warmup = 0, builds = 1, part = 1, parts = 1;
   std::int64_t max_expanded_nnz = 0;
   double ceiling_gbs = 0;
   std::size_t l2_bytes = 0;

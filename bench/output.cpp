@@ -22,10 +22,9 @@ void print_table(const Report& rep, std::ostream& out) {
   for (const auto& r : rep.results) w = std::max(w, static_cast<int>(r.matrix.size()));
   // upload and build: the setup split in SpMV-equivalents ("-": the upload is inside a host
   // build).
-  std::snprintf(line, sizeof line,
-                "%-*s %-18s %10s %9s %7s %7s %10s %9s %8s %6s %8s %8s %9s  %s\n", w, "matrix",
-                "format", "nnz", "setup_ms", "upload", "build", "spmv_ms", "GFLOP/s", "GB/s",
-                "%ceil", "vs_best", "vs_csr", "rel_err", "status");
+  std::snprintf(line, sizeof line, "%-*s %-18s %10s %9s %7s %7s %10s %9s %8s %6s %8s %8s %9s  %s\n",
+                w, "matrix", "format", "nnz", "setup_ms", "upload", "build", "spmv_ms", "GFLOP/s",
+                "GB/s", "%ceil", "vs_best", "vs_csr", "rel_err", "status");
   out << line;
   for (const auto& r : rep.results) {
     if (r.status.rfind("ok", 0) != 0 && r.status != "WRONG") {
@@ -43,14 +42,12 @@ void print_table(const Report& rep, std::ostream& out) {
     char pct[16] = "cache";
     if (!r.l2_resident) std::snprintf(pct, sizeof pct, "%.1f", r.pct_ceiling);
     char upload[16] = "-";
-    if (r.upload_spmv_equiv >= 0)
-      std::snprintf(upload, sizeof upload, "%.1f", r.upload_spmv_equiv);
+    if (r.upload_spmv_equiv >= 0) std::snprintf(upload, sizeof upload, "%.1f", r.upload_spmv_equiv);
     std::snprintf(line, sizeof line,
                   "%-*s %-18s %10lld %9.2f %7s %7.1f %10.4f %9.1f %8.1f %6s %8s %8s %9.1e  %s%s\n",
                   w, r.matrix.c_str(), r.format.c_str(), r.nnz, r.setup_ms, upload,
-                  r.build_spmv_equiv, r.spmv_ms, r.gflops, r.gbs,
-                  pct, ratio, ratio_csr, r.max_rel_err, r.status.c_str(),
-                  r.l2_resident ? " (cache-resident)" : "");
+                  r.build_spmv_equiv, r.spmv_ms, r.gflops, r.gbs, pct, ratio, ratio_csr,
+                  r.max_rel_err, r.status.c_str(), r.l2_resident ? " (cache-resident)" : "");
     out << line;
   }
 }
@@ -66,54 +63,54 @@ nlohmann::json to_json(const Report& rep) {
   j["ceiling_gbs"] = rep.ceiling_gbs;
   j["reps"] = rep.reps;
   j["warmup"] = rep.warmup;
+  j["builds"] = rep.builds;
   j["part"] = std::to_string(rep.part) + "/" + std::to_string(rep.parts);
   j["max_expanded_nnz"] = rep.max_expanded_nnz;
   j["note"] = rep.note;
   j["l2_bytes"] = rep.l2_bytes;
   j["results"] = nlohmann::json::array();
   for (const auto& r : rep.results) {
-    j["results"].push_back({{"matrix", r.matrix},
-                            {"format", r.format},
-                            {"backend", r.backend},
-                            {"precision", r.precision},
-                            {"rows", r.rows},
-                            {"cols", r.cols},
-                            {"nnz", r.nnz},
-                            {"setup_ms", r.setup_ms},
-                            {"setup_spmv_equiv", r.setup_spmv_equiv},
-                            {"upload_ms", r.upload_ms >= 0 ? nlohmann::json(r.upload_ms)
-                                                           : nlohmann::json(nullptr)},
-                            {"build_ms", r.build_ms},
-                            {"upload_spmv_equiv",
-                             r.upload_spmv_equiv >= 0 ? nlohmann::json(r.upload_spmv_equiv)
-                                                      : nlohmann::json(nullptr)},
-                            {"build_spmv_equiv", r.build_spmv_equiv},
-                            {"build_peak_bytes", r.build_peak_bytes},
-                            {"format_bytes", r.format_bytes},
-                            {"built_on", r.built_on_device ? "device" : "host"},
-                            {"spmv_ms", r.spmv_ms},
-                            {"spmv_ms_min", r.spmv_ms_min},
-                            {"spmv_ms_max", r.spmv_ms_max},
-                            {"gflops", r.gflops},
-                            {"bytes", r.bytes},
-                            {"gbs", r.gbs},
-                            {"pct_ceiling", r.pct_ceiling},
-                            {"ratio_vs_cusparse", r.ratio_vs_cusparse},
-                            {"ratio_vs_cusparse_csr", r.ratio_vs_cusparse_csr},
-                            {"best_peer", r.best_peer},
-                            {"oracle", r.oracle},
-                            {"ratio_vs_oracle", r.ratio_vs_oracle},
-                            {"paper_gbs", r.paper_gbs},
-                            {"max_rel_err", r.max_rel_err},
-                            {"l2_resident", r.l2_resident},
-                            {"peer", r.peer},
-                            {"npr_mean", r.npr_mean},
-                            {"npr_variance", r.npr_variance},
-                            {"npr_max", r.npr_max},
-                            {"reorder_ms", r.reorder_ms},
-                            {"reorder_spmv_equiv", r.reorder_spmv_equiv},
-                            {"details", r.details},
-                            {"status", r.status}});
+    j["results"].push_back(
+        {{"matrix", r.matrix},
+         {"format", r.format},
+         {"backend", r.backend},
+         {"precision", r.precision},
+         {"rows", r.rows},
+         {"cols", r.cols},
+         {"nnz", r.nnz},
+         {"setup_ms", r.setup_ms},
+         {"setup_spmv_equiv", r.setup_spmv_equiv},
+         {"upload_ms", r.upload_ms >= 0 ? nlohmann::json(r.upload_ms) : nlohmann::json(nullptr)},
+         {"build_ms", r.build_ms},
+         {"upload_spmv_equiv",
+          r.upload_spmv_equiv >= 0 ? nlohmann::json(r.upload_spmv_equiv) : nlohmann::json(nullptr)},
+         {"build_spmv_equiv", r.build_spmv_equiv},
+         {"build_peak_bytes", r.build_peak_bytes},
+         {"format_bytes", r.format_bytes},
+         {"built_on", r.built_on_device ? "device" : "host"},
+         {"spmv_ms", r.spmv_ms},
+         {"spmv_ms_min", r.spmv_ms_min},
+         {"spmv_ms_max", r.spmv_ms_max},
+         {"gflops", r.gflops},
+         {"bytes", r.bytes},
+         {"gbs", r.gbs},
+         {"pct_ceiling", r.pct_ceiling},
+         {"ratio_vs_cusparse", r.ratio_vs_cusparse},
+         {"ratio_vs_cusparse_csr", r.ratio_vs_cusparse_csr},
+         {"best_peer", r.best_peer},
+         {"oracle", r.oracle},
+         {"ratio_vs_oracle", r.ratio_vs_oracle},
+         {"paper_gbs", r.paper_gbs},
+         {"max_rel_err", r.max_rel_err},
+         {"l2_resident", r.l2_resident},
+         {"peer", r.peer},
+         {"npr_mean", r.npr_mean},
+         {"npr_variance", r.npr_variance},
+         {"npr_max", r.npr_max},
+         {"reorder_ms", r.reorder_ms},
+         {"reorder_spmv_equiv", r.reorder_spmv_equiv},
+         {"details", r.details},
+         {"status", r.status}});
   }
   return j;
 }

@@ -1,6 +1,8 @@
 // spmvkit bench MATRIX|SUITE...: every format next to the backend's peers (cuSPARSE on the GPU,
 // Eigen on the CPU), after measuring the device's read-bandwidth ceiling; a table on stdout,
 // JSON with --json.
+#include "bench/bench.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -8,7 +10,6 @@
 #include <fstream>
 #include <iostream>
 
-#include "bench/bench.hpp"
 #include "bench/precond_bench.hpp"
 #include "bench/solver_bench.hpp"
 #include "spmvkit/error.hpp"
@@ -114,13 +115,13 @@ static void run_precond_suite(const std::string& backend, const std::string& for
 void add_bench(CLI::App& app) {
   std::string suites;
   for (const auto& s : bench::suite_names()) suites += (suites.empty() ? "" : ", ") + s;
-  auto* cmd = app.add_subcommand(
-      "bench", "Benchmark formats on matrices or suites (" + suites + ", solvers, precond" +
-                   "), next to cuSPARSE (GPU) or Eigen (CPU)");
+  auto* cmd = app.add_subcommand("bench", "Benchmark formats on matrices or suites (" + suites +
+                                              ", solvers, precond" +
+                                              "), next to cuSPARSE (GPU) or Eigen (CPU)");
   struct Args {
     std::vector<std::string> matrices;
     std::string backend = "auto", precision = "f64", formats, params, json, reorder = "none";
-    int reps = 50, warmup = 10;
+    int reps = 50, warmup = 10, builds = 1;
     bool no_check = false, dist = false;
     DistArgs d;
     std::string max_expanded_nnz = "64M", part = "1/1";
@@ -142,6 +143,10 @@ void add_bench(CLI::App& app) {
                        ->check(CLI::Range(1, 100000));
   auto* warmup_opt =
       cmd->add_option("--warmup", a->warmup, "Untimed runs first")->check(CLI::Range(0, 100000));
+  cmd->add_option("--builds", a->builds,
+                  "Build each format this many times, time each build (--reps runs) and report "
+                  "the median of the builds' medians (default 1)")
+      ->check(CLI::Range(1, 100));
   cmd->add_option("--reorder", a->reorder, "Reorder every matrix first: none or rcm");
   cmd->add_option("--json", a->json, "Also write the full results as JSON to this file");
   cmd->add_flag("--no-check", a->no_check, "Skip the check against the float64 reference");
@@ -180,8 +185,8 @@ void add_bench(CLI::App& app) {
       return;
     }
     if (!a->matrices.empty() && a->matrices.front() == "solvers") {
-      run_solvers_suite(a->matrices, a->backend, a->precision, a->formats,
-                        *reps_opt ? a->reps : 0, a->time_limit, a->json);
+      run_solvers_suite(a->matrices, a->backend, a->precision, a->formats, *reps_opt ? a->reps : 0,
+                        a->time_limit, a->json);
       return;
     }
     bench::Options opt;
@@ -192,6 +197,7 @@ void add_bench(CLI::App& app) {
     opt.check = !a->no_check;
     opt.max_expanded_nnz = parse_count("--max-expanded-nnz", a->max_expanded_nnz);
     opt.time_limit_s = a->time_limit;
+    opt.builds = a->builds;
     const auto part = split(a->part, '/');
     try {
       if (part.size() != 2) throw std::invalid_argument("K/N");
@@ -229,7 +235,8 @@ void add_bench(CLI::App& app) {
                  " warm-up" +
                  (reps_opt->count() || warmup_opt->count()
                       ? " (--reps/--warmup)"
-                      : " (suite default; --reps/--warmup override)");
+                      : " (suite default; --reps/--warmup override)") +
+                 (opt.builds > 1 ? ", " + std::to_string(opt.builds) + " builds a format" : "");
     }
     // A suite's real matrices that no folder holds are skipped, said once (a matrix named on
     // the command line is still an error when it cannot be read).
@@ -268,11 +275,13 @@ namespace {
 // with `full`, the meaning below each).
 void print_format(const FormatEntry& f, bool full) {
   std::printf("%-20s %-8s %-5s %s\n", f.name.c_str(),
-              f.cpu && f.cuda ? "cpu,cuda" : f.cuda ? "cuda" : "cpu", f.peer ? "peer" : "",
-              f.summary.c_str());
+              f.cpu && f.cuda ? "cpu,cuda"
+              : f.cuda        ? "cuda"
+                              : "cpu",
+              f.peer ? "peer" : "", f.summary.c_str());
   for (const ParamSpec& s : f.schema) {
-    std::printf("    %-22s %-6s default %-8s allowed: %s%s\n", s.name.c_str(),
-                to_string(s.type), s.fallback.c_str(), s.allowed().c_str(),
+    std::printf("    %-22s %-6s default %-8s allowed: %s%s\n", s.name.c_str(), to_string(s.type),
+                s.fallback.c_str(), s.allowed().c_str(),
                 s.cuda_only && f.cpu ? "  [cuda only]" : "");
     if (full) std::printf("        %s\n", s.meaning.c_str());
   }
@@ -280,9 +289,10 @@ void print_format(const FormatEntry& f, bool full) {
 }  // namespace
 
 void add_formats(CLI::App& app) {
-  auto* cmd = app.add_subcommand(
-      "formats", "List the registered formats and their parameters (type, default, allowed "
-                 "values); with NAME, one format with the meaning of each parameter");
+  auto* cmd =
+      app.add_subcommand("formats",
+                         "List the registered formats and their parameters (type, default, allowed "
+                         "values); with NAME, one format with the meaning of each parameter");
   auto name = std::make_shared<std::string>();
   cmd->add_option("NAME", *name, "A registry name");
   cmd->callback([name] {

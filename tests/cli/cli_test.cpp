@@ -147,6 +147,30 @@ TEST(Cli, CpuBenchWritesJsonWithEveryField) {
   std::filesystem::remove(json);
 }
 
+// --builds N: each format built and timed N times, the record the median of the builds'
+// medians (within the span of every timed run); 0 is refused.
+TEST(Cli, BenchBuildsEachFormatNTimes) {
+  const std::string json = temp_file("spmvkit_cli_builds.json");
+  const CliRun r = spmvkit(
+      "bench stencil7_12 --backend cpu --reps 2 --warmup 0 --builds 3 "
+      "--formats csr_scalar,ell --json " +
+      json);
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::ifstream in(json);
+  const auto j = nlohmann::json::parse(in);
+  EXPECT_EQ(j["builds"], 3);
+  ASSERT_EQ(j["results"].size(), 2u);
+  for (const auto& rec : j["results"]) {
+    EXPECT_EQ(rec["status"], "ok");
+    EXPECT_LE(rec["spmv_ms_min"].get<double>(), rec["spmv_ms"].get<double>());
+    EXPECT_LE(rec["spmv_ms"].get<double>(), rec["spmv_ms_max"].get<double>());
+  }
+  std::filesystem::remove(json);
+  const CliRun bad = spmvkit("bench stencil7_12 --backend cpu --builds 0");
+  EXPECT_NE(bad.status, 0);
+  EXPECT_NE(bad.err.find("--builds"), std::string::npos) << bad.err;
+}
+
 // A suite's real matrices that no folder holds are skipped with one note (a bare clone has no
 // ../shared/matrices); the bundled ones still run; a missing matrix named alone is an error.
 TEST(Cli, SuiteSkipsRealMatricesNoFolderHolds) {
@@ -274,10 +298,10 @@ TEST(Cli, FormatsSchemaAndBenchExitStatus) {
       spmvkit("bench powerlaw_20000 --backend cpu --reps 1 --warmup 0 --formats ell,csr_scalar");
   EXPECT_EQ(refused.status, 1);
   EXPECT_NE(refused.out.find("csr_scalar"), std::string::npos) << refused.out;  // whole table
-  EXPECT_NE(refused.err.find("not measured: powerlaw_20000/ell"), std::string::npos)
-      << refused.err;
-  const CliRun ok = spmvkit("bench powerlaw_20000 --backend cpu --reps 1 --warmup 0 --formats "
-                            "csr_scalar");
+  EXPECT_NE(refused.err.find("not measured: powerlaw_20000/ell"), std::string::npos) << refused.err;
+  const CliRun ok = spmvkit(
+      "bench powerlaw_20000 --backend cpu --reps 1 --warmup 0 --formats "
+      "csr_scalar");
   EXPECT_EQ(ok.status, 0) << ok.err;
 }
 
