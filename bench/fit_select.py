@@ -201,7 +201,7 @@ def linear_ms(info):
     return {c['format']: (c.get('linear_ms', c['spmv_ms']), c['params']) for c in info['ranked']}
 
 
-def residuals(key, run, info):
+def residuals(run, info):
     """{format: log(measured / linear)} for the candidates the run measured (walk's rules)."""
     out = {}
     for f, (ms, params) in linear_ms(info).items():
@@ -263,7 +263,7 @@ def emit_neighbours(path, table, scale, sources):
 
 
 def neighbours(runs, infos, train_keys, check_keys, emit_path, sources):
-    table = [(k[1], neighbour_point(infos[k]), residuals(k, runs[k], infos[k]))
+    table = [(k[1], neighbour_point(infos[k]), residuals(runs[k], infos[k]))
              for k in sorted(train_keys)]
     table = [t for t in table if t[2]]
     scale = np.array([t[1] for t in table]).std(axis=0) + 1e-9
