@@ -29,7 +29,9 @@ Python here mirrors model.cpp's correction. --emit writes select/model_neighbour
 fit: per format, SpMV ms = c . x (x: select::cost_features, select/model.hpp) by non-negative
 least squares on relative error; setup ms = s0 + s1 nnz/1e6 likewise. Hold-out: leave one matrix out (every record of it, in any
 suite), fit on the rest, pick on it; the in-sample score fits on all. --emit writes the fit as
-select/model_defaults.cpp (then rebuild and `replay` to score the library's own picks).
+select/model_defaults.cpp (then rebuild, build the neighbour table again on the new
+`linear_ms`, and `replay` to score the library's own picks; fit's own scores leave the
+correction out).
 Python 3 with NumPy/SciPy (Debian python3-numpy, python3-scipy).
 """
 import collections, gzip, json, math, os, re, shutil, subprocess, sys
