@@ -83,6 +83,13 @@ def oracle_ms(run):
                if f in OURS and r['status'] == 'ok')
 
 
+def other_block_size(params, record):
+    """Whether `record` was built with another block size than `params` asks for."""
+    bs = re.search(r'block_size=(\d+)', params)
+    used = re.search(r'\bbs=(\d+)', record['details'])
+    return bool(bs and used and bs.group(1) != used.group(1))
+
+
 def walk(ranked, run):
     """The auto build's walk: the first candidate that did not refuse. (format, record) or
     (format, None) when the run has no usable record of it."""
@@ -92,10 +99,8 @@ def walk(ranked, run):
             continue  # refused in the run: the build passes over it too
         if r is None or r['status'] != 'ok':
             return c['format'], None
-        bs = re.search(r'block_size=(\d+)', c['params'])
-        used = re.search(r'\bbs=(\d+)', r['details'])
-        if bs and used and bs.group(1) != used.group(1):
-            return c['format'], None  # measured with another block size
+        if other_block_size(c['params'], r):
+            return c['format'], None
         return c['format'], r
     return None, None
 
@@ -208,11 +213,7 @@ def residuals(run, info):
     out = {}
     for f, (ms, params) in linear_ms(info).items():
         r = run['records'].get(f)
-        if r is None or r['status'] != 'ok' or ms <= 0:
-            continue
-        bs = re.search(r'block_size=(\d+)', params)
-        used = re.search(r'\bbs=(\d+)', r['details'])
-        if bs and used and bs.group(1) != used.group(1):
+        if r is None or r['status'] != 'ok' or ms <= 0 or other_block_size(params, r):
             continue
         out[f] = math.log(r['spmv_ms'] / ms)
     return out
