@@ -102,11 +102,12 @@ NeighbourPoint neighbour_point(const Features& f) {
 
 namespace {
 
-// The table's kNeighbours entries nearest to f (squared standardised distance, then table
-// order), nearest first.
-std::vector<std::pair<double, const NeighbourTable::Entry*>> nearest(const NeighbourTable& t,
-                                                                     const Features& f) {
-  std::vector<std::pair<double, const NeighbourTable::Entry*>> near;
+// Table entries with their squared standardised distance to a matrix, nearest first.
+using Neighbours = std::vector<std::pair<double, const NeighbourTable::Entry*>>;
+
+// The table's kNeighbours entries nearest to f (by distance, then table order).
+Neighbours nearest(const NeighbourTable& t, const Features& f) {
+  Neighbours near;
   const NeighbourPoint z = neighbour_point(f);
   for (const NeighbourTable::Entry& e : t.entries) {
     double d2 = 0;
@@ -126,9 +127,7 @@ std::vector<std::pair<double, const NeighbourTable::Entry*>> nearest(const Neigh
 }
 
 // exp of the weighted mean residual of `format` over `near` (1 where none measured it).
-double correction(const NeighbourTable& t,
-                  const std::vector<std::pair<double, const NeighbourTable::Entry*>>& near,
-                  const std::string& format) {
+double correction(const NeighbourTable& t, const Neighbours& near, const std::string& format) {
   const auto col = std::find_if(t.formats.begin(), t.formats.end(),
                                 [&](const char* name) { return format == name; });
   if (col == t.formats.end()) return 1.0;
