@@ -54,12 +54,17 @@ def suite_of(path):
 
 
 def load(paths):
-    """{(suite, matrix): {'records': {format: record}, 'device', 'l2', 'commit'}}."""
-    runs = {}
+    """{(suite, matrix): {'records': {format: record}, 'device', 'l2', 'commit'}}; a matrix a
+    second file measures again is a second record, its suite named suite@commit."""
+    runs, source = {}, {}
     for p in paths:
         d = json.load(gzip.open(p, 'rt') if p.endswith('.gz') else open(p))
         for r in d['results']:
-            run = runs.setdefault((suite_of(p), r['matrix']), {
+            key = (suite_of(p), r['matrix'])
+            if source.setdefault(key, p) != p:  # a second run of the matrix: its own record
+                key = ('%s@%s' % (key[0], d['commit']), key[1])
+                source.setdefault(key, p)
+            run = runs.setdefault(key, {
                 'records': {}, 'device': d['device'], 'l2': d.get('l2_bytes') or 50 * 2**20,
                 'commit': d['commit'], 'precision': r['precision']})
             run['records'][r['format']] = r
