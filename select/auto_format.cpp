@@ -233,6 +233,7 @@ FormatEntry auto_format() {
     using V = std::decay_t<decltype(a.values[0])>;
     return build_auto<V>(DeviceMatrix<V>{a}, p);
   });
+  select::prepare();
   e.tune = tune_auto;
   e.tune_summary = "measure the model's top candidates for MATRIX... and cache the choice";
   e.tune_options = {"precision"};

@@ -206,4 +206,13 @@ Choice choose(const Features& f, Backend b, const std::string& device, long long
   return c;
 }
 
+void prepare() {
+  Features f;
+  f.rows = f.cols = 1000;
+  f.nnz = 5000;
+  f.row_mean = 5;
+  f.row_max = 9;
+  for (Backend b : {Backend::cpu, Backend::cuda}) choose(f, b, "", 0);
+}
+
 }  // namespace spmvkit::select

@@ -119,6 +119,11 @@ struct Choice {
 // applies = 0: SpMV time alone; N > 0: setup + N x SpMV.
 Choice choose(const Features& f, Backend b, const std::string& device, long long applies);
 
+// One choose() on a made-up matrix for each backend: the constant tables' initialisation and
+// their first page faults (0.1-0.8 ms of a process's first choice) then happen where the
+// registry is made (select/auto_format.cpp), not in a selection.
+void prepare();
+
 // The tuning store's key of a measured choice: "auto/<rows>x<cols>/<nnz>/<structure hash>/
 // <f32|f64>/<backend>" (the device is the store's own first field).
 std::string cache_key(const Features& f, Backend b);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "backend/cuda/cublas_api.hpp"
+#include "backend/cuda/device_csr.hpp"
 #include "spmvkit/error.hpp"
 
 namespace spmvkit::cuda {
@@ -46,6 +47,7 @@ Context::Context(int device) : device_(device) {
   SPMVKIT_CUSPARSE_CHECK(cusparseSetStream(cusparse_, stream_));
   SPMVKIT_CUBLAS_CHECK(cublas_api().create(&cublas_));
   SPMVKIT_CUBLAS_CHECK(cublas_api().set_stream(cublas_, stream_));
+  prepare_sampling();
 }
 
 Context::~Context() {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <mutex>
 #include <string>
 
@@ -140,6 +141,10 @@ void launch_longest_row(index_t rows, const index_t* row_ptr, index_t* longest,
 // largest gather's bytes.
 class Scratch {
  public:
+  // What prepare_sampling() allocates: the block test's largest column gather
+  // (kMaxBlockSampleEntries, select/features.cpp, 512 KB) with its ranges, so that no selection
+  // of the process allocates.
+  static constexpr std::size_t kPreparedBytes = std::size_t{1} << 20;
   std::mutex m;
   void* device(std::size_t bytes) {
     if (bytes > dev_bytes_) {
@@ -164,16 +169,26 @@ class Scratch {
   void* dev_ = nullptr;
   std::size_t dev_bytes_ = 0;
 };
+// The current device's scratch (a kernel reads its own device's memory), made on first use and
+// never destroyed (used until the process ends); an out-of-memory release gives back the
+// current device's.
 Scratch& scratch() {
-  static Scratch* s = [] {
-    auto* made = new Scratch;  // never destroyed: used until the process ends
+  static std::mutex m;
+  static auto* by_device = new std::map<int, Scratch*>;
+  int device = 0;
+  SPMVKIT_CUDA_CHECK(cudaGetDevice(&device));
+  std::lock_guard<std::mutex> lock(m);
+  static const bool hooked = [] {
     add_release_hook([] {
       Scratch& sc = scratch();
-      std::unique_lock<std::mutex> lock(sc.m, std::try_to_lock);  // held: in use, keep it
-      return lock.owns_lock() && sc.release();
+      std::unique_lock<std::mutex> held(sc.m, std::try_to_lock);  // held: in use, keep it
+      return held.owns_lock() && sc.release();
     });
-    return made;
+    return true;
   }();
+  (void)hooked;
+  Scratch*& s = (*by_device)[device];
+  if (s == nullptr) s = new Scratch;
   return *s;
 }
 
@@ -250,6 +265,17 @@ index_t longest_row(const DeviceCsrView<V>& a) {
   if (a.rows == 0) return 0;
   index_t longest = 0;
   return gather_to_host(nullptr, {}, a.row_ptr, a.col_idx, a.rows, {}, &longest);
+}
+
+void prepare_sampling() {
+  // cudaFuncGetAttributes loads a kernel (lazy loading loads it at its first launch otherwise).
+  cudaFuncAttributes attr{};
+  SPMVKIT_CUDA_CHECK(cudaFuncGetAttributes(&attr, gather_ranges_kernel));
+  SPMVKIT_CUDA_CHECK(cudaFuncGetAttributes(&attr, middle_columns_kernel));
+  SPMVKIT_CUDA_CHECK(cudaFuncGetAttributes(&attr, longest_row_kernel));
+  Scratch& sc = scratch();
+  std::lock_guard<std::mutex> lock(sc.m);
+  sc.device(Scratch::kPreparedBytes);
 }
 
 template <class V>

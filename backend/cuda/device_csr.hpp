@@ -75,4 +75,11 @@ template <class V>
 index_t sample_rows(const DeviceCsrView<V>& a, const EntryRanges& ptr_ranges,
                     const EntryRanges& mid_rows, index_t* out);
 
+// Loads the kernels of gather_ranges, sample_rows and longest_row and allocates the scratch
+// their transfers go through (1 MB, kept for the process) on the current device: called once
+// per device by its Context, so that format=auto's selection neither loads a module nor
+// allocates (on the H100 its first selection in a process had taken 0.8-1.3 ms, a later one
+// 0.4-1.0 ms).
+void prepare_sampling();
+
 }  // namespace spmvkit::cuda
