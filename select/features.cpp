@@ -423,14 +423,39 @@ cuda::EntryRanges block_rows_any_g(index_t rows, index_t cols) {
 
 #endif
 
+// The thread's reused buffers: the sampled row lengths, and the values gathered from a device
+// CSR (SampledRows' store). Kept for the thread: fresh pages cost ~2 us each on the H100 host,
+// 0.3-0.6 ms a selection when they were allocated a call.
+std::vector<index_t>& sampled_lengths() {
+  static thread_local std::vector<index_t> lengths;
+  return lengths;
+}
+std::vector<index_t>& gathered_store() {
+  static thread_local std::vector<index_t> store;
+  return store;
+}
+
 }  // namespace
+
+void prepare_features() {
+  // Touched now (resize writes every element): the largest sample, and the length sample's
+  // row pointers with the block test's largest column gather.
+  std::vector<index_t>& lengths = sampled_lengths();
+  if (lengths.capacity() < static_cast<std::size_t>(kSampleRows + kWindow)) {
+    lengths.resize(static_cast<std::size_t>(kSampleRows + kWindow));
+    lengths.clear();  // the capacity, and its pages, stay
+  }
+  std::vector<index_t>& store = gathered_store();
+  const auto want = static_cast<std::size_t>(2 * kSampleRows + kMaxBlockSampleEntries);
+  if (store.size() < want) store.resize(want);
+}
 
 double Features::cv() const { return row_mean > 0 ? std::sqrt(row_variance) / row_mean : 0.0; }
 
 template <class V>
 Features measure_features(const Csr<V>& a, std::size_t l2_bytes) {
   const HostRows<V> rows{a};
-  static thread_local std::vector<index_t> lengths;  // reused: no fresh pages a call
+  std::vector<index_t>& lengths = sampled_lengths();
   Features f = sampled_features(rows, sizeof(V), l2_bytes, longest_row(a), lengths);
   if (f.rows == 0 || lengths.empty()) return f;
   if (a.nnz() <= kSmallNnz) {
@@ -449,7 +474,7 @@ Features measure_features(const DeviceCsrView<V>& a, std::size_t l2_bytes) {
   // Two round trips: 1, the length sample's row pointers with the block test's for any g <= 64
   // dividing gcd(rows, cols), one column index a 32-row slice (the hash's) and the longest row;
   // 2, the block test's column indices. A g over 64 adds one for its windows' row pointers.
-  static thread_local std::vector<index_t> store;
+  std::vector<index_t>& store = gathered_store();
   SampledRows s(store);
   s.n_rows = a.rows;
   s.n_cols = a.cols;
@@ -474,7 +499,7 @@ Features measure_features(const DeviceCsrView<V>& a, std::size_t l2_bytes) {
     ++mid;
   }
   cuda::build_phase("features_sampled");
-  static thread_local std::vector<index_t> lengths;  // reused: no fresh pages a call
+  std::vector<index_t>& lengths = sampled_lengths();
   Features f = sampled_features(s, sizeof(V), l2_bytes, longest, lengths);
   if (f.rows == 0 || lengths.empty()) return f;
   const index_t g = block_gcd(a.rows, a.cols, lengths);

@@ -213,6 +213,7 @@ void prepare() {
   f.row_mean = 5;
   f.row_max = 9;
   for (Backend b : {Backend::cpu, Backend::cuda}) choose(f, b, "", 0);
+  prepare_features();
 }
 
 }  // namespace spmvkit::select

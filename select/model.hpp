@@ -123,6 +123,8 @@ Choice choose(const Features& f, Backend b, const std::string& device, long long
 // their first page faults (0.1-0.8 ms of a process's first choice) then happen where the
 // registry is made (select/auto_format.cpp), not in a selection.
 void prepare();
+// The calling thread's feature buffers made and touched (prepare() calls it).
+void prepare_features();
 
 // The tuning store's key of a measured choice: "auto/<rows>x<cols>/<nnz>/<structure hash>/
 // <f32|f64>/<backend>" (the device is the store's own first field).
