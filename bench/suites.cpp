@@ -42,6 +42,20 @@ const std::map<std::string, std::vector<std::string>>& suites() {
        {"stencil5_4000", "stencil9_3000", "stencil7_150", "stencil27_120", "banded_4000000_64_12",
         "random_4000000_4000000_12", "powerlaw_4000000_20000", "reservoir_bs5_60",
         "reservoir_bs9_40", "reservoir_bs3_100", "expand_bs4_stencil5_1000"}},
+      // Issue 25's second hold-out: generated matrices of every generator that no table or fit
+      // has seen (neither these names nor their parameters), 25 beyond L2 (5-75M nonzeros) and
+      // 7 L2-resident.
+      {"auto-holdout",
+       {"stencil5_3000", "stencil9_2500", "stencil7_120", "stencil27_100", "convdiff2d_3000",
+        "convdiff3d_150_10", "banded_2000000_32_20", "banded_6000000_128_8",
+        "banded_1000000_500_40", "random_3000000_3000000_16", "random_2000000_6000000_24",
+        "random_8000000_8000000_6", "random_1000000_1000000_40", "powerlaw_3000000_10000",
+        "powerlaw_6000000_50000", "powerlaw_2000000", "reservoir_bs6_50", "reservoir_bs11_30",
+        "reservoir_bs20_20", "reservoir_bs2_120", "reservoir_bs4_60_0.5",
+        "expand_bs3_stencil7_80", "expand_bs4_powerlaw_300000",
+        "expand_bs5_random_200000_200000_8", "expand_bs2_banded_2000000_16_8", "stencil7_30",
+        "powerlaw_50000", "random_20000_20000_10", "banded_100000_8_5", "reservoir_bs4_12",
+        "expand_bs7_stencil5_100", "convdiff2d_200"}},
       {"real",
        {"494_bus",
         "Erdos971",

@@ -224,6 +224,9 @@ Features sampled_features(const R& a, int value_bytes, std::size_t l2_bytes, ind
   lengths.clear();
   lengths.reserve(static_cast<std::size_t>(std::min<index_t>(f.rows, kSampleRows + kWindow)));
   double slice_pad = 0;  // sum over sampled 32-row slices of 32 * slice max
+  double offset_sum = 0;  // over slices with entries: |middle entry's column - diagonal| / cols
+  std::size_t offsets = 0;
+  const double diagonal = f.rows > 0 ? static_cast<double>(f.cols) / f.rows : 0.0;
   for (const auto& [r0, r1] : sample_windows(f.rows, 1)) {
     // The window's row pointers as one span (one lookup a window, not three a row).
     const index_t* ptr = a.ptrs(r0, r1 - r0 + 1);
@@ -239,11 +242,17 @@ Features sampled_features(const R& a, int value_bytes, std::size_t l2_bytes, ind
       slice_pad += 32.0 * slice_max;
       // The structure hash reads the slice's row pointers and one column index (a cache miss a
       // slice, not a row).
-      const index_t k0 = at(s0), k1 = at(std::min(r1, s0 + 32));
-      if (k1 > k0) h = mix(h, static_cast<std::uint64_t>(a.col(k0 + (k1 - k0) / 2)));
+      const index_t s1 = std::min(r1, s0 + 32), k0 = at(s0), k1 = at(s1);
+      if (k1 > k0) {
+        const index_t c = a.col(k0 + (k1 - k0) / 2);
+        h = mix(h, static_cast<std::uint64_t>(c));
+        offset_sum += std::abs(c - 0.5 * (s0 + s1) * diagonal);
+        ++offsets;
+      }
     }
   }
   f.structure_hash = h;
+  f.bandwidth = offsets > 0 && f.cols > 0 ? offset_sum / offsets / f.cols : 0.0;
   f.sampled_rows = static_cast<index_t>(lengths.size());
   if (f.rows == 0 || lengths.empty()) return f;
   const double n = static_cast<double>(lengths.size());

@@ -97,7 +97,8 @@ NeighbourPoint neighbour_point(const Features& f) {
           std::log(std::max(0.01, f.row_mean)),
           std::log(f.cv() + 0.05),
           std::log(std::max(1.0, static_cast<double>(f.row_max))),
-          std::log(static_cast<double>(std::max(1, f.block_size)))};
+          std::log(static_cast<double>(std::max(1, f.block_size))),
+          std::log(f.bandwidth + 0.001)};
 }
 
 namespace {
@@ -112,7 +113,7 @@ Neighbours nearest(const NeighbourTable& t, const Features& f) {
   for (const NeighbourTable::Entry& e : t.entries) {
     double d2 = 0;
     for (std::size_t i = 0; i < kNeighbourDims; ++i) {
-      const double u = (z[i] - e.point[i]) / t.scale[i];
+      const double u = kNeighbourWeights[i] * (z[i] - e.point[i]) / t.scale[i];
       d2 += u * u;
     }
     near.emplace_back(d2, &e);
@@ -189,7 +190,8 @@ Choice choose(const Features& f, Backend b, const std::string& device, long long
   // Why, in the features' words.
   const double gb = (static_cast<double>(f.nnz) * (f.value_bytes + 4)) * 1e-9;
   std::string why = "rows " + std::to_string(f.rows) + ", nnz " + std::to_string(f.nnz) +
-                    fmt(", row length mean %.3g", f.row_mean) + fmt(" cv %.3g", f.cv()) + ", max " +
+                    fmt(", row length mean %.3g", f.row_mean) + fmt(" cv %.3g", f.cv()) +
+                    fmt(", bandwidth %.3g", f.bandwidth) + ", max " +
                     std::to_string(f.row_max) +
                     (f.sampled_rows < f.rows
                          ? " (mean, cv over " + std::to_string(f.sampled_rows) + " sampled rows)"

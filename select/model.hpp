@@ -30,6 +30,10 @@ struct Features {
   double sellp_bytes = 0;  // HYB/HEC (ELL width by HEC's rule, p_r = 20)
   double hybrid_bytes = 0;
   index_t hybrid_width = 0;  // HYB/HEC's ELL width (the l of HEC's eq. (1))
+  // Bandwidth: the mean distance of an entry from the (scaled) diagonal, as a fraction of the
+  // columns, over the middle entry of each sampled 32-row slice: ~0 for a banded matrix, ~1/3
+  // for uniformly random columns. How far x's reads spread.
+  double bandwidth = 0;
   std::size_t l2_bytes = 0;  // last-level cache of the device (0: unknown -> 50 MiB)
   index_t sampled_rows = 0;
   // FNV-1a over dims, nnz, the sampled rows' row_ptr and one col_idx per 32 of them: a sampled
@@ -80,10 +84,15 @@ CostVector cost_features(const Features& f, const std::string& format);
 // kNeighbours nearest table matrices that measured f, w = exp(-d^2), d the distance of the
 // neighbour_point()s in units of the table's spread; far from every table matrix the weights
 // vanish and the linear model stands alone. Fitted by bench/fit_select.py neighbours.
-inline constexpr std::size_t kNeighbourDims = 6;
+inline constexpr std::size_t kNeighbourDims = 7;
 inline constexpr std::size_t kNeighbours = 9;
 using NeighbourPoint = std::array<double, kNeighbourDims>;
-// (log rows, log nnz, log row-length mean, log(cv + 0.05), log row max, log block size)
+// Each dimension's weight in the distance (after standardising): the bandwidth's a quarter. At
+// full weight it had moved the hold-out scores within their noise and lost one of the auto
+// suite's ten; at a quarter it is neutral to slightly better on every set (docs/select.md).
+inline constexpr NeighbourPoint kNeighbourWeights = {1, 1, 1, 1, 1, 1, 0.25};
+// (log rows, log nnz, log row-length mean, log(cv + 0.05), log row max, log block size,
+//  log(bandwidth + 0.001))
 NeighbourPoint neighbour_point(const Features& f);
 struct NeighbourTable {
   NeighbourPoint scale{};            // each dimension's spread (std) over the table

@@ -83,6 +83,27 @@ TEST(SelectFeatures, SampledBlockSizeOnLargeMatrices) {
   EXPECT_EQ(select::measure_features(shuffled, kH100L2).block_size, 3);
 }
 
+TEST(SelectFeatures, BandwidthSeparatesBandedFromScattered) {
+  // ~0 on a band (sampled or not), ~1/3 on uniformly random columns, square or rectangular,
+  // and 0 without entries.
+  for (const char* name : {"banded_300000_8_5", "stencil5_60", "stencil7_50"}) {
+    SCOPED_TRACE(name);
+    const select::Features f = select::measure_features(generate_by_name(name), kH100L2);
+    EXPECT_GE(f.bandwidth, 0.0);
+    EXPECT_LT(f.bandwidth, 0.02);
+  }
+  for (const char* name : {"random_200000_200000_8", "random_50000_400000_6", "random_3000_3000_9"}) {
+    SCOPED_TRACE(name);
+    const select::Features f = select::measure_features(generate_by_name(name), kH100L2);
+    EXPECT_GT(f.bandwidth, 0.25);
+    EXPECT_LT(f.bandwidth, 0.42);
+  }
+  Csr<double> empty;
+  empty.rows = empty.cols = 100;
+  empty.row_ptr.assign(101, 0);
+  EXPECT_EQ(select::measure_features(empty, kH100L2).bandwidth, 0.0);
+}
+
 #if SPMVKIT_HAVE_CUDA
 // Every field of two feature sets, exactly (the same code reads both).
 void expect_same_features(const select::Features& h, const select::Features& d) {
@@ -101,6 +122,7 @@ void expect_same_features(const select::Features& h, const select::Features& d) 
   EXPECT_EQ(h.l2_bytes, d.l2_bytes);
   EXPECT_EQ(h.sampled_rows, d.sampled_rows);
   EXPECT_EQ(h.structure_hash, d.structure_hash);
+  EXPECT_EQ(h.bandwidth, d.bandwidth);
 }
 #endif
 
@@ -334,6 +356,7 @@ select::Features features_at(const select::NeighbourPoint& p) {
   f.row_variance = cv * f.row_mean * cv * f.row_mean;
   f.row_max = static_cast<index_t>(std::llround(std::exp(p[4])));
   f.block_size = static_cast<int>(std::lround(std::exp(p[5])));
+  f.bandwidth = std::exp(p[6]) - 0.001;
   f.ell_bytes = f.sellp_bytes = f.hybrid_bytes = 12.0 * static_cast<double>(f.nnz);
   f.hybrid_width = static_cast<index_t>(f.row_mean) + 1;
   f.l2_bytes = kH100L2;
