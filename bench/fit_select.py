@@ -197,7 +197,6 @@ def emit(path, spmv, setup):
 
 
 K_NEIGHBOURS = 9  # select/model.hpp kNeighbours
-WEIGHTS = np.array([1, 1, 1, 1, 1, 1, 0.25])  # select/model.hpp kNeighbourWeights
 
 
 def neighbour_point(info):
@@ -205,8 +204,7 @@ def neighbour_point(info):
     f = info['features']
     return np.array([math.log(max(1.0, f['rows'])), math.log(max(1.0, f['nnz'])),
                      math.log(max(0.01, f['row_mean'])), math.log(f['cv'] + 0.05),
-                     math.log(max(1.0, f['row_max'])), math.log(max(1, f['block_size'])),
-                     math.log(f['bandwidth'] + 0.001)])
+                     math.log(max(1.0, f['row_max'])), math.log(max(1, f['block_size']))])
 
 
 def linear_ms(info):
@@ -229,8 +227,7 @@ def residuals(run, info):
 def corrected_pick(table, scale, info, run, skip=None):
     """model.cpp's choose() with the table (less the entries of matrix `skip`), then walk."""
     z = neighbour_point(info)
-    rows = [(float(((WEIGHTS * (z - p) / scale) ** 2).sum()), i)
-            for i, (m, p, _) in enumerate(table)
+    rows = [(float((((z - p) / scale) ** 2).sum()), i) for i, (m, p, _) in enumerate(table)
             if m != skip]
     near = sorted(rows)[:K_NEIGHBOURS]
     lin = linear_ms(info)

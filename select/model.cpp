@@ -97,8 +97,7 @@ NeighbourPoint neighbour_point(const Features& f) {
           std::log(std::max(0.01, f.row_mean)),
           std::log(f.cv() + 0.05),
           std::log(std::max(1.0, static_cast<double>(f.row_max))),
-          std::log(static_cast<double>(std::max(1, f.block_size))),
-          std::log(f.bandwidth + 0.001)};
+          std::log(static_cast<double>(std::max(1, f.block_size)))};
 }
 
 namespace {
@@ -113,7 +112,7 @@ Neighbours nearest(const NeighbourTable& t, const Features& f) {
   for (const NeighbourTable::Entry& e : t.entries) {
     double d2 = 0;
     for (std::size_t i = 0; i < kNeighbourDims; ++i) {
-      const double u = kNeighbourWeights[i] * (z[i] - e.point[i]) / t.scale[i];
+      const double u = (z[i] - e.point[i]) / t.scale[i];
       d2 += u * u;
     }
     near.emplace_back(d2, &e);

@@ -84,15 +84,12 @@ CostVector cost_features(const Features& f, const std::string& format);
 // kNeighbours nearest table matrices that measured f, w = exp(-d^2), d the distance of the
 // neighbour_point()s in units of the table's spread; far from every table matrix the weights
 // vanish and the linear model stands alone. Fitted by bench/fit_select.py neighbours.
-inline constexpr std::size_t kNeighbourDims = 7;
+inline constexpr std::size_t kNeighbourDims = 6;
 inline constexpr std::size_t kNeighbours = 9;
 using NeighbourPoint = std::array<double, kNeighbourDims>;
-// Each dimension's weight in the distance (after standardising): the bandwidth's a quarter. At
-// full weight it had moved the hold-out scores within their noise and lost one of the auto
-// suite's ten; at a quarter it is neutral to slightly better on every set (docs/select.md).
-inline constexpr NeighbourPoint kNeighbourWeights = {1, 1, 1, 1, 1, 1, 0.25};
-// (log rows, log nnz, log row-length mean, log(cv + 0.05), log row max, log block size,
-//  log(bandwidth + 0.001))
+// (log rows, log nnz, log row-length mean, log(cv + 0.05), log row max, log block size). The
+// bandwidth is not among them: as a seventh dimension (weighted 1, 0.5 or 0.25) it moved the
+// hold-out scores within their noise (docs/select.md).
 NeighbourPoint neighbour_point(const Features& f);
 struct NeighbourTable {
   NeighbourPoint scale{};            // each dimension's spread (std) over the table

@@ -356,7 +356,6 @@ select::Features features_at(const select::NeighbourPoint& p) {
   f.row_variance = cv * f.row_mean * cv * f.row_mean;
   f.row_max = static_cast<index_t>(std::llround(std::exp(p[4])));
   f.block_size = static_cast<int>(std::lround(std::exp(p[5])));
-  f.bandwidth = std::exp(p[6]) - 0.001;
   f.ell_bytes = f.sellp_bytes = f.hybrid_bytes = 12.0 * static_cast<double>(f.nnz);
   f.hybrid_width = static_cast<index_t>(f.row_mean) + 1;
   f.l2_bytes = kH100L2;
