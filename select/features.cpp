@@ -223,7 +223,7 @@ Features sampled_features(const R& a, int value_bytes, std::size_t l2_bytes, ind
           static_cast<std::uint64_t>(f.nnz));
   lengths.clear();
   lengths.reserve(static_cast<std::size_t>(std::min<index_t>(f.rows, kSampleRows + kWindow)));
-  double slice_pad = 0;  // sum over sampled 32-row slices of 32 * slice max
+  double slice_pad = 0;   // sum over sampled 32-row slices of 32 * slice max
   double offset_sum = 0;  // over slices with entries: |middle entry's column - diagonal| / cols
   std::size_t offsets = 0;
   const double diagonal = f.rows > 0 ? static_cast<double>(f.cols) / f.rows : 0.0;

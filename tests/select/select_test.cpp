@@ -92,7 +92,8 @@ TEST(SelectFeatures, BandwidthSeparatesBandedFromScattered) {
     EXPECT_GE(f.bandwidth, 0.0);
     EXPECT_LT(f.bandwidth, 0.02);
   }
-  for (const char* name : {"random_200000_200000_8", "random_50000_400000_6", "random_3000_3000_9"}) {
+  for (const char* name :
+       {"random_200000_200000_8", "random_50000_400000_6", "random_3000_3000_9"}) {
     SCOPED_TRACE(name);
     const select::Features f = select::measure_features(generate_by_name(name), kH100L2);
     EXPECT_GT(f.bandwidth, 0.25);
