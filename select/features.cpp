@@ -252,7 +252,7 @@ Features sampled_features(const R& a, int value_bytes, std::size_t l2_bytes, ind
     }
   }
   f.structure_hash = h;
-  f.bandwidth = offsets > 0 && f.cols > 0 ? offset_sum / offsets / f.cols : 0.0;
+  f.diagonal_offset = offsets > 0 && f.cols > 0 ? offset_sum / offsets / f.cols : 0.0;
   f.sampled_rows = static_cast<index_t>(lengths.size());
   if (f.rows == 0 || lengths.empty()) return f;
   const double n = static_cast<double>(lengths.size());

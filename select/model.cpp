@@ -190,7 +190,8 @@ Choice choose(const Features& f, Backend b, const std::string& device, long long
   const double gb = (static_cast<double>(f.nnz) * (f.value_bytes + 4)) * 1e-9;
   std::string why = "rows " + std::to_string(f.rows) + ", nnz " + std::to_string(f.nnz) +
                     fmt(", row length mean %.3g", f.row_mean) + fmt(" cv %.3g", f.cv()) +
-                    fmt(", bandwidth %.3g", f.bandwidth) + ", max " + std::to_string(f.row_max) +
+                    fmt(", diagonal offset %.3g", f.diagonal_offset) + ", max " +
+                    std::to_string(f.row_max) +
                     (f.sampled_rows < f.rows
                          ? " (mean, cv over " + std::to_string(f.sampled_rows) + " sampled rows)"
                          : "");

@@ -30,10 +30,11 @@ struct Features {
   double sellp_bytes = 0;  // HYB/HEC (ELL width by HEC's rule, p_r = 20)
   double hybrid_bytes = 0;
   index_t hybrid_width = 0;  // HYB/HEC's ELL width (the l of HEC's eq. (1))
-  // Bandwidth: the mean distance of an entry from the (scaled) diagonal, as a fraction of the
-  // columns, over the middle entry of each sampled 32-row slice: ~0 for a banded matrix, ~1/3
-  // for uniformly random columns. How far x's reads spread.
-  double bandwidth = 0;
+  // The mean distance of an entry from the (scaled) diagonal, as a fraction of the columns,
+  // over the middle entry of each sampled 32-row slice: ~0 for a banded matrix, ~1/3 for
+  // uniformly random columns; how far x's reads spread. The sampled, relative counterpart of
+  // MatrixStats::bandwidth (the largest |i - j|, O(nnz)).
+  double diagonal_offset = 0;
   std::size_t l2_bytes = 0;  // last-level cache of the device (0: unknown -> 50 MiB)
   index_t sampled_rows = 0;
   // FNV-1a over dims, nnz, the sampled rows' row_ptr and one col_idx per 32 of them: a sampled
@@ -88,7 +89,7 @@ inline constexpr std::size_t kNeighbourDims = 6;
 inline constexpr std::size_t kNeighbours = 9;
 using NeighbourPoint = std::array<double, kNeighbourDims>;
 // (log rows, log nnz, log row-length mean, log(cv + 0.05), log row max, log block size). The
-// bandwidth is not among them: as a seventh dimension (weighted 1, 0.5 or 0.25) it moved the
+// diagonal offset is not among them: as a seventh dimension (weighted 1, 0.5 or 0.25) it moved the
 // hold-out scores within their noise (docs/select.md).
 NeighbourPoint neighbour_point(const Features& f);
 struct NeighbourTable {

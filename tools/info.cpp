@@ -82,7 +82,7 @@ void print_auto(const std::string& name, const Csr<V>& a, const std::string& dev
                      {"sellp_bytes", f.sellp_bytes},
                      {"hybrid_bytes", f.hybrid_bytes},
                      {"hybrid_width", f.hybrid_width},
-                     {"bandwidth", f.bandwidth},
+                     {"diagonal_offset", f.diagonal_offset},
                      {"l2_bytes", f.l2_bytes},
                      {"sampled_rows", f.sampled_rows}}},
                    {"why", c.why},

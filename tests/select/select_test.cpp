@@ -83,26 +83,26 @@ TEST(SelectFeatures, SampledBlockSizeOnLargeMatrices) {
   EXPECT_EQ(select::measure_features(shuffled, kH100L2).block_size, 3);
 }
 
-TEST(SelectFeatures, BandwidthSeparatesBandedFromScattered) {
+TEST(SelectFeatures, DiagonalOffsetSeparatesBandedFromScattered) {
   // ~0 on a band (sampled or not), ~1/3 on uniformly random columns, square or rectangular,
   // and 0 without entries.
   for (const char* name : {"banded_300000_8_5", "stencil5_60", "stencil7_50"}) {
     SCOPED_TRACE(name);
     const select::Features f = select::measure_features(generate_by_name(name), kH100L2);
-    EXPECT_GE(f.bandwidth, 0.0);
-    EXPECT_LT(f.bandwidth, 0.02);
+    EXPECT_GE(f.diagonal_offset, 0.0);
+    EXPECT_LT(f.diagonal_offset, 0.02);
   }
   for (const char* name :
        {"random_200000_200000_8", "random_50000_400000_6", "random_3000_3000_9"}) {
     SCOPED_TRACE(name);
     const select::Features f = select::measure_features(generate_by_name(name), kH100L2);
-    EXPECT_GT(f.bandwidth, 0.25);
-    EXPECT_LT(f.bandwidth, 0.42);
+    EXPECT_GT(f.diagonal_offset, 0.25);
+    EXPECT_LT(f.diagonal_offset, 0.42);
   }
   Csr<double> empty;
   empty.rows = empty.cols = 100;
   empty.row_ptr.assign(101, 0);
-  EXPECT_EQ(select::measure_features(empty, kH100L2).bandwidth, 0.0);
+  EXPECT_EQ(select::measure_features(empty, kH100L2).diagonal_offset, 0.0);
 }
 
 #if SPMVKIT_HAVE_CUDA
@@ -123,7 +123,7 @@ void expect_same_features(const select::Features& h, const select::Features& d) 
   EXPECT_EQ(h.l2_bytes, d.l2_bytes);
   EXPECT_EQ(h.sampled_rows, d.sampled_rows);
   EXPECT_EQ(h.structure_hash, d.structure_hash);
-  EXPECT_EQ(h.bandwidth, d.bandwidth);
+  EXPECT_EQ(h.diagonal_offset, d.diagonal_offset);
 }
 #endif
 
