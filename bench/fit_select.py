@@ -204,7 +204,9 @@ def neighbour_point(info):
     f = info['features']
     return np.array([math.log(max(1.0, f['rows'])), math.log(max(1.0, f['nnz'])),
                      math.log(max(0.01, f['row_mean'])), math.log(f['cv'] + 0.05),
-                     math.log(max(1.0, f['row_max'])), math.log(max(1, f['block_size']))])
+                     math.log(max(1.0, f['row_max'])), math.log(max(1, f['block_size'])),
+                     math.log(max(0.05, f['cols'] * (4 if info['precision'] == 'f32' else 8) /
+                                  f['l2_bytes']))])
 
 
 def linear_ms(info):

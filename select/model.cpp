@@ -14,6 +14,8 @@ constexpr double kDefaultL2 = 50.0 * (1 << 20);
 // H200 against H100 read bandwidth (HBM3e 4.8 TB/s, HBM3 3.35 TB/s): the terms of bytes beyond L2
 // scale by it; the L2-resident ones do not (the same 50 MB L2 and SMs on both).
 constexpr double kH200ByteScale = 3.35 / 4.8;
+// neighbour_point's x-over-L2 dimension is at least this (model.hpp).
+constexpr double kNeighbourXFloor = 0.05;
 
 // Candidates on the GPU: our formats (the peers are what auto is measured against).
 bool gpu_candidate(const std::string& f) {
@@ -97,7 +99,10 @@ NeighbourPoint neighbour_point(const Features& f) {
           std::log(std::max(0.01, f.row_mean)),
           std::log(f.cv() + 0.05),
           std::log(std::max(1.0, static_cast<double>(f.row_max))),
-          std::log(static_cast<double>(std::max(1, f.block_size)))};
+          std::log(static_cast<double>(std::max(1, f.block_size))),
+          std::log(std::max(kNeighbourXFloor, static_cast<double>(f.cols) * f.value_bytes /
+                                                  (f.l2_bytes > 0 ? static_cast<double>(f.l2_bytes)
+                                                                  : kDefaultL2)))};
 }
 
 namespace {

@@ -85,12 +85,14 @@ CostVector cost_features(const Features& f, const std::string& format);
 // kNeighbours nearest table matrices that measured f, w = exp(-d^2), d the distance of the
 // neighbour_point()s in units of the table's spread; far from every table matrix the weights
 // vanish and the linear model stands alone. Fitted by bench/fit_select.py neighbours.
-inline constexpr std::size_t kNeighbourDims = 6;
+inline constexpr std::size_t kNeighbourDims = 7;
 inline constexpr std::size_t kNeighbours = 9;
 using NeighbourPoint = std::array<double, kNeighbourDims>;
-// (log rows, log nnz, log row-length mean, log(cv + 0.05), log row max, log block size). The
-// diagonal offset is not among them: as a seventh dimension (weighted 1, 0.5 or 0.25) it moved the
-// hold-out scores within their noise (docs/select.md).
+// (log rows, log nnz, log row-length mean, log(cv + 0.05), log row max, log block size, log of
+// x's bytes over the L2 size, at least 0.05). The last tells a rectangular matrix whose x
+// leaves L2 from a square one of the same rows and nonzeros, and is one constant for the small
+// matrices (x under 2.6 MB). The diagonal offset is not among them: as a further dimension
+// (weighted 1, 0.5 or 0.25) it moved the hold-out scores within their noise (docs/select.md).
 NeighbourPoint neighbour_point(const Features& f);
 struct NeighbourTable {
   NeighbourPoint scale{};            // each dimension's spread (std) over the table

@@ -350,7 +350,12 @@ TEST(SelectModel, H200ScalesTheByteTerms) {
 // Features whose neighbour_point is `p` (a table entry's), with plausible byte predictions.
 select::Features features_at(const select::NeighbourPoint& p) {
   select::Features f;
-  f.rows = f.cols = static_cast<index_t>(std::llround(std::exp(p[0])));
+  f.rows = static_cast<index_t>(std::llround(std::exp(p[0])));
+  // x's bytes over L2 (p[6], at least 0.05): below the floor any x that small will do.
+  const double x_cols = std::exp(p[6]) * static_cast<double>(kH100L2) / 8.0;
+  f.cols = p[6] > std::log(0.05) + 1e-9
+               ? static_cast<index_t>(std::llround(x_cols))
+               : std::min(f.rows, static_cast<index_t>(x_cols));
   f.nnz = std::llround(std::exp(p[1]));
   f.row_mean = std::exp(p[2]);
   const double cv = std::exp(p[3]) - 0.05;
@@ -395,8 +400,9 @@ TEST(SelectModel, FarFromEveryMeasuredMatrixTheLinearModelStands) {
   // 1e9 rows of 1,000 entries with one of 100,000: no table matrix is near, the correction's
   // weights vanish. (A tiny matrix is not far: at 2.85 spreads from cage5, launch-bound like
   // the small real matrices, it takes half their correction.)
-  const select::Choice c = select::choose(features_at({20.7, 27.6, 6.91, std::log(0.1), 11.5, 0.0}),
-                                          Backend::cuda, kH100, 0);
+  const select::Choice c =
+      select::choose(features_at({20.7, 27.6, 6.91, std::log(0.1), 11.5, 0.0, std::log(152.6)}),
+                     Backend::cuda, kH100, 0);
   SCOPED_TRACE(c.why);
   EXPECT_NE(c.why.find("neighbour correction 0.00"), std::string::npos);
   for (const auto& pr : c.ranked) EXPECT_NEAR(pr.spmv_ms / pr.linear_ms, 1.0, 0.01) << pr.format;
