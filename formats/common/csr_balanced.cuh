@@ -23,6 +23,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cub/block/block_reduce.cuh>
+#include <cub/block/block_scan.cuh>
 #include <limits>
 #include <string>
 #include <utility>
@@ -40,9 +41,27 @@
 
 namespace spmvkit {
 
+// The scan of RowSum::scan: a thread's open row segment (the sum of its products after its
+// last row end) and whether it ended a row. Combined in thread order, a segment adds onto the
+// ones before it until a thread that ended a row.
+template <class V>
+struct RowCarry {
+  V value;
+  int ended;
+};
+struct RowCarrySum {
+  template <class V>
+  __device__ __forceinline__ RowCarry<V> operator()(const RowCarry<V>& a,
+                                                    const RowCarry<V>& b) const {
+    return {b.ended ? b.value : a.value + b.value, a.ended | b.ended};
+  }
+};
+
 // Up to 8 items a thread: 1536 threads an SM (40 registers). On H100 this took stencil27_150
 // from 0.448 to 0.434 ms (10 blocks of 128 at 48 registers before).
-template <class V, int BLOCK, int ITEMS>
+// SCAN: RowSum::scan's phase 2 (below); its products are stored with one pad a thread
+// (product k at k + k / ITEMS), so the threads' contiguous reads do not collide in banks.
+template <class V, int BLOCK, int ITEMS, bool SCAN>
 __global__ void __launch_bounds__(BLOCK, ITEMS <= 8 ? 1536 / BLOCK : 1)
     csr_balanced_kernel(const BalancedTile* __restrict__ tiles,
                         const BalancedLongRow* __restrict__ long_rows,
@@ -50,10 +69,16 @@ __global__ void __launch_bounds__(BLOCK, ITEMS <= 8 ? 1536 / BLOCK : 1)
                         const V* __restrict__ values, const index_t* __restrict__ out_row,
                         const V* __restrict__ x, const V* y, V* z, V* partials,
                         unsigned int* counters, V alpha, V beta) {
-  __shared__ V products[BLOCK * ITEMS];
+  __shared__ V products[BLOCK * ITEMS + (SCAN ? BLOCK : 0)];
   __shared__ index_t offsets[BalancedPolicy::max_tile_rows(BLOCK) + 1];
   using BlockReduce = cub::BlockReduce<V, BLOCK>;
-  __shared__ typename BlockReduce::TempStorage reduce_storage;
+  using BlockScan = cub::BlockScan<RowCarry<V>, BLOCK>;
+  __shared__ union {
+    typename BlockReduce::TempStorage reduce;
+    typename BlockScan::TempStorage scan;
+  } storage;
+  auto& reduce_storage = storage.reduce;
+  const auto slot = [](index_t k) { return SCAN ? k + k / ITEMS : k; };
   __shared__ bool last_slice;
   const BalancedTile tile = tiles[blockIdx.x];
   const int tid = threadIdx.x;
@@ -112,8 +137,54 @@ __global__ void __launch_bounds__(BLOCK, ITEMS <= 8 ? 1536 / BLOCK : 1)
                     : V(0);
   }
 #pragma unroll
-  for (int i = 0; i < ITEMS; ++i) products[i * BLOCK + tid] = prod[i];
+  for (int i = 0; i < ITEMS; ++i) products[slot(i * BLOCK + tid)] = prod[i];
   __syncthreads();
+
+  const auto write = [&](index_t local, V sum) {
+    const index_t row = tile.row_begin + local;
+    const index_t out = out_row != nullptr ? out_row[row] : row;
+    z[out] = cuda::finish(sum, y, out, alpha, beta);
+  };
+  if constexpr (SCAN) {
+    // Phase 2, scan: thread t sums products [t ITEMS, (t + 1) ITEMS) in order. A row is written
+    // by the thread holding its last product (an empty row by the thread whose range its end
+    // falls at the end of; those ending at 0 by thread 0). Its first row that ends takes the
+    // carry of the threads before (their open segments since the last row end, the block scan).
+    const index_t k0 = static_cast<index_t>(tid) * ITEMS;
+    const index_t kend = k0 + ITEMS < n ? k0 + ITEMS : n;
+    index_t r = 0;  // the first row ending after k0 (rows if none)
+    for (index_t hi = rows; r < hi;) {
+      const index_t mid = (r + hi) / 2;
+      if (offsets[mid + 1] > k0)
+        hi = mid;
+      else
+        r = mid + 1;
+    }
+    if (tid == 0)
+      for (index_t q = 0; q < r; ++q) write(q, V(0));
+    const index_t first_row = r;
+    V sum = 0, first_sum = 0;
+    int ended = 0;
+    index_t end = r < rows ? offsets[r + 1] : n + 1;
+    for (index_t k = k0; k < kend; ++k) {
+      sum += products[slot(k)];
+      if (k + 1 == end) {
+        if (ended)
+          write(r, sum);
+        else
+          first_sum = sum;
+        ended = 1;
+        sum = 0;
+        ++r;
+        while (r < rows && offsets[r + 1] == k + 1) write(r++, V(0));  // empty rows ending here
+        end = r < rows ? offsets[r + 1] : n + 1;
+      }
+    }
+    RowCarry<V> carry;
+    BlockScan(storage.scan).ExclusiveScan(RowCarry<V>{sum, ended}, carry, RowCarrySum());
+    if (ended) write(first_row, (tid == 0 ? V(0) : carry.value) + first_sum);
+    return;
+  }
 
   // Phase 2: groups of threads_per_row lanes reduce rows from shared memory.
   const int group = tile.threads_per_row;
@@ -123,17 +194,13 @@ __global__ void __launch_bounds__(BLOCK, ITEMS <= 8 ? 1536 / BLOCK : 1)
   for (index_t round = 0; round < rounds; ++round) {
     const index_t local = round * groups + tid / group;
     const bool active = local < rows;
-    const index_t row = tile.row_begin + local;
     const index_t begin = active ? offsets[local] : 0;
     const index_t end = active ? offsets[local + 1] : 0;
     V sum = 0;
-    for (index_t k = begin + lane; k < end; k += group) sum += products[k];
+    for (index_t k = begin + lane; k < end; k += group) sum += products[slot(k)];
     for (int offset = group / 2; offset > 0; offset /= 2)
       sum += __shfl_down_sync(0xffffffffu, sum, offset, group);
-    if (active && lane == 0) {
-      const index_t out = out_row != nullptr ? out_row[row] : row;
-      z[out] = cuda::finish(sum, y, out, alpha, beta);
-    }
+    if (active && lane == 0) write(local, sum);
   }
 }
 
@@ -210,13 +277,23 @@ class BalancedTiles {
           partials_.data(), finish_ == LongRowFinish::last_slice ? counters_.data() : nullptr,
           alpha, beta);
     };
+    if (policy_.row_sum == BalancedPolicy::RowSum::scan) {
+      switch (policy_.items_per_thread) {
+        case 4:
+          return run(csr_balanced_kernel<V, BLOCK, 4, true>);
+        case 16:
+          return run(csr_balanced_kernel<V, BLOCK, 16, true>);
+        default:
+          return run(csr_balanced_kernel<V, BLOCK, 8, true>);
+      }
+    }
     switch (policy_.items_per_thread) {
       case 4:
-        return run(csr_balanced_kernel<V, BLOCK, 4>);
+        return run(csr_balanced_kernel<V, BLOCK, 4, false>);
       case 16:
-        return run(csr_balanced_kernel<V, BLOCK, 16>);
+        return run(csr_balanced_kernel<V, BLOCK, 16, false>);
       default:
-        return run(csr_balanced_kernel<V, BLOCK, 8>);
+        return run(csr_balanced_kernel<V, BLOCK, 8, false>);
     }
   }
 

@@ -23,6 +23,10 @@ namespace spmvkit {
 struct BalancedPolicy {
   int block_threads = 128;  // measured on H100: 128 x 8 best on stencil27_150 (bench/results)
   int items_per_thread = 8;
+  // How a tile of whole rows sums its rows (csr_balanced.cuh): groups of threads a row, or each
+  // thread its own items_per_thread products in order, with a block scan carrying the sums of
+  // rows that cross threads.
+  enum class RowSum { groups, scan } row_sum = RowSum::groups;
   int tile_nnz() const { return block_threads * items_per_thread; }
   static constexpr int max_tile_rows(int block_threads) { return block_threads * 2; }
   int max_tile_rows() const { return max_tile_rows(block_threads); }

@@ -62,6 +62,10 @@ FormatEntry csr_balanced_format() {
       "(panels=N), far entries in COO column panels (far_panels=N, near_band=B)",
       {int_choice("items_per_thread", "8", {4, 8, 16}, "nonzeros a thread takes in a tile").cuda(),
        int_choice("block_threads", "128", {128, 256}, "threads a block").cuda(),
+       enum_param("row_sum", "groups", {"groups", "scan"},
+                  "how a tile sums its rows: groups of threads a row, or each thread its own "
+                  "products in order with a block scan across threads")
+           .cuda(),
        int_param("panels", "1", 1, 64, "column panels (cache blocking of x); 1: none").cuda(),
        csr_far_panels_param(), csr_near_band_param(),
        enum_param("long_row_finish", "fixup", {"fixup", "last_slice"},

@@ -217,6 +217,11 @@ class CsrCudaOperator final : public Operator<V> {
       throw InputError("csr_balanced: items_per_thread must be 4, 8 or 16");
     if (policy_.block_threads != 128 && policy_.block_threads != 256)
       throw InputError("csr_balanced: block_threads must be 128 or 256");
+    const std::string row_sum = p.get_string("row_sum", "groups");
+    if (row_sum != "groups" && row_sum != "scan")
+      throw InputError("csr_balanced: row_sum must be groups or scan, got " + row_sum);
+    policy_.row_sum =
+        row_sum == "scan" ? BalancedPolicy::RowSum::scan : BalancedPolicy::RowSum::groups;
     const std::string finish = p.get_string("long_row_finish", "fixup");
     if (finish != "fixup" && finish != "last_slice")
       throw InputError("csr_balanced: long_row_finish must be fixup or last_slice, got " + finish);
@@ -266,7 +271,8 @@ class CsrCudaOperator final : public Operator<V> {
                                2 * static_cast<std::size_t>(rows) * sizeof(V));
     this->info_.details =
         "block_threads=" + std::to_string(policy_.block_threads) +
-        ",items_per_thread=" + std::to_string(policy_.items_per_thread) +
+        ",items_per_thread=" + std::to_string(policy_.items_per_thread) + ",row_sum=" +
+        (policy_.row_sum == BalancedPolicy::RowSum::scan ? "scan" : "groups") +
         ",panels=" + std::to_string(parts_.size()) + ",far_panels=" + std::to_string(far.panels) +
         ",near_band=" + std::to_string(far.band) + ",far_nnz=" + std::to_string(far_.size()) +
         ",tiles=" + std::to_string(tiles) + ",long_rows=" + std::to_string(long_rows);

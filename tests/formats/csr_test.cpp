@@ -203,8 +203,8 @@ TEST(CsrNearFar, BalancedWithFarPanelsMatchesReference) {
 // this runs in CI, where the GPU tests skip.
 TEST(CsrBalanced, GpuOptionsAreRegisteredParameters) {
   const FormatEntry& f = find_format("csr_balanced");
-  for (const char* name : {"items_per_thread", "block_threads", "panels", "far_panels", "near_band",
-                           "long_row_finish"}) {
+  for (const char* name : {"items_per_thread", "block_threads", "row_sum", "panels", "far_panels",
+                           "near_band", "long_row_finish"}) {
     ASSERT_NE(f.param(name), nullptr) << name;
     EXPECT_TRUE(f.param(name)->cuda_only) << name;
     EXPECT_NO_THROW(check_params(f, Params().set(name, f.param(name)->fallback))) << name;
@@ -234,6 +234,33 @@ TEST(CsrBalanced, LastSliceFinishesLongRows) {
   EXPECT_EQ(op->info().details.find("long_rows=0"), std::string::npos) << op->info().details;
   testing::expect_bad_value("csr_balanced", testing::zoo_matrix("one_by_one"),
                             "long_row_finish=atomic", Backend::cuda);
+}
+
+// row_sum=scan (each thread sums its own products in order, a block scan carries the rows that
+// cross threads) on every awkward shape, every tile size, both precisions; applied three times
+// (expect_spmv_matches), the output poisoned first.
+TEST(CsrBalanced, ScanRowSumMatchesTheReference) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA device: row_sum is read by the GPU builder";
+  for (const char* params :
+       {"row_sum=scan", "row_sum=scan,items_per_thread=4", "row_sum=scan,items_per_thread=16",
+        "row_sum=scan,block_threads=256", "row_sum=scan,block_threads=256,items_per_thread=16",
+        "row_sum=scan,long_row_finish=last_slice"}) {
+    const Params p = Params::parse(params);
+    for (const auto& name : testing::zoo_names()) {
+      SCOPED_TRACE(std::string(params) + " on " + name);
+      testing::expect_spmv_matches<double>("csr_balanced", testing::zoo_matrix(name), p,
+                                           Backend::cuda);
+      testing::expect_spmv_matches<float>("csr_balanced", testing::zoo_matrix(name), p,
+                                          Backend::cuda);
+    }
+  }
+  EXPECT_NE(build_operator<double>("csr_balanced", testing::zoo_matrix("one_by_one"),
+                                   Params::parse("row_sum=scan"), Backend::cuda)
+                ->info()
+                .details.find("row_sum=scan"),
+            std::string::npos);
+  testing::expect_bad_value("csr_balanced", testing::zoo_matrix("one_by_one"), "row_sum=warp",
+                            Backend::cuda);
 }
 
 TEST(CsrNearFar, BadFarPanelsIsAnInputError) {

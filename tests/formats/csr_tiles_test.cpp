@@ -276,7 +276,7 @@ TEST(BalancedTiling, DeviceBuiltCsrBalancedMatchesHostBuiltBitForBit) {
 #if SPMVKIT_HAVE_CUDA
   const FormatEntry& f = find_format("csr_balanced");
   for (const char* params : {"", "items_per_thread=4", "items_per_thread=16,block_threads=256",
-                             "long_row_finish=last_slice"}) {
+                             "long_row_finish=last_slice", "row_sum=scan"}) {
     const Params valid = validate_params(f, Params::parse(params));
     for (const auto& m : testing::zoo_names()) {
       SCOPED_TRACE(std::string(params) + " on " + m);
