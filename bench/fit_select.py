@@ -38,10 +38,11 @@ import collections, gzip, json, math, os, re, shutil, subprocess, sys
 import numpy as np
 from scipy.optimize import nnls
 
-# The GPU candidates of select/model.cpp (suraa is measured, in the oracle, never picked).
+# The GPU candidates of select/model.cpp (suraa is measured, in the oracle, never picked; the
+# cuSPARSE peer is a candidate, never in the oracle, which is the fastest of ours).
 CANDIDATES = ['csr_scalar', 'csr_vector', 'csr_balanced', 'ell', 'hyb', 'hec', 'sellp', 'csr3',
-              'suraa_static', 'bsr', 'bsr_balanced']
-OURS = CANDIDATES + ['suraa']
+              'suraa_static', 'bsr', 'bsr_balanced', 'cusparse_csr_alg1']
+OURS = [c for c in CANDIDATES if not c.startswith('cusparse')] + ['suraa']
 R = 'bench/results/'
 RUNS = [R + '2026-11-27-h100x4-ff7c415/bench_%s.json' % s
         for s in ('real', 'csr', 'ell', 'bsr', 'bsr-all_1of2', 'bsr-all_2of2',

@@ -17,7 +17,7 @@ constexpr double kH200ByteScale = 3.35 / 4.8;
 // neighbour_point's x-over-L2 dimension is at least this (model.hpp).
 constexpr double kNeighbourXFloor = 0.05;
 
-// Candidates on the GPU: our formats (the peers are what auto is measured against).
+// Candidates on the GPU: every format of the cost table (ours and cuSPARSE CSR ALG1), but suraa.
 bool gpu_candidate(const std::string& f) {
   return f != "suraa";  // dynamic parallelism: its static twin is the same layout, cheaper setup
 }

@@ -2,7 +2,7 @@
 // model's constants (select/model.hpp). Refit:
 // bench/fit_select.py fit --emit select/model_defaults.cpp
 // bsr and bsr_balanced refitted on ff7c415's runs with bsr's chain term (select/model.cpp),
-// the others as fitted on 6e9c635's.
+// cusparse_csr_alg1 added with the neighbour table's records, the others as fitted on 6e9c635's.
 #include "select/model.hpp"
 
 namespace spmvkit::select {
@@ -39,6 +39,13 @@ const std::vector<FormatCost>& h100_costs() {
       {"bsr",
        {0.00701688, 0.347422, 0.178921, 0.0646939, 0, 0.00296302, 0.0742597, 0.00286707},
        {0.655726, 0.441037}},
+      // cuSPARSE CSR ALG1, a candidate since a647283's successor: with our CSR formats' features
+      // (its bytes and chain are csr_balanced's), fitted by the same NNLS on the 1009 records
+      // of the neighbour table (bench/fit_select.py, docs/select.md). Its setup is the host
+      // path's (a pageable upload included).
+      {"cusparse_csr_alg1",
+       {0.00777427, 0.373225, 0.237138, 0.00414348, 0.0149328, 0, 0, 0},
+       {0.0966347, 1.78457}},
       {"bsr_balanced",
        {0.0073804, 0.350557, 0.211639, 0, 0, 0.00627718, 0.0921196, 0.00314767},
        {0.786443, 0.426848}},

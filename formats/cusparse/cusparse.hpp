@@ -5,6 +5,7 @@
 
 #include <memory>
 
+#include "spmvkit/device_csr.hpp"
 #include "spmvkit/operator.hpp"
 #include "spmvkit/params.hpp"
 #include "spmvkit/format_entry.hpp"
@@ -23,6 +24,10 @@ FormatEntry cusparse_bsrmv_format();
 #if SPMVKIT_HAVE_CUDA
 template <class V>
 std::unique_ptr<Operator<V>> make_cusparse(const Csr<V>& a, CusparsePeer peer, const Params& p);
+// CSR ALG1 and ALG2 from a CSR in device memory (the registry's device builder).
+template <class V>
+std::unique_ptr<Operator<V>> make_cusparse_from_device(const DeviceCsrView<V>& a,
+                                                       CusparsePeer peer);
 #endif
 
 }  // namespace spmvkit

@@ -86,9 +86,37 @@ class CusparseOperator final : public Operator<V> {
       ctx.synchronize();
       return;  // the legacy API needs no workspace
     }
-    // Workspace and preprocessing with placeholder vectors.
-    x_tmp_ = cuda::DeviceBuffer<V>(std::max<std::size_t>(a.cols, 1));
-    y_tmp_ = cuda::DeviceBuffer<V>(std::max<std::size_t>(a.rows, 1));
+    prepare(rows, cols, nnz);
+  }
+
+  // CSR (ALG1, ALG2) from a CSR already in device memory: its arrays copied on the device, as
+  // our own formats' device builders copy them (the operator owns what it reads).
+  CusparseOperator(const DeviceCsrView<V>& a, CusparsePeer peer)
+      : Operator<V>(OperatorInfo{a.rows, a.cols, a.nnz, 0, Backend::cuda, peer_name(peer), ""}),
+        peer_(peer) {
+    if (peer != CusparsePeer::csr_alg1 && peer != CusparsePeer::csr_alg2)
+      throw UnsupportedError(std::string(peer_name(peer)) + ": no device builder");
+    ptr_ = cuda::DeviceBuffer<index_t>(static_cast<std::size_t>(a.rows) + 1);
+    idx_ = cuda::DeviceBuffer<index_t>(static_cast<std::size_t>(a.nnz));
+    val_ = cuda::DeviceBuffer<V>(static_cast<std::size_t>(a.nnz));
+    cuda::copy_on_device(ptr_.data(), a.row_ptr, ptr_.bytes());
+    cuda::copy_on_device(idx_.data(), a.col_idx, idx_.bytes());
+    cuda::copy_on_device(val_.data(), a.values, val_.bytes());
+    SPMVKIT_CUSPARSE_CHECK(cusparseCreateCsr(&mat_, a.rows, a.cols, a.nnz, ptr_.data(),
+                                             idx_.data(), val_.data(), CUSPARSE_INDEX_32I,
+                                             CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
+                                             value_type<V>()));
+    alg_ = peer == CusparsePeer::csr_alg1 ? CUSPARSE_SPMV_CSR_ALG1 : CUSPARSE_SPMV_CSR_ALG2;
+    this->info_.matrix_bytes = csr_matrix_bytes<V>(a.rows, a.nnz);
+    prepare(a.rows, a.cols, a.nnz);
+  }
+
+ private:
+  // Workspace and preprocessing with placeholder vectors.
+  void prepare(std::int64_t rows, std::int64_t cols, std::int64_t nnz) {
+    auto& ctx = cuda::Context::get();
+    x_tmp_ = cuda::DeviceBuffer<V>(std::max<std::size_t>(static_cast<std::size_t>(cols), 1));
+    y_tmp_ = cuda::DeviceBuffer<V>(std::max<std::size_t>(static_cast<std::size_t>(rows), 1));
     SPMVKIT_CUSPARSE_CHECK(cusparseCreateDnVec(&vx_, cols, x_tmp_.data(), value_type<V>()));
     SPMVKIT_CUSPARSE_CHECK(cusparseCreateDnVec(&vy_, rows, y_tmp_.data(), value_type<V>()));
     const V one = 1, zero = 0;
@@ -104,6 +132,7 @@ class CusparseOperator final : public Operator<V> {
     ctx.synchronize();
   }
 
+ public:
   ~CusparseOperator() override {
     if (descr_) cusparseDestroyMatDescr(descr_);
     if (vx_) cusparseDestroyDnVec(vx_);
@@ -243,9 +272,19 @@ std::unique_ptr<Operator<V>> make_cusparse(const Csr<V>& a, CusparsePeer peer, c
   return std::make_unique<CusparseOperator<V>>(a, peer, p);
 }
 
+template <class V>
+std::unique_ptr<Operator<V>> make_cusparse_from_device(const DeviceCsrView<V>& a,
+                                                       CusparsePeer peer) {
+  return std::make_unique<CusparseOperator<V>>(a, peer);
+}
+
 template std::unique_ptr<Operator<float>> make_cusparse(const Csr<float>&, CusparsePeer,
                                                         const Params&);
 template std::unique_ptr<Operator<double>> make_cusparse(const Csr<double>&, CusparsePeer,
                                                          const Params&);
+template std::unique_ptr<Operator<float>> make_cusparse_from_device(const DeviceCsrView<float>&,
+                                                                    CusparsePeer);
+template std::unique_ptr<Operator<double>> make_cusparse_from_device(
+    const DeviceCsrView<double>&, CusparsePeer);
 
 }  // namespace spmvkit

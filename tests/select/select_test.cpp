@@ -412,6 +412,30 @@ TEST(SelectModel, FarFromEveryMeasuredMatrixTheLinearModelStands) {
   for (const auto& pr : cpu.ranked) EXPECT_EQ(pr.spmv_ms, pr.linear_ms) << pr.format;
 }
 
+// cuSPARSE CSR ALG1 is a candidate on the GPU (where it is the fastest, auto builds it through
+// the registry), never on the CPU; the table's neighbours carry its residuals like any
+// candidate's.
+TEST(SelectModel, CusparseCsrAlg1IsAGpuCandidateOnly) {
+  const select::Features f = select::measure_features(generate_by_name("powerlaw_20000"), kH100L2);
+  const auto has = [](const select::Choice& c, const char* format) {
+    return std::any_of(c.ranked.begin(), c.ranked.end(),
+                       [&](const select::Prediction& p) { return p.format == format; });
+  };
+  const select::Choice gpu = select::choose(f, Backend::cuda, kH100, 0);
+  EXPECT_TRUE(has(gpu, "cusparse_csr_alg1")) << gpu.why;
+  EXPECT_FALSE(has(gpu, "suraa")) << gpu.why;
+  EXPECT_FALSE(has(select::choose(f, Backend::cpu, "cpu", 0), "cusparse_csr_alg1"));
+  const select::NeighbourTable& t = select::h100_neighbours();
+  const auto col = std::find_if(t.formats.begin(), t.formats.end(), [](const char* name) {
+    return std::string(name) == "cusparse_csr_alg1";
+  });
+  ASSERT_NE(col, t.formats.end());
+  const auto j = static_cast<std::size_t>(col - t.formats.begin());
+  EXPECT_GT(std::count_if(t.entries.begin(), t.entries.end(),
+                          [&](const auto& e) { return !std::isnan(e.residual[j]); }),
+            900);
+}
+
 TEST(SelectModel, CpuPicksFewestBytes) {
   const Csr<double> blocked = generate_by_name("reservoir_bs5_8");
   const auto c = select::choose(select::measure_features(blocked, 0), Backend::cpu, "cpu", 0);
