@@ -100,9 +100,9 @@ NeighbourPoint neighbour_point(const Features& f) {
           std::log(f.cv() + 0.05),
           std::log(std::max(1.0, static_cast<double>(f.row_max))),
           std::log(static_cast<double>(std::max(1, f.block_size))),
-          std::log(std::max(kNeighbourXFloor, static_cast<double>(f.cols) * f.value_bytes /
-                                                  (f.l2_bytes > 0 ? static_cast<double>(f.l2_bytes)
-                                                                  : kDefaultL2)))};
+          std::log(std::max(kNeighbourXFloor,
+                            static_cast<double>(f.cols) * f.value_bytes /
+                                (f.l2_bytes > 0 ? static_cast<double>(f.l2_bytes) : kDefaultL2)))};
 }
 
 namespace {

@@ -271,8 +271,8 @@ class CsrCudaOperator final : public Operator<V> {
                                2 * static_cast<std::size_t>(rows) * sizeof(V));
     this->info_.details =
         "block_threads=" + std::to_string(policy_.block_threads) +
-        ",items_per_thread=" + std::to_string(policy_.items_per_thread) + ",row_sum=" +
-        (policy_.row_sum == BalancedPolicy::RowSum::scan ? "scan" : "groups") +
+        ",items_per_thread=" + std::to_string(policy_.items_per_thread) +
+        ",row_sum=" + (policy_.row_sum == BalancedPolicy::RowSum::scan ? "scan" : "groups") +
         ",panels=" + std::to_string(parts_.size()) + ",far_panels=" + std::to_string(far.panels) +
         ",near_band=" + std::to_string(far.band) + ",far_nnz=" + std::to_string(far_.size()) +
         ",tiles=" + std::to_string(tiles) + ",long_rows=" + std::to_string(long_rows);

@@ -6,9 +6,9 @@
 #include <memory>
 
 #include "spmvkit/device_csr.hpp"
+#include "spmvkit/format_entry.hpp"
 #include "spmvkit/operator.hpp"
 #include "spmvkit/params.hpp"
-#include "spmvkit/format_entry.hpp"
 
 namespace spmvkit {
 

@@ -35,33 +35,32 @@ ParamSpec bsr_peer_block_size() {
       .or_auto();
 }
 
-}  // namespace
-
 // The CSR peers also build from a CSR in device memory (format=auto may choose ALG1 for a
 // user's device arrays); from a host CSR they build as a cuSPARSE user would (the registry
 // keeps peers on their host builder there).
 FormatEntry with_device_builder(FormatEntry e, CusparsePeer peer) {
 #if SPMVKIT_HAVE_CUDA
-  set_device_builder(e, [peer](const auto& a, const Params&) {
-    return make_cusparse_from_device(a, peer);
-  });
+  set_device_builder(
+      e, [peer](const auto& a, const Params&) { return make_cusparse_from_device(a, peer); });
 #else
   (void)peer;
 #endif
   return e;
 }
 
+}  // namespace
+
 FormatEntry cusparse_csr_alg1_format() {
-  return with_device_builder(peer_entry("cusparse_csr_alg1",
-                                        "cuSPARSE SpMV, CSR, CUSPARSE_SPMV_CSR_ALG1",
-                                        CusparsePeer::csr_alg1),
-                             CusparsePeer::csr_alg1);
+  return with_device_builder(
+      peer_entry("cusparse_csr_alg1", "cuSPARSE SpMV, CSR, CUSPARSE_SPMV_CSR_ALG1",
+                 CusparsePeer::csr_alg1),
+      CusparsePeer::csr_alg1);
 }
 FormatEntry cusparse_csr_alg2_format() {
-  return with_device_builder(peer_entry("cusparse_csr_alg2",
-                                        "cuSPARSE SpMV, CSR, CUSPARSE_SPMV_CSR_ALG2",
-                                        CusparsePeer::csr_alg2),
-                             CusparsePeer::csr_alg2);
+  return with_device_builder(
+      peer_entry("cusparse_csr_alg2", "cuSPARSE SpMV, CSR, CUSPARSE_SPMV_CSR_ALG2",
+                 CusparsePeer::csr_alg2),
+      CusparsePeer::csr_alg2);
 }
 FormatEntry cusparse_coo_format() {
   return peer_entry("cusparse_coo", "cuSPARSE SpMV, COO, CUSPARSE_SPMV_COO_ALG1",

@@ -102,10 +102,9 @@ class CusparseOperator final : public Operator<V> {
     cuda::copy_on_device(ptr_.data(), a.row_ptr, ptr_.bytes());
     cuda::copy_on_device(idx_.data(), a.col_idx, idx_.bytes());
     cuda::copy_on_device(val_.data(), a.values, val_.bytes());
-    SPMVKIT_CUSPARSE_CHECK(cusparseCreateCsr(&mat_, a.rows, a.cols, a.nnz, ptr_.data(),
-                                             idx_.data(), val_.data(), CUSPARSE_INDEX_32I,
-                                             CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
-                                             value_type<V>()));
+    SPMVKIT_CUSPARSE_CHECK(cusparseCreateCsr(&mat_, a.rows, a.cols, a.nnz, ptr_.data(), idx_.data(),
+                                             val_.data(), CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                                             CUSPARSE_INDEX_BASE_ZERO, value_type<V>()));
     alg_ = peer == CusparsePeer::csr_alg1 ? CUSPARSE_SPMV_CSR_ALG1 : CUSPARSE_SPMV_CSR_ALG2;
     this->info_.matrix_bytes = csr_matrix_bytes<V>(a.rows, a.nnz);
     prepare(a.rows, a.cols, a.nnz);
@@ -284,7 +283,7 @@ template std::unique_ptr<Operator<double>> make_cusparse(const Csr<double>&, Cus
                                                          const Params&);
 template std::unique_ptr<Operator<float>> make_cusparse_from_device(const DeviceCsrView<float>&,
                                                                     CusparsePeer);
-template std::unique_ptr<Operator<double>> make_cusparse_from_device(
-    const DeviceCsrView<double>&, CusparsePeer);
+template std::unique_ptr<Operator<double>> make_cusparse_from_device(const DeviceCsrView<double>&,
+                                                                     CusparsePeer);
 
 }  // namespace spmvkit

@@ -353,9 +353,8 @@ select::Features features_at(const select::NeighbourPoint& p) {
   f.rows = static_cast<index_t>(std::llround(std::exp(p[0])));
   // x's bytes over L2 (p[6], at least 0.05): below the floor any x that small will do.
   const double x_cols = std::exp(p[6]) * static_cast<double>(kH100L2) / 8.0;
-  f.cols = p[6] > std::log(0.05) + 1e-9
-               ? static_cast<index_t>(std::llround(x_cols))
-               : std::min(f.rows, static_cast<index_t>(x_cols));
+  f.cols = p[6] > std::log(0.05) + 1e-9 ? static_cast<index_t>(std::llround(x_cols))
+                                        : std::min(f.rows, static_cast<index_t>(x_cols));
   f.nnz = std::llround(std::exp(p[1]));
   f.row_mean = std::exp(p[2]);
   const double cv = std::exp(p[3]) - 0.05;
