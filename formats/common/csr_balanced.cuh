@@ -26,6 +26,7 @@
 #include <cub/block/block_scan.cuh>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -277,24 +278,21 @@ class BalancedTiles {
           partials_.data(), finish_ == LongRowFinish::last_slice ? counters_.data() : nullptr,
           alpha, beta);
     };
-    if (policy_.row_sum == BalancedPolicy::RowSum::scan) {
+    auto by_items = [&](auto scan) {
+      constexpr bool kScan = decltype(scan)::value;
       switch (policy_.items_per_thread) {
         case 4:
-          return run(csr_balanced_kernel<V, BLOCK, 4, true>);
+          return run(csr_balanced_kernel<V, BLOCK, 4, kScan>);
         case 16:
-          return run(csr_balanced_kernel<V, BLOCK, 16, true>);
+          return run(csr_balanced_kernel<V, BLOCK, 16, kScan>);
         default:
-          return run(csr_balanced_kernel<V, BLOCK, 8, true>);
+          return run(csr_balanced_kernel<V, BLOCK, 8, kScan>);
       }
-    }
-    switch (policy_.items_per_thread) {
-      case 4:
-        return run(csr_balanced_kernel<V, BLOCK, 4, false>);
-      case 16:
-        return run(csr_balanced_kernel<V, BLOCK, 16, false>);
-      default:
-        return run(csr_balanced_kernel<V, BLOCK, 8, false>);
-    }
+    };
+    if (policy_.row_sum == BalancedPolicy::RowSum::scan)
+      by_items(std::true_type{});
+    else
+      by_items(std::false_type{});
   }
 
   BalancedPolicy policy_;
