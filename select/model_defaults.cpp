@@ -39,7 +39,7 @@ const std::vector<FormatCost>& h100_costs() {
       {"bsr",
        {0.00701688, 0.347422, 0.178921, 0.0646939, 0, 0.00296302, 0.0742597, 0.00286707},
        {0.655726, 0.441037}},
-      // cuSPARSE CSR ALG1, a candidate since a647283's successor: with our CSR formats' features
+      // cuSPARSE CSR ALG1, a candidate where none of ours keeps up with it: with CSR's features
       // (its bytes and chain are csr_balanced's), fitted by the same NNLS on the 1009 records
       // of the neighbour table (bench/fit_select.py, docs/select.md). Its setup is the host
       // path's (a pageable upload included).
