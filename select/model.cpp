@@ -17,6 +17,11 @@ constexpr double kH200ByteScale = 3.35 / 4.8;
 // neighbour_point's x-over-L2 dimension is at least this (model.hpp).
 constexpr double kNeighbourXFloor = 0.05;
 
+// The device's L2 in bytes (kDefaultL2 where the features do not know it).
+double l2_of(const Features& f) {
+  return f.l2_bytes > 0 ? static_cast<double>(f.l2_bytes) : kDefaultL2;
+}
+
 // Candidates on the GPU: every format of the cost table (ours and cuSPARSE CSR ALG1), but suraa.
 bool gpu_candidate(const std::string& f) {
   return f != "suraa";  // dynamic parallelism: its static twin is the same layout, cheaper setup
@@ -86,7 +91,7 @@ CostVector cost_features(const Features& f, const std::string& format) {
                 : 0.0;
   }
   const double gb = (bytes + vec) * 1e-9;
-  const double l2 = f.l2_bytes > 0 ? static_cast<double>(f.l2_bytes) : kDefaultL2;
+  const double l2 = l2_of(f);
   const double resident = gb * 1e9 < l2 ? 1.0 : 0.0;
   const double imbalance = gb * std::min(10.0, f.cv());
   return {1.0,         gb * (1 - resident),        gb * resident,        chain * 1e-6,
@@ -94,15 +99,14 @@ CostVector cost_features(const Features& f, const std::string& format) {
 }
 
 NeighbourPoint neighbour_point(const Features& f) {
+  const double x_over_l2 = static_cast<double>(f.cols) * f.value_bytes / l2_of(f);
   return {std::log(std::max(1.0, static_cast<double>(f.rows))),
           std::log(std::max(1.0, static_cast<double>(f.nnz))),
           std::log(std::max(0.01, f.row_mean)),
           std::log(f.cv() + 0.05),
           std::log(std::max(1.0, static_cast<double>(f.row_max))),
           std::log(static_cast<double>(std::max(1, f.block_size))),
-          std::log(std::max(kNeighbourXFloor,
-                            static_cast<double>(f.cols) * f.value_bytes /
-                                (f.l2_bytes > 0 ? static_cast<double>(f.l2_bytes) : kDefaultL2)))};
+          std::log(std::max(kNeighbourXFloor, x_over_l2))};
 }
 
 namespace {
@@ -203,9 +207,8 @@ Choice choose(const Features& f, Backend b, const std::string& device, long long
   if (f.block_size >= 2)
     why +=
         ", dense " + std::to_string(f.block_size) + "x" + std::to_string(f.block_size) + " blocks";
-  const double l2 = f.l2_bytes > 0 ? static_cast<double>(f.l2_bytes) : kDefaultL2;
   if (b == Backend::cuda || f.l2_bytes > 0)
-    why += gb * 1e9 < l2 ? ", fits in L2" : ", larger than L2";
+    why += gb * 1e9 < l2_of(f) ? ", fits in L2" : ", larger than L2";
   why += applies > 0 ? ", minimising setup + " + std::to_string(applies) + " x SpMV"
                      : ", minimising SpMV time";
   c.why = why + neighbours;
