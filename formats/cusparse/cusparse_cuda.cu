@@ -47,11 +47,7 @@ class CusparseOperator final : public Operator<V> {
         ptr_ = cuda::DeviceBuffer<index_t>(a.row_ptr);
         idx_ = cuda::DeviceBuffer<index_t>(a.col_idx);
         val_ = cuda::DeviceBuffer<V>(a.values);
-        SPMVKIT_CUSPARSE_CHECK(cusparseCreateCsr(
-            &mat_, rows, cols, nnz, ptr_.data(), idx_.data(), val_.data(), CUSPARSE_INDEX_32I,
-            CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, value_type<V>()));
-        alg_ = peer == CusparsePeer::csr_alg1 ? CUSPARSE_SPMV_CSR_ALG1 : CUSPARSE_SPMV_CSR_ALG2;
-        this->info_.matrix_bytes = csr_matrix_bytes(a);
+        create_csr(a.rows, a.cols, nnz);
         break;
       }
       case CusparsePeer::coo: {
@@ -102,15 +98,20 @@ class CusparseOperator final : public Operator<V> {
     cuda::copy_on_device(ptr_.data(), a.row_ptr, ptr_.bytes());
     cuda::copy_on_device(idx_.data(), a.col_idx, idx_.bytes());
     cuda::copy_on_device(val_.data(), a.values, val_.bytes());
-    SPMVKIT_CUSPARSE_CHECK(cusparseCreateCsr(&mat_, a.rows, a.cols, a.nnz, ptr_.data(), idx_.data(),
-                                             val_.data(), CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
-                                             CUSPARSE_INDEX_BASE_ZERO, value_type<V>()));
-    alg_ = peer == CusparsePeer::csr_alg1 ? CUSPARSE_SPMV_CSR_ALG1 : CUSPARSE_SPMV_CSR_ALG2;
-    this->info_.matrix_bytes = csr_matrix_bytes<V>(a.rows, a.nnz);
+    create_csr(a.rows, a.cols, a.nnz);
     prepare(a.rows, a.cols, a.nnz);
   }
 
  private:
+  // The CSR descriptor over ptr_, idx_, val_ (filled), and ALG1 or ALG2 by peer_.
+  void create_csr(index_t rows, index_t cols, std::int64_t nnz) {
+    SPMVKIT_CUSPARSE_CHECK(cusparseCreateCsr(&mat_, rows, cols, nnz, ptr_.data(), idx_.data(),
+                                             val_.data(), CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                                             CUSPARSE_INDEX_BASE_ZERO, value_type<V>()));
+    alg_ = peer_ == CusparsePeer::csr_alg1 ? CUSPARSE_SPMV_CSR_ALG1 : CUSPARSE_SPMV_CSR_ALG2;
+    this->info_.matrix_bytes = csr_matrix_bytes<V>(rows, nnz);
+  }
+
   // Workspace and preprocessing with placeholder vectors.
   void prepare(std::int64_t rows, std::int64_t cols, std::int64_t nnz) {
     auto& ctx = cuda::Context::get();
