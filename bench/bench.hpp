@@ -14,6 +14,9 @@
 
 namespace spmvkit::bench {
 
+// --setup-reps: no further build once the builds so far have taken this long.
+inline constexpr double kSetupRepsBudgetMs = 2000;
+
 struct Options {
   Backend backend = Backend::cuda;
   bool double_precision = true;
@@ -24,6 +27,11 @@ struct Options {
   // Each format built this many times, each build timed (reps runs); spmv_ms is the median of
   // the builds' medians (one build of a 5 us apply can run 15-35% slow), setup the first's.
   int builds = 1;
+  // Setup timed over up to this many builds before the SpMV timing (the operator of the last
+  // kept): setup_ms, upload_ms and build_ms are their medians, setup_first_ms the first's (a
+  // process's first build of a format also loads its kernels). Builds stop once they have
+  // taken kSetupRepsBudgetMs in all.
+  int setup_reps = 1;
   std::string reorder = "none";  // none | rcm | band (applied before all formats)
   bool check = true;             // compare one result against the float64 reference
   // expand_bsB_NAME over this many nonzeros (bs^2 * nnz(NAME)) is not built; one record
@@ -49,6 +57,8 @@ struct Record {
   std::string matrix, format, backend, precision, details, status = "ok";
   long long rows = 0, cols = 0, nnz = 0;
   double setup_ms = 0, setup_spmv_equiv = 0;
+  double setup_first_ms = 0;  // the first build's setup (setup_ms: the median of setup_reps)
+  int setup_reps = 1;
   // The setup split (BuildTiming): the CSR's upload and the format's build, in ms and in
   // SpMV-equivalents; upload -1 where the format builds on the host (its upload is inside the
   // build). build_peak_bytes: device memory high-water mark of the setup.
@@ -79,7 +89,7 @@ struct Record {
 
 struct Report {
   std::string device, driver, commit, date, backend, precision, note;
-  int reps = 0, warmup = 0, builds = 1, part = 1, parts = 1;
+  int reps = 0, warmup = 0, builds = 1, setup_reps = 1, part = 1, parts = 1;
   std::int64_t max_expanded_nnz = 0;
   double ceiling_gbs = 0;
   std::size_t l2_bytes = 0;

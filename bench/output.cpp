@@ -64,6 +64,7 @@ nlohmann::json to_json(const Report& rep) {
   j["reps"] = rep.reps;
   j["warmup"] = rep.warmup;
   j["builds"] = rep.builds;
+  j["setup_reps"] = rep.setup_reps;
   j["part"] = std::to_string(rep.part) + "/" + std::to_string(rep.parts);
   j["max_expanded_nnz"] = rep.max_expanded_nnz;
   j["note"] = rep.note;
@@ -80,6 +81,8 @@ nlohmann::json to_json(const Report& rep) {
          {"nnz", r.nnz},
          {"setup_ms", r.setup_ms},
          {"setup_spmv_equiv", r.setup_spmv_equiv},
+         {"setup_first_ms", r.setup_first_ms},
+         {"setup_reps", r.setup_reps},
          {"upload_ms", r.upload_ms >= 0 ? nlohmann::json(r.upload_ms) : nlohmann::json(nullptr)},
          {"build_ms", r.build_ms},
          {"upload_spmv_equiv",

@@ -314,16 +314,20 @@ def setup(paths):
     <= 1.5 and a build <= 20 SpMV-equivalents. CSR-3's host reordering (its details'
     reorder_ms, which the issue times apart; auto's too where it chose csr3) is shown in its
     own column and left out of the build and setup figures; then per format the worst of each
-    over every matrix, and over those of >= 1e7 nonzeros."""
+    over every matrix, and over those of >= 1e7 nonzeros. With --setup-reps N the times are
+    medians of up to N builds; the first build's setup (which also loads kernels) is shown
+    apart, and so is its ratio to cuSPARSE CSR's first."""
     heads, records = load(paths)
     print(header(heads))
     print()
     base = {(r["_file"], r["matrix"]): r["setup_ms"] for r in records
             if ok(r) and r["format"] == "cusparse_csr_alg1"}
+    base_first = {(r["_file"], r["matrix"]): r.get("setup_first_ms", r["setup_ms"])
+                  for r in records if ok(r) and r["format"] == "cusparse_csr_alg1"}
     print("| matrix | format | built on | upload ms | build ms | host reorder ms | "
           "upload SpMV-eq | build SpMV-eq | peak MB | format MB | setup ms | "
-          "vs cuSPARSE CSR setup |")
-    print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+          "vs cuSPARSE CSR setup | builds | first build's setup ms | first vs cuSPARSE's first |")
+    print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     worst = {}
     for r in records:
         if not ok(r) or "build_ms" not in r:
@@ -337,12 +341,16 @@ def setup(paths):
         b = base.get((r["_file"], r["matrix"]))
         ratio = setup_ms / b if b else None
         up_eq = r.get("upload_spmv_equiv")
+        first = r.get("setup_first_ms", r["setup_ms"]) - reorder
+        bf = base_first.get((r["_file"], r["matrix"]))
         print(f"| {r['matrix']} | {r['format']} | {r.get('built_on', '-')} | "
               f"{'-' if up is None else f'{up:.2f}'} | {build:.2f} | "
               f"{f'{reorder:.0f}' if reorder else '-'} | "
               f"{'-' if up_eq is None else f'{up_eq:.1f}'} | {build_eq:.1f} | "
               f"{r.get('build_peak_bytes', 0) / 1e6:.0f} | {r.get('format_bytes', 0) / 1e6:.0f} | "
-              f"{setup_ms:.2f} | {'-' if ratio is None else f'{ratio:.2f}x'} |")
+              f"{setup_ms:.2f} | {'-' if ratio is None else f'{ratio:.2f}x'} | "
+              f"{r.get('setup_reps', 1)} | {first:.2f} | "
+              f"{'-' if not bf else f'{first / bf:.2f}x'} |")
         if not r.get("peer") and ratio is not None:
             for scope in ("all", "big") if r["nnz"] >= 1e7 else ("all",):
                 w = worst.setdefault((scope, r["format"]), [0.0, "", 0.0, ""])

@@ -121,7 +121,7 @@ void add_bench(CLI::App& app) {
   struct Args {
     std::vector<std::string> matrices;
     std::string backend = "auto", precision = "f64", formats, params, json, reorder = "none";
-    int reps = 50, warmup = 10, builds = 1;
+    int reps = 50, warmup = 10, builds = 1, setup_reps = 1;
     bool no_check = false, dist = false;
     DistArgs d;
     std::string max_expanded_nnz = "64M", part = "1/1";
@@ -146,6 +146,10 @@ void add_bench(CLI::App& app) {
   cmd->add_option("--builds", a->builds,
                   "Build each format this many times, time each build (--reps runs) and report "
                   "the median of the builds' medians (default 1)")
+      ->check(CLI::Range(1, 100));
+  cmd->add_option("--setup-reps", a->setup_reps,
+                  "Time the setup over this many builds and report their median (the first "
+                  "build's as setup_first_ms; no further build once they took 2 s; default 1)")
       ->check(CLI::Range(1, 100));
   cmd->add_option("--reorder", a->reorder, "Reorder every matrix first: none or rcm");
   cmd->add_option("--json", a->json, "Also write the full results as JSON to this file");
@@ -198,6 +202,7 @@ void add_bench(CLI::App& app) {
     opt.max_expanded_nnz = parse_count("--max-expanded-nnz", a->max_expanded_nnz);
     opt.time_limit_s = a->time_limit;
     opt.builds = a->builds;
+    opt.setup_reps = a->setup_reps;
     const auto part = split(a->part, '/');
     try {
       if (part.size() != 2) throw std::invalid_argument("K/N");
@@ -236,7 +241,10 @@ void add_bench(CLI::App& app) {
                  (reps_opt->count() || warmup_opt->count()
                       ? " (--reps/--warmup)"
                       : " (suite default; --reps/--warmup override)") +
-                 (opt.builds > 1 ? ", " + std::to_string(opt.builds) + " builds a format" : "");
+                 (opt.builds > 1 ? ", " + std::to_string(opt.builds) + " builds a format" : "") +
+                 (opt.setup_reps > 1
+                      ? ", setup the median of " + std::to_string(opt.setup_reps) + " builds"
+                      : "");
     }
     // A suite's real matrices that no folder holds are skipped, said once (a matrix named on
     // the command line is still an error when it cannot be read).
