@@ -40,10 +40,11 @@ Staging& staging() {
 }
 
 // Parallel host copy into pinned memory: one thread's memcpy runs well below the link rate.
+// One piece is copied by the calling thread (waking a passive team costs tens of us).
 void host_copy(unsigned char* dst, const unsigned char* src, std::size_t bytes) {
   constexpr std::size_t piece = std::size_t{1} << 20;
   const std::int64_t pieces = static_cast<std::int64_t>((bytes + piece - 1) / piece);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (pieces > 1)
   for (std::int64_t i = 0; i < pieces; ++i) {
     const std::size_t off = static_cast<std::size_t>(i) * piece;
     std::memcpy(dst + off, src + off, std::min(piece, bytes - off));
