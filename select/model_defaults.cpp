@@ -53,11 +53,4 @@ const std::vector<FormatCost>& h100_costs() {
   return table;
 }
 
-// No H200 runs of every format: an H200 takes H100's constants with the byte
-// terms scaled by the bandwidth ratio (select/model.cpp).
-const std::vector<FormatCost>& h200_costs() {
-  static const std::vector<FormatCost> table = {};
-  return table;
-}
-
 }  // namespace spmvkit::select
