@@ -59,11 +59,21 @@ void enable_peer_access(int from, int to) {
   if (!can) return;
   const DeviceScope on(from);
   const cudaError_t rc = cudaDeviceEnablePeerAccess(to, 0);
-  if (rc == cudaErrorPeerAccessAlreadyEnabled) {
+  if (rc == cudaErrorPeerAccessAlreadyEnabled)
     cudaGetLastError();
-    return;
+  else
+    SPMVKIT_CUDA_CHECK(rc);
+  if (cuda::device_pool_enabled()) {
+    // The stream-ordered pool's allocations do not follow cudaDeviceEnablePeerAccess: `from`
+    // is given access to `to`'s pool itself.
+    cudaMemPool_t pool = nullptr;
+    SPMVKIT_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, to));
+    cudaMemAccessDesc access{};
+    access.location.type = cudaMemLocationTypeDevice;
+    access.location.id = from;
+    access.flags = cudaMemAccessFlagsProtReadWrite;
+    SPMVKIT_CUDA_CHECK(cudaMemPoolSetAccess(pool, &access, 1));
   }
-  SPMVKIT_CUDA_CHECK(rc);
 }
 
 }  // namespace

@@ -1,6 +1,9 @@
 #include "backend/cuda/cuda.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -43,6 +46,14 @@ Context::Context(int device) : device_(device) {
   SPMVKIT_CUDA_CHECK(cudaGetDeviceProperties(&props_, device));
   SPMVKIT_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
   current_ = stream_;
+  if (device_pool_enabled()) {
+    // The pool keeps up to this much freed memory for reuse across syncs (the default, 0,
+    // hands it back to the device at every sync, and each allocation is a driver call again).
+    cudaMemPool_t pool = nullptr;
+    SPMVKIT_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, device));
+    std::uint64_t keep = std::uint64_t{1} << 30;
+    SPMVKIT_CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
+  }
   SPMVKIT_CUSPARSE_CHECK(cusparseCreate(&cusparse_));
   SPMVKIT_CUSPARSE_CHECK(cusparseSetStream(cusparse_, stream_));
   SPMVKIT_CUBLAS_CHECK(cublas_api().create(&cublas_));
@@ -63,14 +74,37 @@ Context& Context::get() {
   return get(device);
 }
 
+namespace {
+// Cleared when the contexts go at process teardown: a buffer freed after that is freed
+// without its context (device_free).
+std::atomic<bool> contexts_alive{true};
+struct Contexts {
+  std::mutex mutex;
+  std::map<int, std::unique_ptr<Context>> by_device;
+  ~Contexts() { contexts_alive = false; }
+};
+Contexts& contexts() {
+  static Contexts c;
+  return c;
+}
+}  // namespace
+
+Context* Context::existing(int device) {
+  if (!contexts_alive) return nullptr;
+  Contexts& all = contexts();
+  std::lock_guard<std::mutex> lock(all.mutex);
+  const auto it = all.by_device.find(device);
+  return it == all.by_device.end() ? nullptr : it->second.get();
+}
+
 Context& Context::get(int device) {
   // cuBLAS is loaded before the first context: its own teardown then runs after the contexts'
   // destructors (which destroy its handles), as when it was linked at start.
   static const CublasApi& blas_loaded_first = cublas_api();
   (void)blas_loaded_first;
-  static std::mutex mutex;
-  static std::map<int, std::unique_ptr<Context>> contexts;
-  std::lock_guard<std::mutex> lock(mutex);
+  Contexts& all = contexts();
+  std::lock_guard<std::mutex> lock(all.mutex);
+  auto& contexts = all.by_device;
   auto& slot = contexts[device];
   if (!slot) slot.reset(new Context(device));
   SPMVKIT_CUDA_CHECK(cudaSetDevice(device));
@@ -146,7 +180,11 @@ namespace {
 // the last reset_device_peak, and each pointer's size (cudaFree does not say).
 struct AllocLedger {
   std::mutex m;
-  std::unordered_map<void*, std::size_t> sizes;
+  struct Entry {
+    std::size_t bytes;
+    int device;  // >= 0: from that device's pool (freed on its context's stream); -1: cudaMalloc
+  };
+  std::unordered_map<void*, Entry> sizes;
   std::size_t live = 0, peak = 0;
 };
 AllocLedger& ledger() {
@@ -162,15 +200,53 @@ std::vector<ReleaseHook>& release_hooks() {
 
 void add_release_hook(ReleaseHook hook) { release_hooks().push_back(hook); }
 
+bool device_pool_enabled() {
+  static const bool on = [] {
+    const char* e = std::getenv("SPMVKIT_DEVICE_POOL");
+    return e == nullptr || std::string(e) != "0";
+  }();
+  return on;
+}
+
+namespace {
+// Whether work queued on `s` now would be captured into a graph: the pool is then left alone
+// (a stream-ordered allocation or free there would become a node owned by the graph).
+bool capturing(cudaStream_t s) {
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  return cudaStreamIsCapturing(s, &status) != cudaSuccess ||
+         status != cudaStreamCaptureStatusNone;
+}
+
+// The current device's context when the pool serves allocations, else null.
+Context* pool_context() {
+  if (!device_pool_enabled()) return nullptr;
+  Context& c = Context::get();
+  return capturing(c.stream()) ? nullptr : &c;
+}
+
+cudaError_t allocate(void** p, std::size_t bytes, Context* c) {
+  return c ? cudaMallocAsync(p, bytes, c->stream()) : cudaMalloc(p, bytes);
+}
+}  // namespace
+
 void* device_alloc(std::size_t bytes) {
   void* p = nullptr;
-  cudaError_t status = cudaMalloc(&p, bytes);
+  Context* c = pool_context();
+  cudaError_t status = allocate(&p, bytes, c);
   if (status == cudaErrorMemoryAllocation) {
     bool freed = false;
     for (ReleaseHook hook : release_hooks()) freed = hook() || freed;
+    if (c) {  // memory the pool keeps for reuse goes back to the device
+      cudaGetLastError();
+      cudaDeviceSynchronize();
+      cudaMemPool_t pool = nullptr;
+      if (cudaDeviceGetDefaultMemPool(&pool, c->device()) == cudaSuccess)
+        cudaMemPoolTrimTo(pool, 0);
+      freed = true;
+    }
     if (freed) {
       cudaGetLastError();
-      status = cudaMalloc(&p, bytes);
+      status = allocate(&p, bytes, c);
     }
   }
   if (status != cudaSuccess) {
@@ -182,7 +258,7 @@ void* device_alloc(std::size_t bytes) {
   }
   AllocLedger& l = ledger();
   std::lock_guard<std::mutex> lock(l.m);
-  l.sizes[p] = bytes;
+  l.sizes[p] = {bytes, c ? c->device() : -1};
   l.live += bytes;
   l.peak = std::max(l.peak, l.live);
   return p;
@@ -190,16 +266,24 @@ void* device_alloc(std::size_t bytes) {
 
 void device_free(void* p) noexcept {
   if (!p) return;
+  int device = -1;
   {
     AllocLedger& l = ledger();
     std::lock_guard<std::mutex> lock(l.m);
     const auto it = l.sizes.find(p);
     if (it != l.sizes.end()) {
-      l.live -= it->second;
+      l.live -= it->second.bytes;
+      device = it->second.device;
       l.sizes.erase(it);
     }
   }
-  cudaFree(p);
+  // A pool allocation goes back in its device's stream order (after the work queued on the
+  // context's stream, which every use of the buffer is ordered before); no device sync.
+  Context* c = device >= 0 ? Context::existing(device) : nullptr;
+  if (c && !capturing(c->stream()))
+    cudaFreeAsync(p, c->stream());
+  else
+    cudaFree(p);
 }
 
 std::size_t device_bytes_in_use() {

@@ -55,6 +55,9 @@ class Context {
  public:
   static Context& get();            // the current device's context
   static Context& get(int device);  // a given device's context (multi-GPU)
+  // That device's context if it was made and the process is not tearing down, else null; the
+  // current device stays as it is.
+  static Context* existing(int device);
 
   int device() const { return device_; }
   // The stream spmvkit queues on: the context's own, or the one a StreamRedirect names.
@@ -112,6 +115,12 @@ class Event {
 // When cudaMalloc runs out of memory it first calls the release hooks (memory kept for reuse,
 // such as the solvers' per-thread workspaces) and tries once more.
 void* device_alloc(std::size_t bytes);
+// Whether device_alloc draws on the device's stream-ordered pool (cudaMallocAsync on the
+// context's stream, freed in that stream's order; up to 1 GiB of freed memory kept for reuse,
+// handed back when an allocation runs out) instead of cudaMalloc/cudaFree: on unless
+// SPMVKIT_DEVICE_POOL=0. A cudaMalloc + cudaFree pair took ~70 us on the H100 host, the pool's
+// 0.7 us (scripts/api_cost_probe.cu); a small matrix's build makes several.
+bool device_pool_enabled();
 // A function that frees the calling thread's memory kept for reuse and not in use, returning
 // true when it freed any. Registered once (at static initialisation), never removed.
 using ReleaseHook = bool (*)();
