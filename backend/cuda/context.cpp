@@ -47,11 +47,13 @@ Context::Context(int device) : device_(device) {
   SPMVKIT_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
   current_ = stream_;
   if (device_pool_enabled()) {
-    // The pool keeps up to this much freed memory for reuse across syncs (the default, 0,
-    // hands it back to the device at every sync, and each allocation is a driver call again).
+    // The pool keeps freed memory for reuse across syncs (the default threshold, 0, hands it
+    // back to the device at every sync, so each allocation is a driver call again, and a
+    // finite one hands back the excess at the next sync, inside whatever runs then). It goes
+    // back when an allocation runs out, or by release_cached_device_memory().
     cudaMemPool_t pool = nullptr;
     SPMVKIT_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, device));
-    std::uint64_t keep = std::uint64_t{1} << 30;
+    std::uint64_t keep = UINT64_MAX;
     SPMVKIT_CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
   }
   SPMVKIT_CUSPARSE_CHECK(cusparseCreate(&cusparse_));
@@ -262,6 +264,15 @@ void* device_alloc(std::size_t bytes) {
   l.live += bytes;
   l.peak = std::max(l.peak, l.live);
   return p;
+}
+
+void release_cached_device_memory() {
+  if (!device_pool_enabled()) return;
+  Context& c = Context::get();
+  c.synchronize();
+  cudaMemPool_t pool = nullptr;
+  SPMVKIT_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, c.device()));
+  SPMVKIT_CUDA_CHECK(cudaMemPoolTrimTo(pool, 0));
 }
 
 void device_free(void* p) noexcept {

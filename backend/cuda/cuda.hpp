@@ -116,11 +116,15 @@ class Event {
 // such as the solvers' per-thread workspaces) and tries once more.
 void* device_alloc(std::size_t bytes);
 // Whether device_alloc draws on the device's stream-ordered pool (cudaMallocAsync on the
-// context's stream, freed in that stream's order; up to 1 GiB of freed memory kept for reuse,
-// handed back when an allocation runs out) instead of cudaMalloc/cudaFree: on unless
+// context's stream, freed in that stream's order; freed memory kept for reuse and handed back
+// to the device when an allocation runs out) instead of cudaMalloc/cudaFree: on unless
 // SPMVKIT_DEVICE_POOL=0. A cudaMalloc + cudaFree pair took ~70 us on the H100 host, the pool's
 // 0.7 us (scripts/api_cost_probe.cu); a small matrix's build makes several.
 bool device_pool_enabled();
+// Hands what the current device's pool keeps for reuse back to the device, after the context's
+// queued work (cudaMemGetInfo then counts it free); for code beside spmvkit that allocates
+// device memory on its own.
+void release_cached_device_memory();
 // A function that frees the calling thread's memory kept for reuse and not in use, returning
 // true when it freed any. Registered once (at static initialisation), never removed.
 using ReleaseHook = bool (*)();
