@@ -112,8 +112,9 @@ class Event {
 };
 
 // Raw allocation, for DeviceBuffer and Vector. Throws CudaError naming the size on failure.
-// When cudaMalloc runs out of memory it first calls the release hooks (memory kept for reuse,
-// such as the solvers' per-thread workspaces) and tries once more.
+// When an allocation runs out of memory it first calls the release hooks (memory kept for reuse,
+// such as the solvers' per-thread workspaces), hands the pool's kept memory back to the device,
+// and tries once more.
 void* device_alloc(std::size_t bytes);
 // Whether device_alloc draws on the device's stream-ordered pool (cudaMallocAsync on the
 // context's stream, freed in that stream's order; freed memory kept for reuse and handed back
