@@ -29,8 +29,9 @@ struct Options {
   int builds = 1;
   // Setup timed over up to this many builds before the SpMV timing (the operator of the last
   // kept): setup_ms, upload_ms and build_ms are their medians, setup_first_ms the first's (a
-  // process's first build of a format also loads its kernels). Builds stop once they have
-  // taken kSetupRepsBudgetMs in all.
+  // process's first build of a format also loads its kernels, and auto[tune=1]'s measures
+  // and caches its pick, which later builds reuse). Builds stop once they have taken
+  // kSetupRepsBudgetMs in all.
   int setup_reps = 1;
   std::string reorder = "none";  // none | rcm | band (applied before all formats)
   bool check = true;             // compare one result against the float64 reference

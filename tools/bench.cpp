@@ -149,7 +149,8 @@ void add_bench(CLI::App& app) {
       ->check(CLI::Range(1, 100));
   cmd->add_option("--setup-reps", a->setup_reps,
                   "Time the setup over this many builds and report their median (the first "
-                  "build's as setup_first_ms; no further build once they took 2 s; default 1)")
+                  "build's, with auto[tune=1]'s measuring, as setup_first_ms; no further "
+                  "build once they took 2 s; default 1)")
       ->check(CLI::Range(1, 100));
   cmd->add_option("--reorder", a->reorder, "Reorder every matrix first: none or rcm");
   cmd->add_option("--json", a->json, "Also write the full results as JSON to this file");
