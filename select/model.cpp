@@ -207,7 +207,8 @@ Choice choose(const Features& f, Backend b, const std::string& device, long long
     });
     if (peer != c.ranked.end() && peer != c.ranked.begin() &&
         peer->total_ms(applies) <= (1 + kPeerMargin) * c.ranked.front().total_ms(applies)) {
-      peer_first = "; " + c.ranked.front().format + fmt(" predicted within %.0f%%", 100 * kPeerMargin) +
+      peer_first = "; " + c.ranked.front().format +
+                   fmt(" predicted within %.0f%%", 100 * kPeerMargin) +
                    " of cuSPARSE CSR ALG1, which goes first";
       std::rotate(c.ranked.begin(), peer, peer + 1);
     }
@@ -223,8 +224,7 @@ Choice choose(const Features& f, Backend b, const std::string& device, long long
   if (f.block_size >= 2)
     why +=
         ", dense " + std::to_string(f.block_size) + "x" + std::to_string(f.block_size) + " blocks";
-  if (b == Backend::cuda || f.l2_bytes > 0)
-    why += beyond_l2 ? ", larger than L2" : ", fits in L2";
+  if (b == Backend::cuda || f.l2_bytes > 0) why += beyond_l2 ? ", larger than L2" : ", fits in L2";
   why += applies > 0 ? ", minimising setup + " + std::to_string(applies) + " x SpMV"
                      : ", minimising SpMV time";
   c.why = why + neighbours + peer_first;

@@ -215,8 +215,7 @@ namespace {
 // (a stream-ordered allocation or free there would become a node owned by the graph).
 bool capturing(cudaStream_t s) {
   cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
-  return cudaStreamIsCapturing(s, &status) != cudaSuccess ||
-         status != cudaStreamCaptureStatusNone;
+  return cudaStreamIsCapturing(s, &status) != cudaSuccess || status != cudaStreamCaptureStatusNone;
 }
 
 // The current device's context when the pool serves allocations, else null.
@@ -229,6 +228,14 @@ Context* pool_context() {
 cudaError_t allocate(void** p, std::size_t bytes, Context* c) {
   return c ? cudaMallocAsync(p, bytes, c->stream()) : cudaMalloc(p, bytes);
 }
+
+// Hands what `device`'s pool keeps for reuse back to the device, once its queued work is done.
+cudaError_t trim_pool(int device) {
+  cudaError_t status = cudaDeviceSynchronize();
+  cudaMemPool_t pool = nullptr;
+  if (status == cudaSuccess) status = cudaDeviceGetDefaultMemPool(&pool, device);
+  return status == cudaSuccess ? cudaMemPoolTrimTo(pool, 0) : status;
+}
 }  // namespace
 
 void* device_alloc(std::size_t bytes) {
@@ -240,10 +247,7 @@ void* device_alloc(std::size_t bytes) {
     for (ReleaseHook hook : release_hooks()) freed = hook() || freed;
     if (c) {  // memory the pool keeps for reuse goes back to the device
       cudaGetLastError();
-      cudaDeviceSynchronize();
-      cudaMemPool_t pool = nullptr;
-      if (cudaDeviceGetDefaultMemPool(&pool, c->device()) == cudaSuccess)
-        cudaMemPoolTrimTo(pool, 0);
+      trim_pool(c->device());
       freed = true;
     }
     if (freed) {
@@ -267,12 +271,7 @@ void* device_alloc(std::size_t bytes) {
 }
 
 void release_cached_device_memory() {
-  if (!device_pool_enabled()) return;
-  Context& c = Context::get();
-  c.synchronize();
-  cudaMemPool_t pool = nullptr;
-  SPMVKIT_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, c.device()));
-  SPMVKIT_CUDA_CHECK(cudaMemPoolTrimTo(pool, 0));
+  if (device_pool_enabled()) SPMVKIT_CUDA_CHECK(trim_pool(Context::get().device()));
 }
 
 void device_free(void* p) noexcept {

@@ -122,7 +122,7 @@ void* device_alloc(std::size_t bytes);
 // SPMVKIT_DEVICE_POOL=0. A cudaMalloc + cudaFree pair took ~70 us on the H100 host, the pool's
 // 0.7 us (scripts/api_cost_probe.cu); a small matrix's build makes several.
 bool device_pool_enabled();
-// Hands what the current device's pool keeps for reuse back to the device, after the context's
+// Hands what the current device's pool keeps for reuse back to the device, after the device's
 // queued work (cudaMemGetInfo then counts it free); for code beside spmvkit that allocates
 // device memory on its own.
 void release_cached_device_memory();

@@ -446,9 +446,8 @@ TEST(SelectModel, BeyondL2Alg1GoesFirstWhereOursLeadsByLessThanTheMargin) {
     for (double k : {1.0, 30.0, 100.0}) {
       const select::Features f = scaled(small, k);
       const select::Choice c = select::choose(f, Backend::cuda, kH100, 0);
-      const auto peer = std::find_if(c.ranked.begin(), c.ranked.end(), [](const auto& p) {
-        return p.format == "cusparse_csr_alg1";
-      });
+      const auto peer = std::find_if(c.ranked.begin(), c.ranked.end(),
+                                     [](const auto& p) { return p.format == "cusparse_csr_alg1"; });
       ASSERT_NE(peer, c.ranked.end()) << name;
       const bool beyond = static_cast<double>(f.nnz) * (f.value_bytes + 4) >= kH100L2;
       const bool first = peer == c.ranked.begin();
