@@ -340,6 +340,11 @@ void copy_to_host(void* dst, const void* src, std::size_t bytes) {
   ctx.synchronize();
 }
 
+void copy_to_device_async(void* dst, const void* src, std::size_t bytes) {
+  SPMVKIT_CUDA_CHECK(
+      cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, Context::get().stream()));
+}
+
 void copy_on_device(void* dst, const void* src, std::size_t bytes) {
   SPMVKIT_CUDA_CHECK(
       cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, Context::get().stream()));

@@ -151,6 +151,9 @@ class PeakBytes {
 void copy_to_device(void* dst, const void* src, std::size_t bytes);    // on the stream, then sync
 void copy_to_host(void* dst, const void* src, std::size_t bytes);      // on the stream, then sync
 void copy_on_device(void* dst, const void* src, std::size_t bytes);    // async on the stream
+// Queued on the stream, not waited for: `src` must stay unchanged until the stream is
+// synchronised (a build's small tables, read back by a download before they go).
+void copy_to_device_async(void* dst, const void* src, std::size_t bytes);
 void fill_bytes(void* dst, int byte, std::size_t bytes);               // async on the stream
 
 // An owning, move-only device array of n elements of T.

@@ -17,8 +17,10 @@
 namespace spmvkit::cuda {
 
 // `bytes` from host `src` (pageable) to device `dst`, on the context stream, through two
-// pinned staging buffers kept for the process; returns once the copy is done.
-void upload_staged(void* dst, const void* src, std::size_t bytes);
+// pinned staging buffers kept for the process; returns once the copy is done. With `wait`
+// false a copy below the staging size is only queued (pageable, driver-staged): `src` must then
+// stay unchanged until the stream is synchronised (the three arrays of upload_csr, one wait).
+void upload_staged(void* dst, const void* src, std::size_t bytes, bool wait = true);
 // `bytes` from device `src` to host `dst` (pageable), through the same pinned buffers; returns
 // once dst holds them.
 void download_staged(void* dst, const void* src, std::size_t bytes);

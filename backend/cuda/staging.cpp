@@ -18,9 +18,11 @@ namespace {
 // through them in pieces of at most kStageBytes, at least four pieces where it is under four
 // buffers' worth (the host copy of one piece overlaps the transfer of the one before); below
 // kStageMin a plain (driver-staged) upload. A pageable upload of csr3's 29 MB perm ran at
-// ~6 GB/s on the H100 host (4.7 ms, issue 24).
+// ~6 GB/s on the H100 host (4.7 ms, issue 24); from 256 KB to 8 MB pageable uploads ran
+// 6.6-12.2 GB/s, faster than a one-threaded copy into pinned memory and its transfer (5.8-9.0
+// GB/s; F2, scripts/api_cost_probe.cu), so the staging starts at 4 MB.
 constexpr std::size_t kStageBytes = std::size_t{32} << 20;
-constexpr std::size_t kStageMin = std::size_t{1} << 20;
+constexpr std::size_t kStageMin = std::size_t{4} << 20;
 // Downloads in pieces of this many bytes (the copy out of one buffer overlaps the transfer into
 // the other); below it a plain (pageable, driver-staged) download. A pageable download ran at
 // ~1.9 GB/s on the H100 host (csr_balanced's row pointer, issue 24).
@@ -62,10 +64,14 @@ const std::unique_ptr<Event[]>& ready(Staging& s) {
 
 }  // namespace
 
-void upload_staged(void* dst, const void* src, std::size_t bytes) {
+void upload_staged(void* dst, const void* src, std::size_t bytes, bool wait) {
   if (bytes == 0) return;
   if (bytes < kStageMin) {
-    copy_to_device(dst, src, bytes);
+    if (wait)
+      copy_to_device(dst, src, bytes);
+    else
+      SPMVKIT_CUDA_CHECK(
+          cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, Context::get().stream()));
     return;
   }
   constexpr std::size_t page = 4096;

@@ -37,7 +37,6 @@ void set_tma_tiles_device(DeviceBsr<V>& d, index_t tile_blocks) {
   if (d.bs > kBsrTmaMaxBlockSize || d.nrows == 0) return;
   DeviceTileStarts starts = greedy_tile_starts_device(d.row_ptr.data(), 0, d.nrows, tile_blocks,
                                                       bsr_tma_tile_rows(tile_blocks));
-  cuda::copy_to_device(starts.rows.data() + starts.count, &d.nrows, sizeof(index_t));
   d.tma_tiles = std::move(starts.rows);  // the starts, then the end
   d.tma_n_tiles = starts.count;
   d.tma_tile_blocks = tile_blocks;

@@ -7,6 +7,7 @@
 #include "backend/cuda/build_profile.hpp"
 #include "backend/cuda/cub_call.cuh"
 #include "backend/cuda/search.cuh"
+#include "backend/cuda/store.cuh"
 #include "formats/common/bsr_blocks_cuda.hpp"
 
 namespace spmvkit {
@@ -69,12 +70,15 @@ __device__ __forceinline__ bool in_full_block(const index_t* __restrict__ row_pt
          (r0 == r || col_idx[row_ptr[r0] + j] == c);
 }
 
-// Per entry, for every candidate bs left by the row pass: in_full_block. kSpanItems entries a
-// thread (block_items_span).
+// Per entry, for every candidate bs left by the row pass in *alive: in_full_block. kSpanItems
+// entries a thread (block_items_span).
 __global__ void detect_entries_kernel(std::int64_t nnz, index_t rows,
                                       const index_t* __restrict__ row_ptr,
-                                      const index_t* __restrict__ col_idx, Candidates candidates,
-                                      Candidates* alive) {
+                                      const index_t* __restrict__ col_idx, Candidates* alive) {
+  // What the row pass left (queued before, not waited for); bits other blocks drop meanwhile
+  // are dead anyway.
+  const Candidates candidates = *static_cast<volatile Candidates*>(alive);
+  if (candidates == 0) return;
   const cuda::ItemsSpan span = cuda::block_items_span(row_ptr, 0, rows - 1, nnz);
   Candidates failed = 0;
   for (int it = 0; it < cuda::kSpanItems; ++it) {
@@ -257,27 +261,33 @@ cuda::DeviceBuffer<T> with_slack(std::size_t n, std::size_t slack_bytes) {
 // The row pass alone: the candidates whose every row length is a multiple of bs and that of
 // its block row's first row, returned and left in `alive` (one element).
 template <class V>
+void queue_row_pass(const DeviceCsrView<V>& a, Candidates candidates, Candidates* alive) {
+  cuda::store_async(alive, candidates);
+  detect_rows_kernel<<<grid(a.rows), BsrBlocksPolicy::block_threads, 0,
+                       cuda::Context::get().stream()>>>(a.rows, a.row_ptr, candidates, alive);
+  SPMVKIT_LAUNCH_CHECK();
+}
+
+template <class V>
 Candidates even_row_candidates(const DeviceCsrView<V>& a, Candidates candidates,
                                cuda::DeviceBuffer<Candidates>& alive) {
-  cuda::copy_to_device(alive.data(), &candidates, sizeof candidates);
-  detect_rows_kernel<<<grid(a.rows), BsrBlocksPolicy::block_threads, 0,
-                       cuda::Context::get().stream()>>>(a.rows, a.row_ptr, candidates,
-                                                        alive.data());
-  SPMVKIT_LAUNCH_CHECK();
+  queue_row_pass(a, candidates, alive.data());
   cuda::copy_to_host(&candidates, alive.data(), sizeof candidates);
   return candidates;
 }
 
+// Both passes queued, one download (the entry pass returns at once where the rows left none).
 template <class V>
 Candidates full_block_candidates(const DeviceCsrView<V>& a, Candidates candidates) {
   if (candidates == 0 || a.rows == 0) return 0;
   cuda::DeviceBuffer<Candidates> alive(1);
-  candidates = even_row_candidates(a, candidates, alive);
-  if (candidates == 0 || a.nnz == 0) return candidates;
-  detect_entries_kernel<<<item_grid(a.nnz), BsrBlocksPolicy::block_threads, 0,
-                          cuda::Context::get().stream()>>>(a.nnz, a.rows, a.row_ptr, a.col_idx,
-                                                           candidates, alive.data());
-  SPMVKIT_LAUNCH_CHECK();
+  queue_row_pass(a, candidates, alive.data());
+  if (a.nnz > 0) {
+    detect_entries_kernel<<<item_grid(a.nnz), BsrBlocksPolicy::block_threads, 0,
+                            cuda::Context::get().stream()>>>(a.nnz, a.rows, a.row_ptr, a.col_idx,
+                                                             alive.data());
+    SPMVKIT_LAUNCH_CHECK();
+  }
   cuda::copy_to_host(&candidates, alive.data(), sizeof candidates);
   return candidates;
 }
@@ -395,8 +405,7 @@ void fill_sorted_blocks(const DeviceCsrView<V>& a, DeviceBsrBlocks<V>& m, std::s
                           block, 0, stream>>>(a.nnz, m.block_rows, seg.data(), sorted, index,
                                               m.row_ptr.data(), m.col_idx.data());
     SPMVKIT_LAUNCH_CHECK();
-    cuda::Context::get().synchronize();  // the temporaries are freed here
-  }
+  }  // the temporaries freed in stream order
   const std::size_t stored = static_cast<std::size_t>(nnzb) * bs2;
   m.values = with_slack<V>(stored, slack_bytes);
   cuda::fill_bytes(m.values.data(), 0, stored * sizeof(V));

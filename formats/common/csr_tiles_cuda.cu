@@ -16,6 +16,7 @@
 #include <thrust/iterator/counting_iterator.h>
 
 #include <algorithm>
+#include <cub/block/block_scan.cuh>
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_select.cuh>
 #include <limits>
@@ -93,6 +94,65 @@ __global__ void tile_starts_round_kernel(index_t m, const index_t* __restrict__ 
   if (i == 0 && jj == m) done[k + 1] = 1;  // next^(2^(k+1))(row_begin) is the end
 }
 
+// Up to kSmallTilingRows rows the doubling rounds and the compaction run in one block, in
+// shared memory (one launch instead of ceil(log2(rows)) rounds and a CUB select: a small
+// matrix's tiling was mostly launches, ~0.15 ms on the H100 at 7K rows).
+constexpr index_t kSmallTilingRows = 8191;  // m + 1 <= 8192 jumps: 32 KB, 8 KB of marks
+constexpr int kSmallTilingBlock = 1024;
+constexpr int kSmallTilingItems = (kSmallTilingRows + 1) / kSmallTilingBlock;  // rows a thread
+
+// The same starts as tile_next_kernel's jumps, the doubling rounds and the compaction, for
+// m <= kSmallTilingRows: thread x owns local rows [x * items, x * items + items). In-place
+// rounds: every thread reads its rows' jump_in[jump_in[i]] before any writes. starts[0, count)
+// and *count written. Bytes: the jumps read once (4 a row), the starts written.
+__global__ void __launch_bounds__(kSmallTilingBlock)
+    tile_starts_small_kernel(index_t row_begin, index_t m, const index_t* __restrict__ next,
+                             index_t* __restrict__ starts, index_t* __restrict__ count) {
+  using Scan = cub::BlockScan<int, kSmallTilingBlock>;
+  __shared__ index_t jump[kSmallTilingRows + 1];
+  __shared__ unsigned char mark[kSmallTilingRows + 1];
+  __shared__ typename Scan::TempStorage scan;
+  const int first = threadIdx.x * kSmallTilingItems;
+  for (int i = threadIdx.x; i <= m; i += kSmallTilingBlock) {
+    jump[i] = next[i];
+    mark[i] = i == 0;
+  }
+  __syncthreads();
+  while (jump[0] != m) {  // uniform: read after a barrier, written before the next
+    index_t out[kSmallTilingItems];
+    for (int q = 0; q < kSmallTilingItems; ++q) {
+      const int i = first + q;
+      if (i > m) break;
+      const index_t j = jump[i];
+      if (mark[i]) mark[j] = 1;
+      out[q] = jump[j];
+    }
+    __syncthreads();
+    for (int q = 0; q < kSmallTilingItems; ++q) {
+      const int i = first + q;
+      if (i > m) break;
+      jump[i] = out[q];
+    }
+    __syncthreads();
+  }
+  int mine = 0;
+  for (int q = 0; q < kSmallTilingItems; ++q)
+    if (first + q < m && mark[first + q]) ++mine;
+  int at = 0, total = 0;
+  Scan(scan).ExclusiveSum(mine, at, total);
+  for (int q = 0; q < kSmallTilingItems; ++q)
+    if (first + q < m && mark[first + q]) starts[at++] = row_begin + first + q;
+  if (threadIdx.x == 0) {
+    starts[total] = row_begin + m;  // the end after the starts (DeviceTileStarts)
+    *count = total;
+  }
+}
+
+// starts[*count] = end, after the compaction of the doubling path.
+__global__ void tile_end_kernel(index_t* starts, const index_t* count, index_t end) {
+  starts[*count] = end;
+}
+
 // For start s in [0, starts) (and 0 for s = starts, the scans' total): its tiles (1, or a long
 // row's slices) and whether it is a long row. Bytes: 4 read, 2 row pointer entries, 8 written.
 __global__ void tile_counts_kernel(const index_t* __restrict__ row_ptr,
@@ -168,6 +228,15 @@ DeviceTileStarts greedy_tile_starts_device(const index_t* row_ptr, index_t row_b
                                                       cuts, n_cuts, jump_a.data(), mark.data(),
                                                       done.data());
   SPMVKIT_LAUNCH_CHECK();
+  if (m <= kSmallTilingRows) {
+    index_t* count = jump_b.data() + m;  // past the starts (at most m)
+    tile_starts_small_kernel<<<1, kSmallTilingBlock, 0, stream>>>(row_begin, m, jump_a.data(),
+                                                                  jump_b.data(), count);
+    SPMVKIT_LAUNCH_CHECK();
+    cuda::copy_to_host(&out.count, count, sizeof out.count);
+    out.rows = std::move(jump_b);
+    return out;
+  }
   index_t* jump_in = jump_a.data();
   index_t* jump_out = jump_b.data();
   for (int k = 0; k < rounds; ++k) {
@@ -186,6 +255,8 @@ DeviceTileStarts greedy_tile_starts_device(const index_t* row_ptr, index_t row_b
                                           mark.data(), jump_a.data(), selected, m, st);
       },
       stream);
+  tile_end_kernel<<<1, 1, 0, stream>>>(jump_a.data(), selected, row_end);
+  SPMVKIT_LAUNCH_CHECK();
   cuda::copy_to_host(&out.count, selected, sizeof out.count);
   out.rows = std::move(jump_a);
   return out;
@@ -214,9 +285,13 @@ DeviceBalancedTiling balanced_tiling_device(const index_t* row_ptr, index_t row_
           return cub::DeviceScan::ExclusiveSum(temp, bytes, offsets, offsets, starts.count + 1, st);
         },
         stream);
-  index_t n_tiles = 0, n_long = 0;
-  cuda::copy_to_host(&n_tiles, tile_offset.data() + starts.count, sizeof n_tiles);
-  cuda::copy_to_host(&n_long, long_offset.data() + starts.count, sizeof n_long);
+  // Both totals in one download (a small tiling's downloads are most of its time).
+  cuda::DeviceBuffer<index_t> totals(2);
+  cuda::copy_on_device(totals.data(), tile_offset.data() + starts.count, sizeof(index_t));
+  cuda::copy_on_device(totals.data() + 1, long_offset.data() + starts.count, sizeof(index_t));
+  index_t host_totals[2] = {0, 0};
+  cuda::copy_to_host(host_totals, totals.data(), sizeof host_totals);
+  const index_t n_tiles = host_totals[0], n_long = host_totals[1];
 
   out.tiles = cuda::DeviceBuffer<BalancedTile>(static_cast<std::size_t>(n_tiles));
   out.long_rows = cuda::DeviceBuffer<BalancedLongRow>(static_cast<std::size_t>(n_long));

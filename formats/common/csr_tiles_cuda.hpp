@@ -19,7 +19,7 @@ struct DeviceBalancedTiling {
 // The starts of the greedy tiling of rows [row_begin, row_end) (balanced_tiling's: a row longer
 // than tile_nnz alone, else whole rows up to balanced_tile_end), in order: rows[0, count). Also
 // the tma tiles of BSR (tiles of at most tile_nnz blocks and max_rows kernel rows, no row longer).
-// `rows` has row_end - row_begin + 1 entries (room for an end after the starts).
+// `rows` has row_end - row_begin + 1 entries: the starts, then row_end at rows[count].
 struct DeviceTileStarts {
   cuda::DeviceBuffer<index_t> rows;
   index_t count = 0;
@@ -30,7 +30,7 @@ DeviceTileStarts greedy_tile_starts_device(const index_t* row_ptr, index_t row_b
 
 // balanced_tiling(row_ptr, row_begin, row_end, policy, cuts) with `row_ptr` (the rows up to
 // row_end + 1) and the n_cuts sorted `cuts` in device memory. Queued on the context stream; it
-// waits for three small downloads (the number of tile starts and the totals) on the way.
+// waits for two small downloads (the number of tile starts, then the totals) on the way.
 DeviceBalancedTiling balanced_tiling_device(const index_t* row_ptr, index_t row_begin,
                                             index_t row_end, const BalancedPolicy& policy,
                                             const index_t* cuts = nullptr, index_t n_cuts = 0);

@@ -78,18 +78,21 @@ __global__ void __launch_bounds__(group_maxima_threads)
   if (lane % 16 == 0) mine.s[2] = m;
   mine.s[3] = len;
   const GroupSums block = Reduce(temp).Reduce(mine, GroupSumsCombine{});
-  if (threadIdx.x == 0)
+  if (threadIdx.x == 0) {
     for (int i = 0; i < 4; ++i)
       if (block.s[i] != 0) atomicAdd(sums + i, static_cast<unsigned long long>(block.s[i]));
+    // s[3] is the block's longest row (at most width): the matrix's longest into sums[4].
+    if (block.s[3] != 0) atomicMax(sums + 4, static_cast<unsigned long long>(block.s[3]));
+  }
 }
 
 // Whether the columns each warp reads together (slot k of a group of 32 rows) span at most
-// delta_max_span (ColumnDeltas). A warp a group; fits is cleared on the first group that does
-// not. Bytes: the group's row pointers and its column indices up to its longest row.
+// delta_max_span (ColumnDeltas). A warp a group; *misfit is set by every group that does not.
+// Bytes: the group's row pointers and its column indices up to its longest row.
 __global__ void ell_delta_fit_kernel(index_t rows, std::int64_t groups,
                                      const index_t* __restrict__ row_ptr,
                                      const index_t* __restrict__ col_idx, index_t width,
-                                     int* fits) {
+                                     unsigned long long* misfit) {
   const std::int64_t g =
       (static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / warpSize;
   if (g >= groups) return;
@@ -105,7 +108,7 @@ __global__ void ell_delta_fit_kernel(index_t rows, std::int64_t groups,
         __reduce_min_sync(0xffffffffu, used ? c : std::numeric_limits<index_t>::max());
     const index_t hi = __reduce_max_sync(0xffffffffu, used ? c : -1);
     if (hi >= 0 && static_cast<std::int64_t>(hi) - lo > delta_max_span) {
-      if (lane == 0) atomicAnd(fits, 0);
+      if (lane == 0) *misfit = 1;
       return;
     }
   }
@@ -201,21 +204,31 @@ __global__ void csr_tail_flag_kernel(index_t rows, const index_t* __restrict__ o
   if (r < rows) flag[r] = offset[r + 1] > offset[r] ? 1 : 0;
 }
 
-// The row-length histogram when the lengths fit kHistogramBins: a block's counts in shared
-// memory, then added into hist[0 .. bins). A thread a row (a grid-stride loop). Bytes: 4 a row.
+// The row-length histogram over `bins` bins (lengths past the last counted in it): a block's
+// counts in shared memory, then added into out[1 .. bins]; the longest row into out[0]. A
+// thread a row (a grid-stride loop). Bytes: 4 a row.
 constexpr int kHistogramBins = 8192;
-__global__ void length_histogram_kernel(index_t rows, int bins, const index_t* __restrict__ row_ptr,
-                                        unsigned long long* hist) {
+constexpr int kHistogramBlock = 256;
+__global__ void __launch_bounds__(kHistogramBlock)
+    length_histogram_kernel(index_t rows, int bins, const index_t* __restrict__ row_ptr,
+                            unsigned long long* out) {
   __shared__ unsigned int local[kHistogramBins];
   for (int b = threadIdx.x; b < bins; b += blockDim.x) local[b] = 0;
   __syncthreads();
+  index_t longest = 0;
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   for (std::int64_t r = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; r < rows;
-       r += stride)
-    atomicAdd(&local[row_ptr[r + 1] - row_ptr[r]], 1u);
+       r += stride) {
+    const index_t len = row_ptr[r + 1] - row_ptr[r];
+    longest = max(longest, len);
+    atomicAdd(&local[min(len, bins - 1)], 1u);
+  }
+  longest = __reduce_max_sync(0xffffffffu, longest);
+  if (threadIdx.x % warpSize == 0 && longest > 0)
+    atomicMax(out, static_cast<unsigned long long>(longest));
   __syncthreads();
   for (int b = threadIdx.x; b < bins; b += blockDim.x)
-    if (local[b] != 0) atomicAdd(hist + b, static_cast<unsigned long long>(local[b]));
+    if (local[b] != 0) atomicAdd(out + 1 + b, static_cast<unsigned long long>(local[b]));
 }
 
 unsigned group_grid(std::int64_t groups) {
@@ -225,28 +238,37 @@ unsigned group_grid(std::int64_t groups) {
 
 }  // namespace
 
-// Rows of at most kHistogramBins - 1 entries (nearly every matrix): the longest row, then the
-// histogram counted straight into bins (two passes over the row pointer, two small
-// downloads). Longer rows: the lengths sorted and run-length encoded. Before the direct
-// count every matrix took the sort (reservoir_bs2_153, H100: row_lengths 1.6-1.9 ms, its
-// scratch allocations and syncs, of a 4.6 ms ELL build).
+// Rows of at most kHistogramBins - 1 entries (nearly every matrix): the histogram counted
+// straight into bins with the longest row beside it, and its first kFirstBins bins downloaded
+// with it; the bins past those only when a row is longer. Longer rows: the lengths sorted and
+// run-length encoded. Before the direct count every matrix took the sort (reservoir_bs2_153,
+// H100: row_lengths 1.6-1.9 ms, its scratch allocations and syncs, of a 4.6 ms ELL build); before
+// the single download, the longest row and the bins were two (two of a small build's ~12 us
+// round trips).
 template <class V>
 std::vector<std::int64_t> length_histogram_device(const DeviceCsrView<V>& a) {
   if (a.rows == 0) return {};
   cudaStream_t stream = cuda::Context::get().stream();
   const std::size_t rows = static_cast<std::size_t>(a.rows);
-  constexpr int block = EllBuildPolicy::block_threads;
-  const index_t longest = cuda::longest_row(a);
-  if (longest < kHistogramBins) {
-    const int bins = static_cast<int>(longest) + 1;
-    cuda::DeviceBuffer<unsigned long long> hist(static_cast<std::size_t>(bins));
-    SPMVKIT_CUDA_CHECK(cudaMemsetAsync(hist.data(), 0, hist.bytes(), stream));
-    const unsigned grid = static_cast<unsigned>(std::min<std::size_t>(
-        (rows + block - 1) / block, static_cast<std::size_t>(cuda::Context::get().sm_count()) * 8));
-    length_histogram_kernel<<<grid, block, 0, stream>>>(a.rows, bins, a.row_ptr, hist.data());
-    SPMVKIT_CUDA_CHECK(cudaGetLastError());
-    const std::vector<unsigned long long> h = hist.download();
-    return std::vector<std::int64_t>(h.begin(), h.end());
+  constexpr int block = kHistogramBlock;
+  constexpr int kFirstBins = 512;
+  // No row is longer than nnz: fewer bins to clear and to download on a small matrix.
+  const int bins = static_cast<int>(std::min<std::int64_t>(kHistogramBins, a.nnz + 1));
+  cuda::DeviceBuffer<unsigned long long> out(static_cast<std::size_t>(bins) + 1);
+  SPMVKIT_CUDA_CHECK(cudaMemsetAsync(out.data(), 0, out.bytes(), stream));
+  const unsigned grid = static_cast<unsigned>(std::min<std::size_t>(
+      (rows + block - 1) / block, static_cast<std::size_t>(cuda::Context::get().sm_count()) * 8));
+  length_histogram_kernel<<<grid, block, 0, stream>>>(a.rows, bins, a.row_ptr, out.data());
+  SPMVKIT_CUDA_CHECK(cudaGetLastError());
+  const int first = std::min(bins, kFirstBins);
+  std::vector<unsigned long long> h(static_cast<std::size_t>(bins) + 1);
+  cuda::copy_to_host(h.data(), out.data(), (static_cast<std::size_t>(first) + 1) * sizeof h[0]);
+  const auto longest = static_cast<index_t>(h[0]);
+  if (longest < bins) {
+    if (longest >= first)
+      cuda::copy_to_host(h.data() + 1 + first, out.data() + 1 + first,
+                         static_cast<std::size_t>(longest + 1 - first) * sizeof h[0]);
+    return std::vector<std::int64_t>(h.begin() + 1, h.begin() + 2 + longest);
   }
   cuda::DeviceBuffer<index_t> len(rows);
   ell_row_length_kernel<<<static_cast<unsigned>((rows + block - 1) / block), block, 0, stream>>>(
@@ -284,38 +306,39 @@ std::vector<std::int64_t> length_histogram_device(const DeviceCsrView<V>& a) {
 }
 
 template <class V>
-EllGroupMaxima ell_group_maxima_device(const DeviceCsrView<V>& a, index_t width) {
-  EllGroupMaxima g;
-  g.rows = a.rows;
-  g.width = width;
-  if (a.rows == 0 || width == 0) return g;
+EllShape ell_shape_device(const DeviceCsrView<V>& a, std::int64_t pitch, index_t width,
+                          bool fit_deltas) {
+  EllShape out;
+  const index_t clip = width < 0 ? std::numeric_limits<index_t>::max() : width;
+  out.g.rows = a.rows;
+  out.g.width = width < 0 ? 0 : width;
+  if (a.rows == 0 || width == 0) return out;
   cudaStream_t stream = cuda::Context::get().stream();
-  cuda::DeviceBuffer<unsigned long long> sums(ell_model_groups.size());
-  SPMVKIT_CUDA_CHECK(cudaMemsetAsync(sums.data(), 0,
-                                     ell_model_groups.size() * sizeof(unsigned long long), stream));
+  // sums[0..3]: the group maxima's sums; [4]: the longest row (at most clip); [5]: a delta group
+  // that does not fit.
+  constexpr std::size_t n = ell_model_groups.size() + 2;
+  cuda::DeviceBuffer<unsigned long long> sums(n);
+  SPMVKIT_CUDA_CHECK(cudaMemsetAsync(sums.data(), 0, sums.bytes(), stream));
   const std::int64_t blocks =
       (std::int64_t{a.rows} + group_maxima_threads - 1) / group_maxima_threads;
   ell_group_maxima_kernel<<<static_cast<unsigned>(blocks), group_maxima_threads, 0, stream>>>(
-      a.rows, width, a.row_ptr, sums.data());
+      a.rows, clip, a.row_ptr, sums.data());
   SPMVKIT_CUDA_CHECK(cudaGetLastError());
-  const std::vector<unsigned long long> host = sums.download();
-  for (std::size_t i = 0; i < ell_model_groups.size(); ++i)
-    g.sum[i] = static_cast<std::int64_t>(host[i]);
-  return g;
-}
-
-template <class V>
-bool ell_deltas_fit_device(const DeviceCsrView<V>& a, std::int64_t pitch, index_t width) {
   const std::int64_t groups = pitch / ell_delta_group;
-  if (groups == 0 || width == 0) return true;
-  cuda::DeviceBuffer<int> fits(1);
-  const int one = 1;
-  cuda::copy_to_device(fits.data(), &one, sizeof one);
-  constexpr int threads = EllBuildPolicy::group_warps * 32;
-  ell_delta_fit_kernel<<<group_grid(groups), threads, 0, cuda::Context::get().stream()>>>(
-      a.rows, groups, a.row_ptr, a.col_idx, width, fits.data());
-  SPMVKIT_CUDA_CHECK(cudaGetLastError());
-  return fits.download()[0] != 0;
+  if (fit_deltas && groups > 0) {
+    constexpr int threads = EllBuildPolicy::group_warps * 32;
+    ell_delta_fit_kernel<<<group_grid(groups), threads, 0, stream>>>(
+        a.rows, groups, a.row_ptr, a.col_idx, clip, sums.data() + n - 1);
+    SPMVKIT_CUDA_CHECK(cudaGetLastError());
+  }
+  unsigned long long host[n];
+  cuda::copy_to_host(host, sums.data(), sizeof host);
+  for (std::size_t i = 0; i < ell_model_groups.size(); ++i)
+    out.g.sum[i] = static_cast<std::int64_t>(host[i]);
+  out.longest = static_cast<index_t>(host[4]);
+  if (width < 0) out.g.width = out.longest;
+  out.deltas_fit = fit_deltas && out.g.width > 0 && host[5] == 0;
+  return out;
 }
 
 template <class V>
@@ -350,10 +373,7 @@ EllDevice<V> ell_pack_device(const DeviceCsrView<V>& a, index_t width, std::int6
       SPMVKIT_CUDA_CHECK(cudaGetLastError());
     }
   }
-  if (slots == 0) {
-    cuda::Context::get().synchronize();
-    return d;
-  }
+  if (slots == 0) return d;
   constexpr int threads = EllBuildPolicy::group_warps * 32;
   if (deltas)
     ell_pack_kernel<V, true><<<group_grid(groups), threads, 0, stream>>>(
@@ -364,7 +384,6 @@ EllDevice<V> ell_pack_device(const DeviceCsrView<V>& a, index_t width, std::int6
         a.rows, groups, pitch, width, a.row_ptr, a.col_idx, a.values, d.col_idx.data(), nullptr,
         nullptr, d.values.data());
   SPMVKIT_CUDA_CHECK(cudaGetLastError());
-  cuda::Context::get().synchronize();
   return d;
 }
 
@@ -409,7 +428,6 @@ CooDeviceTail<V> csr_tail_coo_device(const DeviceCsrView<V>& a, index_t width,
                                            offset.data(), t.row.data(), t.col.data(),
                                            t.values.data());
   SPMVKIT_CUDA_CHECK(cudaGetLastError());
-  cuda::Context::get().synchronize();
   return t;
 }
 
@@ -424,8 +442,8 @@ CsrDeviceTail<V> csr_tail_rows_device(const DeviceCsrView<V>& a, index_t width,
   t.col = cuda::DeviceBuffer<index_t>(static_cast<std::size_t>(tail_nnz));
   t.values = cuda::DeviceBuffer<V>(static_cast<std::size_t>(tail_nnz));
   if (tail_nnz == 0 || a.rows == 0) {
-    const index_t zero = 0;
-    cuda::copy_to_device(t.row_ptr.data(), &zero, sizeof zero);
+    SPMVKIT_CUDA_CHECK(
+        cudaMemsetAsync(t.row_ptr.data(), 0, sizeof(index_t), cuda::Context::get().stream()));
     return t;
   }
   cudaStream_t stream = cuda::Context::get().stream();
@@ -444,20 +462,17 @@ CsrDeviceTail<V> csr_tail_rows_device(const DeviceCsrView<V>& a, index_t width,
     csr_tail_list_kernel<<<grid, block, 0, stream>>>(a.rows, offset.data(), index.data(),
                                                      t.row_id.data(), t.row_ptr.data());
     SPMVKIT_CUDA_CHECK(cudaGetLastError());
-    cuda::Context::get().synchronize();  // `index` is freed here
-  }
+  }  // `index` freed in stream order
   csr_tail_kernel<V><<<cuda::grid_for(static_cast<std::size_t>(tail_nnz), block * cuda::kSpanItems),
                        block, 0, stream>>>(tail_nnz, a.rows, width, a.row_ptr, a.col_idx, a.values,
                                            offset.data(), nullptr, t.col.data(), t.values.data());
   SPMVKIT_CUDA_CHECK(cudaGetLastError());
-  cuda::Context::get().synchronize();
   return t;
 }
 
 #define SPMVKIT_INSTANTIATE(V)                                                                   \
   template std::vector<std::int64_t> length_histogram_device(const DeviceCsrView<V>&);           \
-  template EllGroupMaxima ell_group_maxima_device(const DeviceCsrView<V>&, index_t);             \
-  template bool ell_deltas_fit_device(const DeviceCsrView<V>&, std::int64_t, index_t);           \
+  template EllShape ell_shape_device(const DeviceCsrView<V>&, std::int64_t, index_t, bool);      \
   template EllDevice<V> ell_pack_device(const DeviceCsrView<V>&, index_t, std::int64_t, EllSkip, \
                                         int, bool);                                              \
   template CooDeviceTail<V> csr_tail_coo_device(const DeviceCsrView<V>&, index_t, std::int64_t); \

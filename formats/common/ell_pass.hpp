@@ -156,18 +156,23 @@ int ell_rows_per_thread_param(const Params& p, const std::string& format);
 
 #if SPMVKIT_HAVE_CUDA
 // ELL from a CSR on the device (ell_build_cuda.cu), with only small summaries coming to the
-// host: the row-length histogram (length_histogram(row_lengths(a)), exact: counted into bins
-// on the device up to the longest row, or past 8,191 the lengths sorted and run-length
-// encoded there, only the distinct lengths and their counts downloaded, at most about
-// sqrt(2 nnz) pairs); the group maxima of min(length, width)
-// (ell_group_maxima's sums, 4 numbers); whether 16-bit column deltas fit
-// (ell_column_deltas's rule).
+// host, each function one download (a small build is made of its ~12 us round trips, H100):
+// the row-length histogram (length_histogram(row_lengths(a)), exact: counted into bins on the
+// device, or past 8,191 the lengths sorted and run-length encoded there, only the distinct
+// lengths and their counts downloaded, at most about sqrt(2 nnz) pairs; a second download for a
+// row longer than 511); and the ELL part's shape at `width` (at the longest row where
+// width < 0): the longest row, the group maxima of min(length, width) (ell_group_maxima's
+// sums) and, when `fit_deltas`, whether 16-bit column deltas fit (ell_column_deltas's rule).
 template <class V>
 std::vector<std::int64_t> length_histogram_device(const DeviceCsrView<V>& a);
+struct EllShape {
+  index_t longest = 0;      // at most the width asked
+  EllGroupMaxima g;         // g.width: the width asked, or the longest row
+  bool deltas_fit = false;  // asked, g.width > 0, and every delta group fits
+};
 template <class V>
-EllGroupMaxima ell_group_maxima_device(const DeviceCsrView<V>& a, index_t width);
-template <class V>
-bool ell_deltas_fit_device(const DeviceCsrView<V>& a, std::int64_t pitch, index_t width);
+EllShape ell_shape_device(const DeviceCsrView<V>& a, std::int64_t pitch, index_t width,
+                          bool fit_deltas);
 #endif
 // index_bits=16 asked where the deltas do not fit: UnsupportedError naming `format`.
 [[noreturn]] void ell_deltas_do_not_fit(const std::string& format);

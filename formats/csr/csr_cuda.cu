@@ -333,9 +333,7 @@ std::unique_ptr<Operator<V>> make_csr_cuda(const Csr<V>& a, CsrKernel kernel, co
 template <class V>
 std::unique_ptr<Operator<V>> make_csr_cuda(const DeviceCsrView<V>& a, CsrKernel kernel,
                                            const Params& p) {
-  auto op = std::make_unique<CsrCudaOperator<V>>(a, kernel, p);
-  cuda::Context::get().synchronize();  // the copies are done when the build returns
-  return op;
+  return std::make_unique<CsrCudaOperator<V>>(a, kernel, p);  // the registry waits
 }
 
 template std::unique_ptr<Operator<float>> make_csr_cuda(const DeviceCsrView<float>&, CsrKernel,

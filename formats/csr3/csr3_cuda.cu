@@ -322,7 +322,8 @@ Csr3DeviceLayout<V> device_layout(const DeviceCsrView<V>& a, const Csr3<V>& shap
   if (!shape.perm.empty()) {
     cuda::build_phase("perm_upload");
     l.perm = cuda::DeviceBuffer<index_t>(shape.perm.size());
-    cuda::upload_staged(l.perm.data(), shape.perm.data(), l.perm.bytes());
+    // Not waited for: shape.perm's buffer lives on in the operator (make_csr3_cuda).
+    cuda::upload_staged(l.perm.data(), shape.perm.data(), l.perm.bytes(), false);
     cuda::build_phase("device_layout");
     l.csr = csr_permute_rows(a, l.perm.data());
   } else {
@@ -358,8 +359,7 @@ Csr3DeviceLayout<V> device_layout(const DeviceCsrView<V>& a, const Csr3<V>& shap
                            kLayoutBlock, 0, stream>>>(l.slots, n_long, l.long_rows.data(), row_ptr,
                                                       first_slot.data(), l.chunks.data());
   SPMVKIT_LAUNCH_CHECK();
-  cuda::Context::get().synchronize();  // first_slot and selected are freed here
-  return l;
+  return l;  // first_slot and selected freed in stream order
 }
 
 template <class V>

@@ -84,9 +84,9 @@ std::unique_ptr<Operator<V>> build_ell(const Csr<V>& a, const Params& p, Backend
 }
 
 #if SPMVKIT_HAVE_CUDA
-// The same operator from a CSR on the device: the row-length histogram (its longest row) and
-// the group maxima for the byte model and the skip rule come to the host, small; the delta fit
-// and the arrays are made on the device.
+// The same operator from a CSR on the device: the longest row, the group maxima (the byte
+// model and the skip rule) and whether 16-bit deltas fit come to the host in one download; the
+// arrays are made on the device.
 template <class V>
 std::unique_ptr<Operator<V>> build_ell_device(const DeviceCsrView<V>& a, const Params& p) {
   const EllChoices<V> c(p);
@@ -94,22 +94,16 @@ std::unique_ptr<Operator<V>> build_ell_device(const DeviceCsrView<V>& a, const P
   shape.rows = a.rows;
   shape.cols = a.cols;
   shape.pitch = ell_pitch(a.rows);
-  cuda::build_phase("row_lengths");
-  const std::vector<std::int64_t> hist = length_histogram_device(a);
-  shape.width = hist.empty() ? 0 : static_cast<index_t>(hist.size() - 1);
+  cuda::build_phase("shape");
+  const EllShape s = ell_shape_device(a, shape.pitch, -1, c.index_bits != 32);
+  shape.width = s.g.width;
   shape.stored = a.nnz;
   const double fill = check_fill(shape.width, a.rows, a.nnz, c.max_fill);
-  bool deltas = false;
-  if (c.index_bits != 32 && shape.width > 0) {
-    cuda::build_phase("delta_fit");
-    deltas = ell_deltas_fit_device(a, shape.pitch, shape.width);
-    if (c.index_bits == 16 && !deltas) ell_deltas_do_not_fit("ell");
-  }
-  cuda::build_phase("byte_model");
-  const EllGroupMaxima g = ell_group_maxima_device(a, shape.width);
-  const EllSkip skip = c.skip ? *c.skip : ell_choose_skip<V>(g, deltas);
+  if (c.index_bits == 16 && shape.width > 0 && !s.deltas_fit) ell_deltas_do_not_fit("ell");
+  const bool deltas = s.deltas_fit;
+  const EllSkip skip = c.skip ? *c.skip : ell_choose_skip<V>(s.g, deltas);
   OperatorInfo info =
-      ell_info(shape, g, a.nnz, fill, skip, deltas, c.rows_per_thread, Backend::cuda);
+      ell_info(shape, s.g, a.nnz, fill, skip, deltas, c.rows_per_thread, Backend::cuda);
   return make_ell_cuda(a, shape, skip, c.rows_per_thread, deltas, std::move(info));
 }
 #endif

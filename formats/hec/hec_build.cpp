@@ -217,14 +217,11 @@ std::unique_ptr<Operator<V>> build_hec_device(const DeviceCsrView<V>& a, const P
   shape.width = c.l;
   shape.stored = ell_stored(hist, c.l);
   const auto csr_rows = static_cast<index_t>(rows_longer(hist, c.l));
-  bool deltas = false;
-  if (c.bits_param != 32 && shape.width > 0) {
-    cuda::build_phase("delta_fit");
-    deltas = ell_deltas_fit_device(a, shape.pitch, shape.width);
-    if (c.bits_param == 16 && !deltas) ell_deltas_do_not_fit("hec");
-  }
-  cuda::build_phase("byte_model");
-  const EllGroupMaxima g = ell_group_maxima_device(a, shape.width);
+  cuda::build_phase("shape");
+  const EllShape s = ell_shape_device(a, shape.pitch, shape.width, c.bits_param != 32);
+  if (c.bits_param == 16 && shape.width > 0 && !s.deltas_fit) ell_deltas_do_not_fit("hec");
+  const bool deltas = s.deltas_fit;
+  const EllGroupMaxima& g = s.g;
   const EllSkip skip = c.skip_param ? *c.skip_param : ell_choose_skip<V>(g, deltas);
   const std::int64_t csr_nnz = a.nnz - shape.stored;
   OperatorInfo info = c.info(shape, g, a.nnz, csr_rows, csr_nnz, skip, deltas, Backend::cuda);

@@ -345,7 +345,6 @@ std::unique_ptr<Operator<V>> make_hec_cuda(const DeviceCsrView<V>& a, const EllD
                                            OperatorInfo info) {
   EllDevice<V> ell = ell_pack_device(a, shape.width, shape.pitch, skip, rows_per_thread, deltas);
   HecCsrDevice<V> csr(csr_tail_rows_device(a, shape.width, csr_nnz, csr_rows), kernel);
-  cuda::Context::get().synchronize();
   return std::make_unique<HecCudaOperator<V>>(std::move(ell), std::move(csr), std::move(info));
 }
 

@@ -144,14 +144,11 @@ std::unique_ptr<Operator<V>> build_hyb_device(const DeviceCsrView<V>& a, const P
   bool overridden = false;
   shape.width = hyb_width(hist, a.rows, c, p, &overridden);
   shape.stored = ell_stored(hist, shape.width);
-  bool deltas = false;
-  if (c.index_bits != 32 && shape.width > 0) {
-    cuda::build_phase("delta_fit");
-    deltas = ell_deltas_fit_device(a, shape.pitch, shape.width);
-    if (c.index_bits == 16 && !deltas) ell_deltas_do_not_fit("hyb");
-  }
-  cuda::build_phase("byte_model");
-  const EllGroupMaxima g = ell_group_maxima_device(a, shape.width);
+  cuda::build_phase("shape");
+  const EllShape s = ell_shape_device(a, shape.pitch, shape.width, c.index_bits != 32);
+  if (c.index_bits == 16 && shape.width > 0 && !s.deltas_fit) ell_deltas_do_not_fit("hyb");
+  const bool deltas = s.deltas_fit;
+  const EllGroupMaxima& g = s.g;
   const EllSkip skip = c.skip ? *c.skip : ell_choose_skip<V>(g, deltas);
   const std::int64_t coo_nnz = a.nnz - shape.stored;
   OperatorInfo info = hyb_info(shape, g, a.nnz, coo_nnz, overridden, skip, deltas,

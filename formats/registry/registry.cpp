@@ -154,8 +154,14 @@ std::unique_ptr<Operator<V>> build_from_view(std::string_view format, const Devi
   cuda::BuildProfile profile(f.name.c_str());
   profile.phase("check_csr");
   if (check) cuda::check_device_csr(a);
-  if (f.builds_on_device())
-    return with_details(f.device_builder<V>()(a, valid), f, valid, Backend::cuda);
+  if (f.builds_on_device()) {
+    auto op = with_details(f.device_builder<V>()(a, valid), f, valid, Backend::cuda);
+    // The builders queue their last kernels without waiting: the build is done, and the
+    // caller's arrays are theirs again, once the stream is.
+    profile.phase("finish");
+    synchronize(Backend::cuda);
+    return op;
+  }
   profile.phase("host_build");
   // No device builder yet: through the host (a round trip, said so in the details).
   const Csr<V> host = cuda::download_csr(a);

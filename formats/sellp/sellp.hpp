@@ -64,6 +64,9 @@ struct SellpRowCounts {
   std::int64_t rows = 0;
   std::int64_t nnz = 0;
   std::function<std::int64_t(const SellpConfig&)> slots;
+  // Optional: the configurations the rule may ask for, told before it asks (the device counts
+  // them all with one download where a round trip costs more than the counting).
+  std::function<void(const std::vector<SellpConfig>&)> prefetch;
 };
 SellpRowCounts sellp_row_counts(const std::vector<index_t>& lengths);
 

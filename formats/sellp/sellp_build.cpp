@@ -89,17 +89,27 @@ SellpRowCounts sellp_row_counts(const std::vector<index_t>& lengths) {
 
 index_t sellp_choose_sigma(const SellpRowCounts& n, int slice_size, int threads_per_row) {
   const std::int64_t rows = n.rows;
+  // The windows tried: 8, 64 and 512 slices, up to the first that holds every row.
+  std::vector<index_t> sigmas;
+  for (std::int64_t m : {8, 64, 512}) {
+    const std::int64_t sigma = std::min<std::int64_t>(m * slice_size, round_up(rows, slice_size));
+    sigmas.push_back(static_cast<index_t>(sigma));
+    if (sigma >= rows) break;
+  }
+  SellpConfig c{slice_size, threads_per_row, 1};
+  if (n.prefetch) {
+    std::vector<SellpConfig> asked = {SellpConfig{1, threads_per_row, 1}, c};
+    for (index_t sigma : sigmas) asked.push_back(SellpConfig{slice_size, threads_per_row, sigma});
+    n.prefetch(asked);
+  }
   // No sorting can pad below the t-rounded row lengths: slices of one row.
   const std::int64_t lower = n.slots(SellpConfig{1, threads_per_row, 1});
-  SellpConfig c{slice_size, threads_per_row, 1};
   const std::int64_t unsorted = n.slots(c);
   if (lower == 0 || static_cast<double>(unsorted) <= 1.05 * static_cast<double>(lower)) return 1;
   std::vector<std::pair<index_t, std::int64_t>> candidates;
-  for (std::int64_t m : {8, 64, 512}) {
-    const std::int64_t sigma = std::min<std::int64_t>(m * slice_size, round_up(rows, slice_size));
-    c.sigma = static_cast<index_t>(sigma);
+  for (index_t sigma : sigmas) {
+    c.sigma = sigma;
     candidates.emplace_back(c.sigma, n.slots(c));
-    if (sigma >= rows) break;
   }
   std::int64_t best = unsorted;
   for (const auto& [sigma, slots] : candidates) best = std::min(best, slots);
@@ -273,6 +283,7 @@ struct SellpChoices {
   std::optional<EllSkip> skip;
   std::optional<int> index_bits;
   SellpConfig config;
+  std::int64_t slots = 0;  // config's (sellp_slots)
   double fill = 1.0;
 
   SellpChoices(const Params& p, const SellpRowCounts& rows)
@@ -314,7 +325,7 @@ struct SellpChoices {
     }
 
     const std::int64_t nnz = rows.nnz;
-    const std::int64_t slots = rows.slots(c);
+    slots = rows.slots(c);
     fill = nnz == 0 ? 1.0 : static_cast<double>(slots) / nnz;
     if (fill > max_fill) {
       std::ostringstream os;
@@ -371,14 +382,15 @@ std::unique_ptr<Operator<V>> build_sellp(const Csr<V>& a, const Params& p, Backe
 #if SPMVKIT_HAVE_CUDA
 // The same operator from a CSR on the device: the configuration rule's slot counts, the
 // permutation, slices, packing, delta fit and the byte model's counts made on the device
-// (sellp_setup_cuda.cu); only the longest row and a few slot counts come to the host.
+// (sellp_setup_cuda.cu); only the longest row, the rule's slot counts (one download on a small
+// matrix) and the footprint's counts come to the host.
 template <class V>
 std::unique_ptr<Operator<V>> build_sellp_device(const DeviceCsrView<V>& a, const Params& p) {
   cuda::build_phase("row_lengths");
   const index_t longest = cuda::longest_row(a);
   cuda::build_phase("config_rule");
   const SellpChoices c(p, sellp_row_counts_device(a, longest));
-  SellpDevice<V> s = sellp_pack_device(a, c.config, longest, c.try_deltas());
+  SellpDevice<V> s = sellp_pack_device(a, c.config, longest, c.slots, c.try_deltas());
   const bool deltas = s.index_bits == 16;
   if (c.index_bits == 16 && !deltas) SellpChoices::deltas_do_not_fit();
   const EllSkip skip = c.skip ? *c.skip : sellp_choose_skip<V>(s.footprint, deltas);

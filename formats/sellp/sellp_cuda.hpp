@@ -31,11 +31,13 @@ struct SellpDevice {
 // over the slice's row lengths, slice_ptr by a scan, the slots by one kernel a thread a slot
 // of a chunk; the footprint counted there. With `try_deltas`, 16-bit deltas replace col_idx
 // when every chunk's columns span at most delta_max_span (sellp_column_deltas's rule;
-// index_bits says which). `longest`: the longest row (the sort key's range). row_length is
-// kept (the skip is chosen after the pack; make_sellp_cuda drops it when unused).
+// index_bits says which). `longest`: the longest row (the sort key's range); `slots`: the
+// configuration's slots as the rule counted them (sellp_slots), the arrays' size, checked
+// against the slices in the pack's one download. row_length is kept (the skip is chosen after
+// the pack; make_sellp_cuda drops it when unused).
 template <class V>
 SellpDevice<V> sellp_pack_device(const DeviceCsrView<V>& a, const SellpConfig& config,
-                                 index_t longest, bool try_deltas);
+                                 index_t longest, std::int64_t slots, bool try_deltas);
 
 // The configuration rule's inputs from a device CSR: its longest row (cuda::longest_row,
 // backend/cuda/device_csr.hpp), and sellp_slots counted there (unsorted: a thread a slice over

@@ -8,6 +8,8 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <stdexcept>
+#include <string>
 #include <tuple>
 
 #include "backend/cuda/build_profile.hpp"
@@ -190,10 +192,11 @@ __global__ void sellp_used_groups_kernel(std::int64_t slots, const index_t* __re
 }
 
 // Per chunk of b*t slots: whether it holds an entry (counted), and with `base` its smallest
-// column (0 for an empty chunk) and whether its columns span more than delta_max_span (fits
-// cleared) (sellp_column_deltas). A warp a chunk, lanes striding through it.
+// column (0 for an empty chunk) and whether its columns span more than delta_max_span (*misfit
+// set) (sellp_column_deltas). A warp a chunk, lanes striding through it.
 __global__ void sellp_chunk_kernel(std::int64_t chunks, int group, const index_t* __restrict__ col,
-                                   index_t* base, int* fits, unsigned long long* used_chunks) {
+                                   index_t* base, unsigned long long* misfit,
+                                   unsigned long long* used_chunks) {
   const std::int64_t q = thread_id() / 32;
   const int lane = threadIdx.x % 32;
   bool used = false;
@@ -211,7 +214,7 @@ __global__ void sellp_chunk_kernel(std::int64_t chunks, int group, const index_t
     used = hi >= 0;
     if (lane == 0 && base != nullptr) {
       base[q] = used ? lo : 0;
-      if (used && static_cast<std::int64_t>(hi) - lo > delta_max_span) atomicAnd(fits, 0);
+      if (used && static_cast<std::int64_t>(hi) - lo > delta_max_span) *misfit = 1;
     }
   }
   using BlockReduce = cub::BlockReduce<int, SellpSetupPolicy::chunk_warps * 32>;
@@ -253,16 +256,16 @@ cuda::DeviceBuffer<index_t> sort_order(const DeviceCsrView<V>& a, index_t sigma,
                                                  perm.data(), a.rows, 0, end_bit, s);
         },
         stream);
-    cuda::Context::get().synchronize();  // the temporaries are freed below
-  }
+  }  // the temporaries freed in stream order
   return perm;
 }
 
-// sellp_slots for a sorted configuration: the rows' (window, longest first) keys of type K,
-// sorted (keys only, double-buffered: 2 K a row), then the slices' first keys read.
+// sellp_slots for a sorted configuration, queued: the rows' (window, longest first) keys of
+// type K, sorted (keys only, double-buffered: 2 K a row), then the slices' first keys read and
+// summed into *slots (zeroed by the caller). The keys are freed in stream order.
 template <class K, class V>
-std::int64_t sorted_slots(const DeviceCsrView<V>& a, const SellpConfig& c, index_t longest,
-                          int end_bit, unsigned long long* slots, cudaStream_t stream) {
+void queue_sorted_slots(const DeviceCsrView<V>& a, const SellpConfig& c, index_t longest,
+                        int end_bit, unsigned long long* slots, cudaStream_t stream) {
   constexpr int block = SellpSetupPolicy::block_threads;
   const auto n = static_cast<std::size_t>(a.rows);
   cuda::DeviceBuffer<K> key(n), other(n);
@@ -279,35 +282,48 @@ std::int64_t sorted_slots(const DeviceCsrView<V>& a, const SellpConfig& c, index
   sellp_sorted_slots_kernel<K><<<grid(slices, block), block, 0, stream>>>(
       slices, c.slice_size, c.threads_per_row, longest, keys.Current(), slots);
   SPMVKIT_LAUNCH_CHECK();
-  std::int64_t host = 0;
-  cuda::copy_to_host(&host, slots, sizeof host);  // synchronises: the keys are freed below
-  return host;
 }
+
+// sellp_slots of `c` summed into *slots (zeroed by the caller), queued on `stream`.
+template <class V>
+void queue_slots(const DeviceCsrView<V>& a, const SellpConfig& c, index_t longest,
+                 unsigned long long* slots, cudaStream_t stream) {
+  if (a.rows == 0) return;
+  constexpr int block = SellpSetupPolicy::block_threads;
+  if (c.sigma <= 1) {
+    const std::int64_t slices = (std::int64_t{a.rows} + c.slice_size - 1) / c.slice_size;
+    sellp_unsorted_slots_kernel<<<grid(slices, block), block, 0, stream>>>(
+        a.rows, slices, c.slice_size, c.threads_per_row, a.row_ptr, slots);
+    SPMVKIT_LAUNCH_CHECK();
+    return;
+  }
+  const std::int64_t windows = (std::int64_t{a.rows} + c.sigma - 1) / c.sigma;
+  const int end_bit = std::max(
+      1, cuda::bits_for(
+             static_cast<std::uint64_t>(windows) * (static_cast<std::uint64_t>(longest) + 1) - 1));
+  if (end_bit <= 32)
+    queue_sorted_slots<std::uint32_t>(a, c, longest, end_bit, slots, stream);
+  else
+    queue_sorted_slots<std::uint64_t>(a, c, longest, end_bit, slots, stream);
+}
+
+// Up to this many rows the rule's configurations are all counted before it asks, with one
+// download: below it a round trip (~12-25 us, H100) costs more than the counts it may save
+// (three radix sorts of the rows at most).
+constexpr index_t kPrefetchRows = index_t{1} << 16;
 
 }  // namespace
 
 template <class V>
 std::int64_t sellp_slots_device(const DeviceCsrView<V>& a, const SellpConfig& c, index_t longest) {
   if (a.rows == 0) return 0;
-  constexpr int block = SellpSetupPolicy::block_threads;
   cudaStream_t stream = cuda::Context::get().stream();
   cuda::DeviceBuffer<unsigned long long> slots(1);
-  SPMVKIT_CUDA_CHECK(cudaMemsetAsync(slots.data(), 0, sizeof(unsigned long long), stream));
-  if (c.sigma <= 1) {
-    const std::int64_t slices = (std::int64_t{a.rows} + c.slice_size - 1) / c.slice_size;
-    sellp_unsorted_slots_kernel<<<grid(slices, block), block, 0, stream>>>(
-        a.rows, slices, c.slice_size, c.threads_per_row, a.row_ptr, slots.data());
-    SPMVKIT_LAUNCH_CHECK();
-    std::int64_t host = 0;
-    cuda::copy_to_host(&host, slots.data(), sizeof host);
-    return host;
-  }
-  const std::int64_t windows = (std::int64_t{a.rows} + c.sigma - 1) / c.sigma;
-  const int end_bit = std::max(
-      1, cuda::bits_for(
-             static_cast<std::uint64_t>(windows) * (static_cast<std::uint64_t>(longest) + 1) - 1));
-  return end_bit <= 32 ? sorted_slots<std::uint32_t>(a, c, longest, end_bit, slots.data(), stream)
-                       : sorted_slots<std::uint64_t>(a, c, longest, end_bit, slots.data(), stream);
+  SPMVKIT_CUDA_CHECK(cudaMemsetAsync(slots.data(), 0, slots.bytes(), stream));
+  queue_slots(a, c, longest, slots.data(), stream);
+  unsigned long long host = 0;
+  cuda::copy_to_host(&host, slots.data(), sizeof host);
+  return static_cast<std::int64_t>(host);
 }
 
 template <class V>
@@ -316,21 +332,42 @@ SellpRowCounts sellp_row_counts_device(const DeviceCsrView<V>& a, index_t longes
   n.rows = a.rows;
   n.nnz = a.nnz;
   // The rule asks for the chosen configuration's slots again (the fill check): counted once.
-  auto known = std::make_shared<std::map<std::tuple<int, int, index_t>, std::int64_t>>();
-  n.slots = [a, longest, known](const SellpConfig& c) {
-    const auto key = std::make_tuple(c.slice_size, c.threads_per_row, c.sigma);
-    const auto it = known->find(key);
+  using Key = std::tuple<int, int, index_t>;
+  auto known = std::make_shared<std::map<Key, std::int64_t>>();
+  const auto key = [](const SellpConfig& c) {
+    return std::make_tuple(c.slice_size, c.threads_per_row, c.sigma);
+  };
+  n.slots = [a, longest, known, key](const SellpConfig& c) {
+    const auto it = known->find(key(c));
     if (it != known->end()) return it->second;
     const std::int64_t slots = sellp_slots_device(a, c, longest);
-    known->emplace(key, slots);
+    known->emplace(key(c), slots);
     return slots;
+  };
+  n.prefetch = [a, longest, known, key](const std::vector<SellpConfig>& asked) {
+    if (a.rows == 0 || a.rows > kPrefetchRows) return;
+    std::vector<SellpConfig> todo;
+    for (const SellpConfig& c : asked)
+      if (known->count(key(c)) == 0 &&
+          std::none_of(todo.begin(), todo.end(),
+                       [&](const SellpConfig& t) { return key(t) == key(c); }))
+        todo.push_back(c);
+    if (todo.empty()) return;
+    cudaStream_t stream = cuda::Context::get().stream();
+    cuda::DeviceBuffer<unsigned long long> slots(todo.size());
+    SPMVKIT_CUDA_CHECK(cudaMemsetAsync(slots.data(), 0, slots.bytes(), stream));
+    for (std::size_t i = 0; i < todo.size(); ++i)
+      queue_slots(a, todo[i], longest, slots.data() + i, stream);
+    const std::vector<unsigned long long> host = slots.download();
+    for (std::size_t i = 0; i < todo.size(); ++i)
+      known->emplace(key(todo[i]), static_cast<std::int64_t>(host[i]));
   };
   return n;
 }
 
 template <class V>
 SellpDevice<V> sellp_pack_device(const DeviceCsrView<V>& a, const SellpConfig& config,
-                                 index_t longest, bool try_deltas) {
+                                 index_t longest, std::int64_t slots_counted, bool try_deltas) {
   constexpr int block = SellpSetupPolicy::block_threads;
   cudaStream_t stream = cuda::Context::get().stream();
   const int b = config.slice_size, t = config.threads_per_row, group = b * t;
@@ -373,12 +410,16 @@ SellpDevice<V> sellp_pack_device(const DeviceCsrView<V>& a, const SellpConfig& c
                                              st);
       },
       stream);
-  cuda::copy_to_host(&f.padded_slots, ptr + f.slices, sizeof f.padded_slots);
-
+  // The slots are the rule's count (sellp_slots: the same slices); the scan's total is checked
+  // against it with the footprint's counts below, not waited for here.
+  f.padded_slots = slots_counted;
   const auto slots = static_cast<std::size_t>(f.padded_slots);
   s.col_idx = cuda::DeviceBuffer<index_t>(slots);
   s.values = cuda::DeviceBuffer<V>(slots);
   if (slots == 0) {  // no chunks: deltas fit trivially (as sellp_column_deltas finds)
+    std::int64_t total = 0;
+    cuda::copy_to_host(&total, ptr + f.slices, sizeof total);
+    if (total != 0) throw std::logic_error("sellp: the slices hold slots the rule did not count");
     if (try_deltas) {
       s.col_idx = {};
       s.index_bits = 16;
@@ -395,45 +436,50 @@ SellpDevice<V> sellp_pack_device(const DeviceCsrView<V>& a, const SellpConfig& c
     SPMVKIT_LAUNCH_CHECK();
   }
 
-  // The footprint's counts, the chunk bases and the delta fit.
+  // The footprint's counts, the chunk bases, the delta fit and the deltas themselves (dropped
+  // where they do not fit), all before the one download of the counts.
   cuda::build_phase("footprint_deltas");
   const std::int64_t chunks = f.padded_slots / group;
-  cuda::DeviceBuffer<unsigned long long> counts(4);  // groups of 4, 8, 16; chunks
+  // groups of 4, 8, 16; used chunks; a chunk whose deltas do not fit; the scan's total.
+  cuda::DeviceBuffer<unsigned long long> counts(6);
   cuda::fill_bytes(counts.data(), 0, counts.bytes());
   sellp_used_groups_kernel<<<grid(f.padded_slots, block), block, 0, stream>>>(
       f.padded_slots, s.col_idx.data(), counts.data());
   SPMVKIT_LAUNCH_CHECK();
-  cuda::DeviceBuffer<int> fits(1);
-  const int one = 1;
-  cuda::copy_to_device(fits.data(), &one, sizeof one);
   if (try_deltas) s.col_base = cuda::DeviceBuffer<index_t>(static_cast<std::size_t>(chunks));
   constexpr int chunk_block = SellpSetupPolicy::chunk_warps * 32;
   sellp_chunk_kernel<<<grid(chunks * 32, chunk_block), chunk_block, 0, stream>>>(
-      chunks, group, s.col_idx.data(), try_deltas ? s.col_base.data() : nullptr, fits.data(),
+      chunks, group, s.col_idx.data(), try_deltas ? s.col_base.data() : nullptr, counts.data() + 4,
       counts.data() + 3);
   SPMVKIT_LAUNCH_CHECK();
-  const std::vector<unsigned long long> used = counts.download();
-  f.used_groups_4 = static_cast<std::int64_t>(used[0]);
-  f.used_groups_8 = static_cast<std::int64_t>(used[1]);
-  f.used_groups_16 = static_cast<std::int64_t>(used[2]);
-  f.used_chunks = static_cast<std::int64_t>(used[3]);
-  if (try_deltas && fits.download()[0] != 0) {
+  if (try_deltas) {
     s.col_delta = cuda::DeviceBuffer<std::uint16_t>(slots);
     sellp_delta_kernel<<<grid(f.padded_slots, block), block, 0, stream>>>(
         f.padded_slots, group, s.col_idx.data(), s.col_base.data(), s.col_delta.data());
     SPMVKIT_LAUNCH_CHECK();
-    cuda::Context::get().synchronize();
+  }
+  cuda::copy_on_device(counts.data() + 5, ptr + f.slices, sizeof(std::int64_t));
+  const std::vector<unsigned long long> used = counts.download();
+  if (static_cast<std::int64_t>(used[5]) != f.padded_slots)
+    throw std::logic_error("sellp: the slices hold " + std::to_string(used[5]) +
+                           " slots, the rule counted " + std::to_string(f.padded_slots));
+  f.used_groups_4 = static_cast<std::int64_t>(used[0]);
+  f.used_groups_8 = static_cast<std::int64_t>(used[1]);
+  f.used_groups_16 = static_cast<std::int64_t>(used[2]);
+  f.used_chunks = static_cast<std::int64_t>(used[3]);
+  if (try_deltas && used[4] == 0) {
     s.col_idx = {};
     s.index_bits = 16;
   } else {
     s.col_base = {};
+    s.col_delta = {};
   }
   return s;
 }
 
 #define SPMVKIT_INSTANTIATE(V)                                                                    \
   template SellpDevice<V> sellp_pack_device(const DeviceCsrView<V>&, const SellpConfig&, index_t, \
-                                            bool);                                                \
+                                            std::int64_t, bool);                                  \
   template std::int64_t sellp_slots_device(const DeviceCsrView<V>&, const SellpConfig&, index_t); \
   template SellpRowCounts sellp_row_counts_device(const DeviceCsrView<V>&, index_t);
 SPMVKIT_INSTANTIATE(float)

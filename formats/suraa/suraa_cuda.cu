@@ -39,6 +39,7 @@
 #include "backend/cuda/build_profile.hpp"
 #include "backend/cuda/cuda.hpp"
 #include "backend/cuda/device_csr.hpp"
+#include "backend/cuda/store.cuh"
 #include "formats/common/csr_balanced.cuh"
 #include "formats/common/csr_kernels.hpp"
 #include "formats/common/csr_split.cuh"
@@ -189,7 +190,9 @@ class SuraaCudaOperator final : public Operator<V> {
   // device from the sorted row pointer there (balanced_tiling_device: the host tiling's tiles).
   void build_tiles() {
     const BalancedPolicy policy;
-    const cuda::DeviceBuffer<index_t> cuts(std::vector<index_t>{d_.plan.g1_end, d_.plan.g2_end});
+    cuda::DeviceBuffer<index_t> cuts(2);  // stored in stream order, not uploaded with a wait
+    cuda::store_async(cuts.data(), d_.plan.g1_end);
+    cuda::store_async(cuts.data() + 1, d_.plan.g2_end);
     DeviceBalancedTiling t =
         balanced_tiling_device(d_.row_ptr.data(), dynamic_ ? d_.plan.g1_end : 0, d_.plan.rows,
                                policy, cuts.data(), static_cast<index_t>(cuts.size()));
@@ -369,10 +372,11 @@ std::unique_ptr<Operator<V>> make_suraa_cuda(const DeviceCsrView<V>& a, const Su
   if (suraa_use_csr_fallback(a.rows, a.nnz, mom.sum_squared, o)) {
     std::ostringstream why;
     why << "npr_cv=" << suraa_npr_cv(a.rows, a.nnz, mom.sum_squared);
-    // As above, by csr_balanced's device builder (the matrix stays on the device).
+    // As above, by csr_balanced's device builder (the matrix stays on the device; the view
+    // was checked by whoever built suraa from it).
     cuda::build_phase("fallback_csr_balanced");
-    return std::make_unique<SuraaFallbackOperator<V>>(build_operator<V>("csr_balanced", a, o.far),
-                                                      name, why.str());
+    return std::make_unique<SuraaFallbackOperator<V>>(
+        build_operator_from_checked<V>("csr_balanced", a, o.far), name, why.str());
   }
   return suraa_on_device(a, mom, o, name);
 }

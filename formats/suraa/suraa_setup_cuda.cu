@@ -248,17 +248,25 @@ static SuraaPlan suraa_groups_on_device(index_t m, index_t n, std::int64_t nnz,
   plan.segment_count = segments;
   if (segments == 0) return plan;
   const std::int64_t head = std::min<std::int64_t>(segments, plan.max_child_threads);
-  const cuda::DeviceBuffer<std::int64_t> run_seg_d(run_seg);
-  const cuda::DeviceBuffer<index_t> run_row_d(run_row);
-  cuda::DeviceBuffer<std::int64_t> head_nnz(static_cast<std::size_t>(head));
-  cuda::DeviceBuffer<index_t> g2_end(1);
-  cuda::fill_bytes(g2_end.data(), 0, g2_end.bytes());
+  // The runs up without a wait (run_seg and run_row live past the download below), and the
+  // head's nonzeros and g2_end down in one download: the last slot of head_nnz holds g2_end
+  // (an index_t in its zeroed low bytes).
+  cuda::DeviceBuffer<std::int64_t> run_seg_d(run_seg.size());
+  cuda::DeviceBuffer<index_t> run_row_d(run_row.size());
+  cuda::copy_to_device_async(run_seg_d.data(), run_seg.data(), run_seg_d.bytes());
+  cuda::copy_to_device_async(run_row_d.data(), run_row.data(), run_row_d.bytes());
+  cuda::DeviceBuffer<std::int64_t> head_nnz(static_cast<std::size_t>(head) + 1);
+  cuda::fill_bytes(head_nnz.data() + head, 0, sizeof(std::int64_t));
+  auto* g2_end = reinterpret_cast<index_t*>(head_nnz.data() + head);
   constexpr int block = SuraaPolicy::setup_block;
   suraa_segment_groups_kernel<<<cuda::grid_for(static_cast<std::size_t>(segments), block), block, 0,
                                 cuda::Context::get().stream()>>>(
       segments, static_cast<int>(runs.size()), run_seg_d.data(), run_row_d.data(), size,
-      sorted_row_ptr, head, head_nnz.data(), g2_end.data());
+      sorted_row_ptr, head, head_nnz.data(), g2_end);
   SPMVKIT_LAUNCH_CHECK();
+  std::vector<std::int64_t> head_host = head_nnz.download();
+  const auto g2_end_host = static_cast<index_t>(head_host.back() & 0xffffffffLL);
+  head_host.pop_back();
   // G1: suraa_group_segments over the first segments (G1 is a prefix of them).
   std::vector<index_t> bounds;
   for (std::int64_t sg = 0; sg < head; ++sg) {
@@ -267,10 +275,9 @@ static SuraaPlan suraa_groups_on_device(index_t m, index_t n, std::int64_t nnz,
     if (sg == 0) bounds.push_back(rows.begin);
     bounds.push_back(rows.stop);
   }
-  for (const SuraaSegment& g :
-       suraa_group_segments(head_nnz.download(), bounds, plan.max_child_threads))
+  for (const SuraaSegment& g : suraa_group_segments(head_host, bounds, plan.max_child_threads))
     if (g.group == SuraaGroup::dynamic) plan.g1_end = g.row_end;
-  plan.g2_end = std::max(g2_end.download()[0], plan.g1_end);
+  plan.g2_end = std::max(g2_end_host, plan.g1_end);
   return plan;
 }
 

@@ -88,6 +88,12 @@ std::vector<TilingCase> tiling_cases() {
   const auto mixed = row_ptr_of(len);
   cases.push_back({"mixed_4e5", mixed, 0, 400000, {}});
   cases.push_back({"mixed_cuts", mixed, 17, 399990, {100, 101, 102, 250000, 399990}});
+  // The one-block path's edge (8,191 rows and fewer) and the doubling path just past it.
+  cases.push_back({"mixed_8191", mixed, 0, 8191, {}});
+  cases.push_back({"mixed_8192", mixed, 0, 8192, {}});
+  cases.push_back({"mixed_8191_from_5", mixed, 5, 8196, {300, 4000}});
+  len.assign(8191, 1500);  // every row long: a start a row
+  cases.push_back({"long_rows_8191", row_ptr_of(len), 0, 8191, {}});
   return cases;
 }
 
