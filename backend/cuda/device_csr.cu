@@ -262,6 +262,10 @@ index_t sample_rows(const DeviceCsrView<V>& a, const EntryRanges& ptr_ranges,
   return gather_to_host(a.row_ptr, ptr_ranges, a.row_ptr, a.col_idx, a.rows, mid_rows, out);
 }
 
+void queue_longest_row(index_t rows, const index_t* row_ptr, index_t* longest) {
+  launch_longest_row(rows, row_ptr, longest, Context::get().stream());
+}
+
 template <class V>
 index_t longest_row(const DeviceCsrView<V>& a) {
   if (a.rows == 0) return 0;

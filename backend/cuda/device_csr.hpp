@@ -61,6 +61,8 @@ void check_device_csr(const DeviceCsrView<V>& a);
 // reduction over the row pointer, one number downloaded. ELL's width, SELL-P's rule.
 template <class V>
 index_t longest_row(const DeviceCsrView<V>& a);
+// The same into device *longest (zeroed here), queued on the context stream, not waited for.
+void queue_longest_row(index_t rows, const index_t* row_ptr, index_t* longest);
 
 // Half-open index ranges [first, second).
 using EntryRanges = std::vector<std::pair<std::int64_t, std::int64_t>>;

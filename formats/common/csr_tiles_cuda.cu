@@ -94,30 +94,47 @@ __global__ void tile_starts_round_kernel(index_t m, const index_t* __restrict__ 
   if (i == 0 && jj == m) done[k + 1] = 1;  // next^(2^(k+1))(row_begin) is the end
 }
 
-// Up to kSmallTilingRows rows the doubling rounds and the compaction run in one block, in
-// shared memory (one launch instead of ceil(log2(rows)) rounds and a CUB select: a small
-// matrix's tiling was mostly launches, ~0.15 ms on the H100 at 7K rows).
+// Up to kSmallTilingRows rows the whole tiling's analysis runs in one block, in shared memory:
+// next(r) for every row, the doubling rounds, the compaction, each start's tiles and long rows
+// and their scans (one launch and one download where the doubling path takes ceil(log2(rows))
+// rounds, a CUB select, a count kernel, two CUB scans and two downloads: a small matrix's
+// tiling was mostly launches and waits, ~0.15 ms on the H100 at 2K-7K rows).
 constexpr index_t kSmallTilingRows = 8191;  // m + 1 <= 8192 jumps: 32 KB, 8 KB of marks
 constexpr int kSmallTilingBlock = 1024;
 constexpr int kSmallTilingItems = (kSmallTilingRows + 1) / kSmallTilingBlock;  // rows a thread
 
-// The same starts as tile_next_kernel's jumps, the doubling rounds and the compaction, for
-// m <= kSmallTilingRows: thread x owns local rows [x * items, x * items + items). In-place
-// rounds: every thread reads its rows' jump_in[jump_in[i]] before any writes. starts[0, count)
-// and *count written. Bytes: the jumps read once (4 a row), the starts written.
+// For m <= kSmallTilingRows: starts[0, count) and starts[count] = row_begin + m (as
+// greedy_tile_starts_device), tile_offset and long_offset over [0, count] (tile_counts_kernel's,
+// scanned: the totals last), totals = {count, tiles, long rows}. Thread x owns local rows
+// [x * items, x * items + items) and the starts among them. In-place rounds: every thread reads
+// its rows' jump[jump[i]] before any writes. Bytes: the row pointer (4 a row and the probes of
+// the searches), the starts and offsets written.
 __global__ void __launch_bounds__(kSmallTilingBlock)
-    tile_starts_small_kernel(index_t row_begin, index_t m, const index_t* __restrict__ next,
-                             index_t* __restrict__ starts, index_t* __restrict__ count) {
+    tiling_small_kernel(const index_t* __restrict__ row_ptr, index_t row_begin, index_t m,
+                        index_t tile_nnz, index_t max_rows, const index_t* __restrict__ cuts,
+                        index_t n_cuts, index_t* __restrict__ starts,
+                        index_t* __restrict__ tile_offset, index_t* __restrict__ long_offset,
+                        index_t* __restrict__ totals) {
   using Scan = cub::BlockScan<int, kSmallTilingBlock>;
   __shared__ index_t jump[kSmallTilingRows + 1];
   __shared__ unsigned char mark[kSmallTilingRows + 1];
   __shared__ typename Scan::TempStorage scan;
-  const int first = threadIdx.x * kSmallTilingItems;
+  const index_t end = row_begin + m;
   for (int i = threadIdx.x; i <= m; i += kSmallTilingBlock) {
-    jump[i] = next[i];
+    index_t next = m;
+    if (i < m) {
+      const index_t r = row_begin + i;
+      next = (balanced_long_row(row_ptr, r, tile_nnz)
+                  ? r + 1
+                  : balanced_tile_end(row_ptr, r, tile_limit(cuts, n_cuts, r, end), tile_nnz,
+                                      max_rows)) -
+             row_begin;
+    }
+    jump[i] = next;
     mark[i] = i == 0;
   }
   __syncthreads();
+  const int first = threadIdx.x * kSmallTilingItems;
   while (jump[0] != m) {  // uniform: read after a barrier, written before the next
     index_t out[kSmallTilingItems];
     for (int q = 0; q < kSmallTilingItems; ++q) {
@@ -135,16 +152,42 @@ __global__ void __launch_bounds__(kSmallTilingBlock)
     }
     __syncthreads();
   }
-  int mine = 0;
-  for (int q = 0; q < kSmallTilingItems; ++q)
-    if (first + q < m && mark[first + q]) ++mine;
-  int at = 0, total = 0;
-  Scan(scan).ExclusiveSum(mine, at, total);
-  for (int q = 0; q < kSmallTilingItems; ++q)
-    if (first + q < m && mark[first + q]) starts[at++] = row_begin + first + q;
+  // This thread's starts, their tiles (1, or a long row's slices) and long rows.
+  int mine = 0, my_tiles = 0, my_long = 0;
+  for (int q = 0; q < kSmallTilingItems; ++q) {
+    const int i = first + q;
+    if (i >= m || !mark[i]) continue;
+    const index_t r = row_begin + i;
+    const bool is_long = balanced_long_row(row_ptr, r, tile_nnz);
+    ++mine;
+    my_tiles += is_long ? balanced_slices(row_ptr, r, tile_nnz) : 1;
+    my_long += is_long;
+  }
+  int at = 0, count = 0, tile_at = 0, tiles = 0, long_at = 0, longs = 0;
+  Scan(scan).ExclusiveSum(mine, at, count);
+  __syncthreads();
+  Scan(scan).ExclusiveSum(my_tiles, tile_at, tiles);
+  __syncthreads();
+  Scan(scan).ExclusiveSum(my_long, long_at, longs);
+  for (int q = 0; q < kSmallTilingItems; ++q) {
+    const int i = first + q;
+    if (i >= m || !mark[i]) continue;
+    const index_t r = row_begin + i;
+    const bool is_long = balanced_long_row(row_ptr, r, tile_nnz);
+    starts[at] = r;
+    tile_offset[at] = tile_at;
+    long_offset[at] = long_at;
+    ++at;
+    tile_at += is_long ? balanced_slices(row_ptr, r, tile_nnz) : 1;
+    long_at += is_long;
+  }
   if (threadIdx.x == 0) {
-    starts[total] = row_begin + m;  // the end after the starts (DeviceTileStarts)
-    *count = total;
+    starts[count] = end;  // the end after the starts (DeviceTileStarts)
+    tile_offset[count] = tiles;
+    long_offset[count] = longs;
+    totals[0] = count;
+    totals[1] = tiles;
+    totals[2] = longs;
   }
 }
 
@@ -217,6 +260,17 @@ DeviceTileStarts greedy_tile_starts_device(const index_t* row_ptr, index_t row_b
   const auto n = static_cast<std::size_t>(m) + 1;  // the rows and the end
   const unsigned grid = cuda::grid_for(n, kTilingBlock);
 
+  if (m <= kSmallTilingRows) {                                // one block, one download
+    cuda::DeviceBuffer<index_t> rows(n), scratch(2 * n + 3);  // offsets, then the totals
+    tiling_small_kernel<<<1, kSmallTilingBlock, 0, stream>>>(
+        row_ptr, row_begin, m, tile_nnz, max_rows, cuts, n_cuts, rows.data(), scratch.data(),
+        scratch.data() + n, scratch.data() + 2 * n);
+    SPMVKIT_LAUNCH_CHECK();
+    cuda::copy_to_host(&out.count, scratch.data() + 2 * n, sizeof out.count);
+    out.rows = std::move(rows);
+    return out;
+  }
+
   // 9 bytes a row of scratch: the jumps (two buffers; the first then holds the starts) and the
   // marks.
   cuda::DeviceBuffer<index_t> jump_a(n), jump_b(n);
@@ -228,15 +282,6 @@ DeviceTileStarts greedy_tile_starts_device(const index_t* row_ptr, index_t row_b
                                                       cuts, n_cuts, jump_a.data(), mark.data(),
                                                       done.data());
   SPMVKIT_LAUNCH_CHECK();
-  if (m <= kSmallTilingRows) {
-    index_t* count = jump_b.data() + m;  // past the starts (at most m)
-    tile_starts_small_kernel<<<1, kSmallTilingBlock, 0, stream>>>(row_begin, m, jump_a.data(),
-                                                                  jump_b.data(), count);
-    SPMVKIT_LAUNCH_CHECK();
-    cuda::copy_to_host(&out.count, count, sizeof out.count);
-    out.rows = std::move(jump_b);
-    return out;
-  }
   index_t* jump_in = jump_a.data();
   index_t* jump_out = jump_b.data();
   for (int k = 0; k < rounds; ++k) {
@@ -268,38 +313,57 @@ DeviceBalancedTiling balanced_tiling_device(const index_t* row_ptr, index_t row_
   DeviceBalancedTiling out;
   const index_t tile_nnz = policy.tile_nnz();
   const index_t max_rows = policy.max_tile_rows();
-  const DeviceTileStarts starts =
-      greedy_tile_starts_device(row_ptr, row_begin, row_end, tile_nnz, max_rows, cuts, n_cuts);
-  if (starts.count == 0) return out;
+  if (row_end <= row_begin) return out;
   cudaStream_t stream = cuda::Context::get().stream();
+  const index_t m = row_end - row_begin;
 
-  // Per start: tiles and long rows, scanned to offsets (starts + 1 each, the totals last).
-  const auto n = static_cast<std::size_t>(starts.count) + 1;
-  cuda::DeviceBuffer<index_t> tile_offset(n), long_offset(n);
-  tile_counts_kernel<<<cuda::grid_for(n, kTilingBlock), kTilingBlock, 0, stream>>>(
-      row_ptr, starts.rows.data(), starts.count, tile_nnz, tile_offset.data(), long_offset.data());
-  SPMVKIT_LAUNCH_CHECK();
-  for (index_t* offsets : {tile_offset.data(), long_offset.data()})
-    cuda::cub_call(
-        [&](void* temp, std::size_t& bytes, cudaStream_t st) {
-          return cub::DeviceScan::ExclusiveSum(temp, bytes, offsets, offsets, starts.count + 1, st);
-        },
-        stream);
-  // Both totals in one download (a small tiling's downloads are most of its time).
-  cuda::DeviceBuffer<index_t> totals(2);
-  cuda::copy_on_device(totals.data(), tile_offset.data() + starts.count, sizeof(index_t));
-  cuda::copy_on_device(totals.data() + 1, long_offset.data() + starts.count, sizeof(index_t));
-  index_t host_totals[2] = {0, 0};
+  // The starts, their tile and long-row offsets (starts + 1 each, the totals last) and the
+  // totals {starts, tiles, long rows}, then one download of the totals.
+  cuda::DeviceBuffer<index_t> starts_rows, tile_offset, long_offset, totals(3);
+  index_t count = 0;
+  if (m <= kSmallTilingRows) {  // all in one block
+    const auto n = static_cast<std::size_t>(m) + 1;
+    starts_rows = cuda::DeviceBuffer<index_t>(n);
+    tile_offset = cuda::DeviceBuffer<index_t>(n);
+    long_offset = cuda::DeviceBuffer<index_t>(n);
+    tiling_small_kernel<<<1, kSmallTilingBlock, 0, stream>>>(
+        row_ptr, row_begin, m, tile_nnz, max_rows, cuts, n_cuts, starts_rows.data(),
+        tile_offset.data(), long_offset.data(), totals.data());
+    SPMVKIT_LAUNCH_CHECK();
+  } else {
+    DeviceTileStarts starts =
+        greedy_tile_starts_device(row_ptr, row_begin, row_end, tile_nnz, max_rows, cuts, n_cuts);
+    count = starts.count;
+    starts_rows = std::move(starts.rows);
+    const auto n = static_cast<std::size_t>(count) + 1;
+    tile_offset = cuda::DeviceBuffer<index_t>(n);
+    long_offset = cuda::DeviceBuffer<index_t>(n);
+    tile_counts_kernel<<<cuda::grid_for(n, kTilingBlock), kTilingBlock, 0, stream>>>(
+        row_ptr, starts_rows.data(), count, tile_nnz, tile_offset.data(), long_offset.data());
+    SPMVKIT_LAUNCH_CHECK();
+    for (index_t* offsets : {tile_offset.data(), long_offset.data()})
+      cuda::cub_call(
+          [&](void* temp, std::size_t& bytes, cudaStream_t st) {
+            return cub::DeviceScan::ExclusiveSum(temp, bytes, offsets, offsets, count + 1, st);
+          },
+          stream);
+    cuda::fill_bytes(totals.data(), 0, sizeof(index_t));  // the count is on the host already
+    cuda::copy_on_device(totals.data() + 1, tile_offset.data() + count, sizeof(index_t));
+    cuda::copy_on_device(totals.data() + 2, long_offset.data() + count, sizeof(index_t));
+  }
+  index_t host_totals[3] = {0, 0, 0};
   cuda::copy_to_host(host_totals, totals.data(), sizeof host_totals);
-  const index_t n_tiles = host_totals[0], n_long = host_totals[1];
+  if (m <= kSmallTilingRows) count = host_totals[0];
+  const index_t n_tiles = host_totals[1], n_long = host_totals[2];
+  if (count == 0) return out;
 
   out.tiles = cuda::DeviceBuffer<BalancedTile>(static_cast<std::size_t>(n_tiles));
   out.long_rows = cuda::DeviceBuffer<BalancedLongRow>(static_cast<std::size_t>(n_long));
-  out.partials = n_tiles - (starts.count - n_long);  // the long rows' slices
+  out.partials = n_tiles - (count - n_long);  // the long rows' slices
   tile_emit_kernel<<<cuda::grid_for(static_cast<std::size_t>(n_tiles), kTilingBlock), kTilingBlock,
-                     0, stream>>>(
-      row_ptr, row_end, tile_nnz, max_rows, cuts, n_cuts, starts.rows.data(), starts.count,
-      tile_offset.data(), long_offset.data(), n_tiles, out.tiles.data(), out.long_rows.data());
+                     0, stream>>>(row_ptr, row_end, tile_nnz, max_rows, cuts, n_cuts,
+                                  starts_rows.data(), count, tile_offset.data(), long_offset.data(),
+                                  n_tiles, out.tiles.data(), out.long_rows.data());
   SPMVKIT_LAUNCH_CHECK();
   return out;
 }

@@ -97,15 +97,17 @@ index_t sellp_choose_sigma(const SellpRowCounts& n, int slice_size, int threads_
     if (sigma >= rows) break;
   }
   SellpConfig c{slice_size, threads_per_row, 1};
-  if (n.prefetch) {
-    std::vector<SellpConfig> asked = {SellpConfig{1, threads_per_row, 1}, c};
-    for (index_t sigma : sigmas) asked.push_back(SellpConfig{slice_size, threads_per_row, sigma});
-    n.prefetch(asked);
-  }
+  // The rule's two questions, each told before it is asked (prefetch).
+  if (n.prefetch) n.prefetch({SellpConfig{1, threads_per_row, 1}, c});
   // No sorting can pad below the t-rounded row lengths: slices of one row.
   const std::int64_t lower = n.slots(SellpConfig{1, threads_per_row, 1});
   const std::int64_t unsorted = n.slots(c);
   if (lower == 0 || static_cast<double>(unsorted) <= 1.05 * static_cast<double>(lower)) return 1;
+  if (n.prefetch) {
+    std::vector<SellpConfig> asked;
+    for (index_t sigma : sigmas) asked.push_back(SellpConfig{slice_size, threads_per_row, sigma});
+    n.prefetch(asked);
+  }
   std::vector<std::pair<index_t, std::int64_t>> candidates;
   for (index_t sigma : sigmas) {
     c.sigma = sigma;
@@ -382,15 +384,16 @@ std::unique_ptr<Operator<V>> build_sellp(const Csr<V>& a, const Params& p, Backe
 #if SPMVKIT_HAVE_CUDA
 // The same operator from a CSR on the device: the configuration rule's slot counts, the
 // permutation, slices, packing, delta fit and the byte model's counts made on the device
-// (sellp_setup_cuda.cu); only the longest row, the rule's slot counts (one download on a small
-// matrix) and the footprint's counts come to the host.
+// (sellp_setup_cuda.cu); only the longest row, the rule's slot counts (on a small matrix the
+// longest row and the first two counts in one download, the sorted ones in another) and the
+// footprint's counts come to the host.
 template <class V>
 std::unique_ptr<Operator<V>> build_sellp_device(const DeviceCsrView<V>& a, const Params& p) {
   cuda::build_phase("row_lengths");
-  const index_t longest = cuda::longest_row(a);
+  const SellpDeviceCounts counts = sellp_row_counts_device(a);
   cuda::build_phase("config_rule");
-  const SellpChoices c(p, sellp_row_counts_device(a, longest));
-  SellpDevice<V> s = sellp_pack_device(a, c.config, longest, c.slots, c.try_deltas());
+  const SellpChoices c(p, counts.rows);
+  SellpDevice<V> s = sellp_pack_device(a, c.config, counts.longest(), c.slots, c.try_deltas());
   const bool deltas = s.index_bits == 16;
   if (c.index_bits == 16 && !deltas) SellpChoices::deltas_do_not_fit();
   const EllSkip skip = c.skip ? *c.skip : sellp_choose_skip<V>(s.footprint, deltas);

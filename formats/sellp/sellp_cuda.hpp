@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 
 #include "backend/cuda/cuda.hpp"
@@ -39,17 +40,21 @@ template <class V>
 SellpDevice<V> sellp_pack_device(const DeviceCsrView<V>& a, const SellpConfig& config,
                                  index_t longest, std::int64_t slots, bool try_deltas);
 
-// The configuration rule's inputs from a device CSR: its longest row (cuda::longest_row,
-// backend/cuda/device_csr.hpp), and sellp_slots counted there (unsorted: a thread a slice over
-// the row pointer; sorted: the (window, longest first) keys radix-sorted, then each slice's
-// first key), the same numbers as sellp_slots on the host's row lengths.
-// sellp_row_counts_device wraps the count for the rule (SellpRowCounts), each configuration
-// counted once; `a` must outlive it.
+// The configuration rule's inputs from a device CSR: its longest row (the sort keys' range),
+// and sellp_slots counted there (unsorted: a thread a slice over the row pointer; sorted: the
+// (window, longest first) keys radix-sorted, then each slice's first key), the same numbers as
+// sellp_slots on the host's row lengths. sellp_row_counts_device wraps the count for the rule
+// (SellpDeviceCounts::rows), each configuration counted once, the longest row found with the
+// first counts (or alone when asked first); `a` must outlive it.
 template <class V>
 std::int64_t sellp_slots_device(const DeviceCsrView<V>& a, const SellpConfig& config,
                                 index_t longest);
+struct SellpDeviceCounts {
+  SellpRowCounts rows;
+  std::function<index_t()> longest;
+};
 template <class V>
-SellpRowCounts sellp_row_counts_device(const DeviceCsrView<V>& a, index_t longest);
+SellpDeviceCounts sellp_row_counts_device(const DeviceCsrView<V>& a);
 
 template <class V>
 std::unique_ptr<Operator<V>> make_sellp_cuda(SellpDevice<V>&& s, EllSkip skip, OperatorInfo info);

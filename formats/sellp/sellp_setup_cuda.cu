@@ -14,6 +14,7 @@
 
 #include "backend/cuda/build_profile.hpp"
 #include "backend/cuda/cub_call.cuh"
+#include "backend/cuda/device_csr.hpp"
 #include "formats/sellp/sellp_cuda.hpp"
 
 namespace spmvkit {
@@ -327,42 +328,64 @@ std::int64_t sellp_slots_device(const DeviceCsrView<V>& a, const SellpConfig& c,
 }
 
 template <class V>
-SellpRowCounts sellp_row_counts_device(const DeviceCsrView<V>& a, index_t longest) {
-  SellpRowCounts n;
+SellpDeviceCounts sellp_row_counts_device(const DeviceCsrView<V>& a) {
+  SellpDeviceCounts out;
+  SellpRowCounts& n = out.rows;
   n.rows = a.rows;
   n.nnz = a.nnz;
   // The rule asks for the chosen configuration's slots again (the fill check): counted once.
   using Key = std::tuple<int, int, index_t>;
-  auto known = std::make_shared<std::map<Key, std::int64_t>>();
+  struct State {
+    std::map<Key, std::int64_t> known;
+    index_t longest = -1;  // not yet known
+  };
+  auto state = std::make_shared<State>();
   const auto key = [](const SellpConfig& c) {
     return std::make_tuple(c.slice_size, c.threads_per_row, c.sigma);
   };
-  n.slots = [a, longest, known, key](const SellpConfig& c) {
-    const auto it = known->find(key(c));
-    if (it != known->end()) return it->second;
-    const std::int64_t slots = sellp_slots_device(a, c, longest);
-    known->emplace(key(c), slots);
+  out.longest = [a, state] {
+    if (state->longest < 0) state->longest = cuda::longest_row(a);
+    return state->longest;
+  };
+  const std::function<index_t()> longest = out.longest;
+  n.slots = [a, state, key, longest](const SellpConfig& c) {
+    const auto it = state->known.find(key(c));
+    if (it != state->known.end()) return it->second;
+    const std::int64_t slots = sellp_slots_device(a, c, longest());
+    state->known.emplace(key(c), slots);
     return slots;
   };
-  n.prefetch = [a, longest, known, key](const std::vector<SellpConfig>& asked) {
+  // Up to kPrefetchRows rows: the configurations asked counted together, one download; with the
+  // longest row when it is not known yet (the unsorted counts do not need it: where a sorted
+  // one is asked it is found first).
+  n.prefetch = [a, state, key, longest](const std::vector<SellpConfig>& asked) {
     if (a.rows == 0 || a.rows > kPrefetchRows) return;
     std::vector<SellpConfig> todo;
+    bool sorted = false;
     for (const SellpConfig& c : asked)
-      if (known->count(key(c)) == 0 &&
+      if (state->known.count(key(c)) == 0 &&
           std::none_of(todo.begin(), todo.end(),
-                       [&](const SellpConfig& t) { return key(t) == key(c); }))
+                       [&](const SellpConfig& t) { return key(t) == key(c); })) {
         todo.push_back(c);
+        sorted = sorted || c.sigma > 1;
+      }
     if (todo.empty()) return;
+    const index_t known_longest = sorted ? longest() : state->longest;
     cudaStream_t stream = cuda::Context::get().stream();
-    cuda::DeviceBuffer<unsigned long long> slots(todo.size());
+    // The counts, then the longest row (an index_t in the last slot's zeroed low bytes).
+    cuda::DeviceBuffer<unsigned long long> slots(todo.size() + 1);
     SPMVKIT_CUDA_CHECK(cudaMemsetAsync(slots.data(), 0, slots.bytes(), stream));
     for (std::size_t i = 0; i < todo.size(); ++i)
-      queue_slots(a, todo[i], longest, slots.data() + i, stream);
+      queue_slots(a, todo[i], known_longest, slots.data() + i, stream);
+    if (known_longest < 0)
+      cuda::queue_longest_row(a.rows, a.row_ptr,
+                              reinterpret_cast<index_t*>(slots.data() + todo.size()));
     const std::vector<unsigned long long> host = slots.download();
     for (std::size_t i = 0; i < todo.size(); ++i)
-      known->emplace(key(todo[i]), static_cast<std::int64_t>(host[i]));
+      state->known.emplace(key(todo[i]), static_cast<std::int64_t>(host[i]));
+    if (known_longest < 0) state->longest = static_cast<index_t>(host.back() & 0xffffffffULL);
   };
-  return n;
+  return out;
 }
 
 template <class V>
@@ -481,7 +504,7 @@ SellpDevice<V> sellp_pack_device(const DeviceCsrView<V>& a, const SellpConfig& c
   template SellpDevice<V> sellp_pack_device(const DeviceCsrView<V>&, const SellpConfig&, index_t, \
                                             std::int64_t, bool);                                  \
   template std::int64_t sellp_slots_device(const DeviceCsrView<V>&, const SellpConfig&, index_t); \
-  template SellpRowCounts sellp_row_counts_device(const DeviceCsrView<V>&, index_t);
+  template SellpDeviceCounts sellp_row_counts_device(const DeviceCsrView<V>&);
 SPMVKIT_INSTANTIATE(float)
 SPMVKIT_INSTANTIATE(double)
 #undef SPMVKIT_INSTANTIATE

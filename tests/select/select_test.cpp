@@ -461,9 +461,10 @@ TEST(SelectModel, BeyondL2Alg1GoesFirstWhereOursLeadsByLessThanTheMargin) {
         EXPECT_FALSE(by_margin) << name << " x" << k;
         continue;
       }
-      if (!first)
+      if (!first) {
         EXPECT_GT(peer->spmv_ms, (1 + select::kPeerMargin) * c.ranked.front().spmv_ms)
             << name << " x" << k << ": " << c.why;
+      }
       moved += by_margin;
     }
   }
