@@ -105,6 +105,9 @@ struct NeighbourTable {
   std::vector<Entry> entries;
 };
 const NeighbourTable& h100_neighbours();  // model_neighbours.cpp (generated)
+// The H200's, of H200 runs against h200_costs() (model_neighbours_h200.cpp, generated); empty:
+// an H200 takes H100's table.
+const NeighbourTable& h200_neighbours();
 
 // Beyond L2 on the GPU, cuSPARSE CSR ALG1 goes first when its predicted time is within this
 // fraction of the best candidate's (choose()): the rule is never to trail cuSPARSE by
