@@ -178,10 +178,11 @@ Choice choose(const Features& f, Backend b, const std::string& device, long long
     p.setup_ms = k.setup[0] + k.setup[1] * f.nnz * 1e-6;
     c.ranked.push_back(p);
   }
-  // The neighbour correction, on the GPU: an H200 with its own constants takes its own table
-  // where it has one, else H100's (the same relative correction of its linear model).
+  // The neighbour correction, on the GPU: an H200 takes its own table (residuals of H200 runs
+  // against its linear model as it is now: H100's constants scaled) where it has one, else
+  // H100's (the same relative correction of its linear model).
   const NeighbourTable& nt =
-      h200 && !scale && !h200_neighbours().entries.empty() ? h200_neighbours() : h100_neighbours();
+      h200 && !h200_neighbours().entries.empty() ? h200_neighbours() : h100_neighbours();
   std::string neighbours;
   if (b == Backend::cuda && !nt.entries.empty()) {
     const auto near = nearest(nt, f);

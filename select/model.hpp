@@ -105,8 +105,9 @@ struct NeighbourTable {
   std::vector<Entry> entries;
 };
 const NeighbourTable& h100_neighbours();  // model_neighbours.cpp (generated)
-// The H200's, of H200 runs against h200_costs() (model_neighbours_h200.cpp, generated); empty:
-// an H200 takes H100's table.
+// The H200's, of H200 runs against the H200's linear model (h200_costs(), or while that is empty
+// H100's constants scaled: a new h200_costs() needs a new table), model_neighbours_h200.cpp,
+// generated; empty: an H200 takes H100's table.
 const NeighbourTable& h200_neighbours();
 
 // Beyond L2 on the GPU, cuSPARSE CSR ALG1 goes first when its predicted time is within this
@@ -133,8 +134,9 @@ struct Choice {
 };
 
 // Ranks the candidates with a kernel on backend `b`. `device` picks the constants: an H200 its
-// own table, or while that is empty (bench/results has H200 data on BSR alone) H100's with the
-// terms of bytes beyond L2 scaled by the bandwidth ratio 3.35/4.8 TB/s; any other GPU H100's.
+// own table, or while that is empty (fitted H200 constants did worse on the hold-out than these,
+// docs/select.md) H100's with the terms of bytes beyond L2 scaled by the bandwidth ratio
+// 3.35/4.8 TB/s, corrected by the H200's neighbour table; any other GPU H100's.
 // applies = 0: SpMV time alone; N > 0: setup + N x SpMV.
 Choice choose(const Features& f, Backend b, const std::string& device, long long applies);
 
