@@ -48,6 +48,21 @@ __device__ __forceinline__ index_t tile_limit(const index_t* __restrict__ cuts, 
   return lo < n_cuts ? min(cuts[lo], row_end) : row_end;
 }
 
+// next(r) - row_begin for local row i = r - row_begin in [0, m), m (the end) for i = m: r + 1
+// after a long row, else the end of the whole-row tile that starts at r.
+__device__ __forceinline__ index_t tile_next(const index_t* __restrict__ row_ptr, index_t row_begin,
+                                             index_t m, index_t i, index_t tile_nnz,
+                                             index_t max_rows, const index_t* __restrict__ cuts,
+                                             index_t n_cuts) {
+  if (i >= m) return m;
+  const index_t r = row_begin + i;
+  return (balanced_long_row(row_ptr, r, tile_nnz)
+              ? r + 1
+              : balanced_tile_end(row_ptr, r, tile_limit(cuts, n_cuts, r, row_begin + m), tile_nnz,
+                                  max_rows)) -
+         row_begin;
+}
+
 // next(r) - row_begin for local row i = r - row_begin in [0, m), m (the end) for i = m; the
 // start row_begin marked. Thread i: row i. Bytes: the row pointer once (4 a row, the probes of
 // the binary search hit the same lines in L1/L2), 4 + 1 written a row.
@@ -58,16 +73,8 @@ __global__ void tile_next_kernel(const index_t* __restrict__ row_ptr, index_t ro
                                  int* __restrict__ done) {
   const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i > m) return;
-  index_t next = m;
-  if (i < m) {
-    const index_t r = row_begin + static_cast<index_t>(i);
-    const index_t end = row_begin + m;
-    next = (balanced_long_row(row_ptr, r, tile_nnz)
-                ? r + 1
-                : balanced_tile_end(row_ptr, r, tile_limit(cuts, n_cuts, r, end), tile_nnz,
-                                    max_rows)) -
-           row_begin;
-  }
+  const index_t next =
+      tile_next(row_ptr, row_begin, m, static_cast<index_t>(i), tile_nnz, max_rows, cuts, n_cuts);
   jump[i] = next;
   mark[i] = i == 0;
   if (i == 0) done[0] = next == m;  // one tile: nothing left to mark
@@ -121,16 +128,7 @@ __global__ void __launch_bounds__(kSmallTilingBlock)
   __shared__ typename Scan::TempStorage scan;
   const index_t end = row_begin + m;
   for (int i = threadIdx.x; i <= m; i += kSmallTilingBlock) {
-    index_t next = m;
-    if (i < m) {
-      const index_t r = row_begin + i;
-      next = (balanced_long_row(row_ptr, r, tile_nnz)
-                  ? r + 1
-                  : balanced_tile_end(row_ptr, r, tile_limit(cuts, n_cuts, r, end), tile_nnz,
-                                      max_rows)) -
-             row_begin;
-    }
-    jump[i] = next;
+    jump[i] = tile_next(row_ptr, row_begin, m, i, tile_nnz, max_rows, cuts, n_cuts);
     mark[i] = i == 0;
   }
   __syncthreads();
