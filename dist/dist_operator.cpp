@@ -193,6 +193,7 @@ bool DistOperator<V>::reduce_sum_device(double* partial, int count) const {
   return true;
 #else
   (void)partial;
+  (void)count;
   return false;
 #endif
 }

@@ -25,10 +25,16 @@ std::unique_ptr<Operator<V>> make_csr_cpu(const Csr<V>& a, CsrKernel kernel);
 #if SPMVKIT_HAVE_CUDA
 template <class V>
 std::unique_ptr<Operator<V>> make_csr_cuda(const Csr<V>& a, CsrKernel kernel, const Params& p);
-// scalar and vector only.
+// From a CSR on the device, copied there ...
 template <class V>
 std::unique_ptr<Operator<V>> make_csr_cuda(const DeviceCsrView<V>& a, CsrKernel kernel,
                                            const Params& p);
+// ... or kept where it is (`keep` holds its arrays: the registry's upload). csr_balanced keeps
+// it with one column panel and no far split; with those it makes its own arrays.
+template <class V>
+std::unique_ptr<Operator<V>> make_csr_cuda(const DeviceCsrView<V>& a,
+                                           const std::shared_ptr<const void>& keep,
+                                           CsrKernel kernel, const Params& p);
 #endif
 
 }  // namespace spmvkit

@@ -17,13 +17,16 @@ std::unique_ptr<Operator<V>> build_csr(const Csr<V>& a, const Params& p, Backend
   return make_csr_cpu(a, kernel);
 }
 
-// The device builders: scalar and vector copy the CSR on the device; balanced splits and
-// copies it there and tiles its row pointer on the host (csr_cuda.cu).
+// The device builders: scalar and vector copy the CSR on the device, balanced splits or copies
+// it there and tiles it there (csr_cuda.cu); from the registry's own upload all three keep its
+// arrays instead of copying them (balanced: one column panel, no far split).
 FormatEntry on_device(FormatEntry e, CsrKernel kernel) {
 #if SPMVKIT_HAVE_CUDA
   set_device_builder(e, [kernel](const auto& a, const Params& p) {
     return make_csr_cuda(a, kernel, p);
   });
+  set_device_keeper(e, [kernel](const auto& a, const std::shared_ptr<const void>& keep,
+                                const Params& p) { return make_csr_cuda(a, keep, kernel, p); });
 #else
   (void)kernel;
 #endif

@@ -59,10 +59,12 @@ __global__ void csr_vector_kernel(index_t rows, const index_t* __restrict__ row_
 }
 
 // One column panel of the balanced kernel (the whole matrix when there is one panel): its
-// CSR arrays and tiles.
+// CSR arrays (its own, or the registry's upload kept) and tiles.
 template <class V>
 struct BalancedPart {
-  DeviceCsr<V> matrix;
+  DeviceCsr<V> matrix;               // empty where kept
+  std::shared_ptr<const void> kept;  // the upload whose arrays `arrays` are, if kept
+  DeviceCsrView<V> arrays;           // what the kernel reads
   BalancedTiles<V> tiles;
 };
 
@@ -78,6 +80,7 @@ class CsrCudaOperator final : public Operator<V> {
         kernel_(kernel) {
     if (kernel != CsrKernel::balanced) {
       matrix_ = DeviceCsr<V>(a);
+      arrays_ = matrix_.view();
     }
     if (kernel == CsrKernel::vector) {
       choose_threads_per_row(a.rows, a.nnz(), p);
@@ -105,9 +108,9 @@ class CsrCudaOperator final : public Operator<V> {
     const index_t rows = this->info_.rows;
     if (rows == 0) return;
     cudaStream_t stream = cuda::Context::get().stream();
-    const index_t* rp = matrix_.row_ptr.data();
-    const index_t* ci = matrix_.col_idx.data();
-    const V* va = matrix_.values.data();
+    const index_t* rp = arrays_.row_ptr;
+    const index_t* ci = arrays_.col_idx;
+    const V* va = arrays_.values;
     constexpr int block = 256;
     switch (kernel_) {
       case CsrKernel::scalar:
@@ -139,8 +142,8 @@ class CsrCudaOperator final : public Operator<V> {
     constexpr int block = 256;
     const unsigned grid = cuda::grid_for(static_cast<std::size_t>(rows) * threads_per_row_, block);
     auto args = [&](auto kernel) {
-      kernel<<<grid, block, 0, stream>>>(rows, matrix_.row_ptr.data(), matrix_.col_idx.data(),
-                                         matrix_.values.data(), x, y, z, alpha, beta);
+      kernel<<<grid, block, 0, stream>>>(rows, arrays_.row_ptr, arrays_.col_idx, arrays_.values, x,
+                                         y, z, alpha, beta);
     };
     switch (threads_per_row_) {
       case 1:
@@ -165,12 +168,14 @@ class CsrCudaOperator final : public Operator<V> {
   }
 
  public:
-  // From a CSR on the device. Scalar and vector: the arrays copied there (no host round trip).
+  // From a CSR on the device. Scalar and vector: the arrays copied there (no host round trip),
+  // or, with `keep` (the registry's upload, held by the operator), read where they are.
   // Balanced: the far count, the near/far split and the tiling on the device (the tiling reads
   // the row pointer there: balanced_tiling_device), the matrix (or its near part) copied there;
   // nothing a row comes to the host. Column panels (panels > 1) are cut on the host from a
   // downloaded copy, as the host builder cuts them.
-  CsrCudaOperator(const DeviceCsrView<V>& a, CsrKernel kernel, const Params& p)
+  CsrCudaOperator(const DeviceCsrView<V>& a, CsrKernel kernel, const Params& p,
+                  const std::shared_ptr<const void>& keep = nullptr)
       : Operator<V>(OperatorInfo{a.rows, a.cols, a.nnz, csr_matrix_bytes<V>(a.rows, a.nnz),
                                  Backend::cuda,
                                  kernel == CsrKernel::scalar   ? "csr_scalar"
@@ -178,7 +183,9 @@ class CsrCudaOperator final : public Operator<V> {
                                                                : "csr_balanced",
                                  ""}),
         kernel_(kernel),
-        matrix_(kernel == CsrKernel::balanced ? DeviceCsr<V>() : DeviceCsr<V>(a)) {
+        matrix_(kernel == CsrKernel::balanced || keep ? DeviceCsr<V>() : DeviceCsr<V>(a)),
+        kept_(kernel == CsrKernel::balanced ? nullptr : keep),
+        arrays_(kept_ ? a : matrix_.view()) {
     if (kernel == CsrKernel::vector) choose_threads_per_row(a.rows, a.nnz, p);
     if (kernel != CsrKernel::balanced) return;
     const int n_panels = read_balanced_params(p);
@@ -193,6 +200,9 @@ class CsrCudaOperator final : public Operator<V> {
       DeviceNearFar<V> split = csr_split_near_far(a, far.band, far.panels);
       cuda::build_phase("tiling");
       add_near_far(a.rows, std::move(split));
+    } else if (n_panels == 1 && keep) {
+      cuda::build_phase("tiling");
+      add_kept_part(a, keep);
     } else if (n_panels == 1) {
       cuda::build_phase("copy");
       DeviceCsr<V> copy(a);
@@ -280,8 +290,8 @@ class CsrCudaOperator final : public Operator<V> {
 
   void launch_balanced(const BalancedPart<V>& part, const V* x, const V* y, V* z, V alpha, V beta,
                        cudaStream_t stream) const {
-    part.tiles.launch(part.matrix.row_ptr.data(), part.matrix.col_idx.data(),
-                      part.matrix.values.data(), nullptr, x, y, z, alpha, beta, stream);
+    part.tiles.launch(part.arrays.row_ptr, part.arrays.col_idx, part.arrays.values, nullptr, x, y,
+                      z, alpha, beta, stream);
   }
 
   // csr_vector's sub-warp: the mean row length rounded up to a power of two, or as given.
@@ -310,7 +320,17 @@ class CsrCudaOperator final : public Operator<V> {
   void add_part(BalancedTiles<V>&& tiles, DeviceCsr<V>&& matrix) {
     BalancedPart<V> part;
     part.matrix = std::move(matrix);
+    part.arrays = part.matrix.view();  // device pointers: unchanged by the moves below
     part.tiles = std::move(tiles);
+    parts_.push_back(std::move(part));
+  }
+  // ... or the registry's upload kept, tiled on the device.
+  void add_kept_part(const DeviceCsrView<V>& a, const std::shared_ptr<const void>& keep) {
+    BalancedPart<V> part;
+    part.kept = keep;
+    part.arrays = a;
+    part.tiles = BalancedTiles<V>(balanced_tiling_device(a.row_ptr, 0, a.rows, policy_), policy_,
+                                  long_row_finish_);
     parts_.push_back(std::move(part));
   }
 
@@ -318,7 +338,9 @@ class CsrCudaOperator final : public Operator<V> {
   int threads_per_row_ = 32;
   BalancedPolicy policy_;
   LongRowFinish long_row_finish_ = LongRowFinish::fixup;
-  DeviceCsr<V> matrix_;                 // scalar and vector
+  DeviceCsr<V> matrix_;                 // scalar and vector (empty where kept)
+  std::shared_ptr<const void> kept_;    // scalar and vector: the registry's upload, kept
+  DeviceCsrView<V> arrays_;             // scalar and vector: what the kernels read
   std::vector<BalancedPart<V>> parts_;  // balanced: one per column panel
   FarEntries<V> far_;                   // balanced with far_panels
 };
@@ -336,10 +358,23 @@ std::unique_ptr<Operator<V>> make_csr_cuda(const DeviceCsrView<V>& a, CsrKernel 
   return std::make_unique<CsrCudaOperator<V>>(a, kernel, p);  // the registry waits
 }
 
+template <class V>
+std::unique_ptr<Operator<V>> make_csr_cuda(const DeviceCsrView<V>& a,
+                                           const std::shared_ptr<const void>& keep,
+                                           CsrKernel kernel, const Params& p) {
+  return std::make_unique<CsrCudaOperator<V>>(a, kernel, p, keep);
+}
+
 template std::unique_ptr<Operator<float>> make_csr_cuda(const DeviceCsrView<float>&, CsrKernel,
                                                         const Params&);
 template std::unique_ptr<Operator<double>> make_csr_cuda(const DeviceCsrView<double>&, CsrKernel,
                                                          const Params&);
+template std::unique_ptr<Operator<float>> make_csr_cuda(const DeviceCsrView<float>&,
+                                                        const std::shared_ptr<const void>&,
+                                                        CsrKernel, const Params&);
+template std::unique_ptr<Operator<double>> make_csr_cuda(const DeviceCsrView<double>&,
+                                                         const std::shared_ptr<const void>&,
+                                                         CsrKernel, const Params&);
 template std::unique_ptr<Operator<float>> make_csr_cuda(const Csr<float>&, CsrKernel,
                                                         const Params&);
 template std::unique_ptr<Operator<double>> make_csr_cuda(const Csr<double>&, CsrKernel,

@@ -2,6 +2,7 @@
 #include "spmvkit/registry.hpp"
 
 #include <chrono>
+#include <memory>
 #include <optional>
 
 #include "formats/bsr/bsr.hpp"
@@ -107,23 +108,33 @@ std::unique_ptr<Operator<V>> build_operator(std::string_view format, const Csr<V
   // The build's peak memory is counted above the uploaded CSR (the input of the build). The
   // cuSPARSE peers build from a host CSR as a cuSPARSE user would (their setup is what ours is
   // measured against); their device builders serve device arrays.
+  // A format that keeps the CSR's arrays (device_keeper) is handed the uploaded ones; its
+  // format bytes then count them.
   if (b == Backend::cuda && f.builds_on_device() && !f.peer) {
     synchronize(b);
     auto t0 = clock::now();
-    const cuda::OwnedDeviceCsr<V> d = cuda::upload_csr(a);
+    auto d = std::make_shared<cuda::OwnedDeviceCsr<V>>(cuda::upload_csr(a));
     const double upload_ms = ms_since(t0);
     const cuda::PeakBytes peak;
     t0 = clock::now();
     std::unique_ptr<Operator<V>> op;
+    std::size_t kept = 0;
     {
       cuda::BuildProfile profile(f.name.c_str());
-      op = f.device_builder<V>()(d.view(), valid);
+      if (f.keeps_device_csr()) {
+        op = f.device_keeper<V>()(d->view(), d, valid);
+        if (d.use_count() > 1) kept = d->row_ptr.bytes() + d->col_idx.bytes() + d->values.bytes();
+      } else {
+        op = f.device_builder<V>()(d->view(), valid);
+      }
       profile.phase("details");
       op = with_details(std::move(op), f, valid, b);
     }
     synchronize(b);
+    d.reset();  // the upload goes now unless the operator keeps it
     if (timing)
-      *timing = {upload_ms, ms_since(t0), peak.above_start(), peak.in_use_above_start(), true};
+      *timing = {upload_ms, ms_since(t0), peak.above_start(), peak.in_use_above_start() + kept,
+                 true};
     return op;
   }
   std::optional<cuda::PeakBytes> scope;

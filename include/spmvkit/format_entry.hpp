@@ -98,6 +98,13 @@ template <class V>
 using DeviceBuildFn =
     std::function<std::unique_ptr<Operator<V>>(const DeviceCsrView<V>&, const Params&)>;
 
+// Optional beside it: the same operator from a CSR the registry uploaded for this build, whose
+// arrays it may keep instead of copying (`keep` holds them for as long as the operator holds
+// it): the formats whose arrays are the CSR's (csr_scalar, csr_vector, csr_balanced).
+template <class V>
+using DeviceKeepFn = std::function<std::unique_ptr<Operator<V>>(
+    const DeviceCsrView<V>&, const std::shared_ptr<const void>& keep, const Params&)>;
+
 struct FormatEntry {
   std::string name;                 // registry name (CLI flags, JSON, tests)
   std::string summary;              // one line for --help and docs
@@ -110,6 +117,8 @@ struct FormatEntry {
   BuildFn<double> build_f64;
   DeviceBuildFn<float> device_build_f32;  // empty: the CUDA operator is built on the host
   DeviceBuildFn<double> device_build_f64;
+  DeviceKeepFn<float> device_keep_f32;  // empty: the device builder (which copies) serves
+  DeviceKeepFn<double> device_keep_f64;
   TuneFn tune;                            // empty: nothing to tune
   std::string tune_summary;               // one line for `spmvkit tune --help`
   std::vector<std::string> tune_options;  // the option keys `tune` reads
@@ -128,7 +137,15 @@ struct FormatEntry {
     else
       return device_build_f64;
   }
+  template <class V>
+  const DeviceKeepFn<V>& device_keeper() const {
+    if constexpr (std::is_same_v<V, float>)
+      return device_keep_f32;
+    else
+      return device_keep_f64;
+  }
   bool builds_on_device() const { return static_cast<bool>(device_build_f64); }
+  bool keeps_device_csr() const { return static_cast<bool>(device_keep_f64); }
   bool supports(Backend b) const { return b == Backend::cpu ? cpu : cuda; }
   const ParamSpec* param(const std::string& key) const {
     for (const auto& s : schema)
@@ -168,6 +185,20 @@ void set_device_builder(FormatEntry& e, Fn fn) {
   };
   e.device_build_f64 = [fn](const DeviceCsrView<double>& a, const Params& p) {
     return std::unique_ptr<Operator<double>>(fn(a, p));
+  };
+}
+
+// Gives `e` a keeping device builder from one generic
+// `fn(const DeviceCsrView<V>&, const std::shared_ptr<const void>&, const Params&)`.
+template <class Fn>
+void set_device_keeper(FormatEntry& e, Fn fn) {
+  e.device_keep_f32 = [fn](const DeviceCsrView<float>& a, const std::shared_ptr<const void>& k,
+                           const Params& p) {
+    return std::unique_ptr<Operator<float>>(fn(a, k, p));
+  };
+  e.device_keep_f64 = [fn](const DeviceCsrView<double>& a, const std::shared_ptr<const void>& k,
+                           const Params& p) {
+    return std::unique_ptr<Operator<double>>(fn(a, k, p));
   };
 }
 
