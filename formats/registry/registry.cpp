@@ -131,8 +131,7 @@ std::unique_ptr<Operator<V>> build_operator(std::string_view format, const Csr<V
       op = with_details(std::move(op), f, valid, b);
     }
     synchronize(b);
-    d.reset();  // the upload goes now unless the operator keeps it
-    if (timing)
+    if (timing)  // before the upload goes (on return, unless the operator keeps it)
       *timing = {upload_ms, ms_since(t0), peak.above_start(), peak.in_use_above_start() + kept,
                  true};
     return op;
