@@ -262,6 +262,13 @@ index_t sample_rows(const DeviceCsrView<V>& a, const EntryRanges& ptr_ranges,
   return gather_to_host(a.row_ptr, ptr_ranges, a.row_ptr, a.col_idx, a.rows, mid_rows, out);
 }
 
+std::vector<index_t> download_each(std::initializer_list<const index_t*> at) {
+  DeviceBuffer<index_t> gathered(at.size());
+  index_t* to = gathered.data();
+  for (const index_t* from : at) copy_on_device(to++, from, sizeof(index_t));
+  return gathered.download();
+}
+
 void queue_longest_row(index_t rows, const index_t* row_ptr, index_t* longest) {
   launch_longest_row(rows, row_ptr, longest, Context::get().stream());
 }

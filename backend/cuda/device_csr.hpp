@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -63,6 +64,9 @@ template <class V>
 index_t longest_row(const DeviceCsrView<V>& a);
 // The same into device *longest (zeroed here), queued on the context stream, not waited for.
 void queue_longest_row(index_t rows, const index_t* row_ptr, index_t* longest);
+// The index_t at each device address of `at`, gathered on the device and downloaded at once:
+// a build's scattered counts cost one round trip, not one each.
+std::vector<index_t> download_each(std::initializer_list<const index_t*> at);
 
 // Half-open index ranges [first, second).
 using EntryRanges = std::vector<std::pair<std::int64_t, std::int64_t>>;

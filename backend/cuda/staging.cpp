@@ -70,8 +70,7 @@ void upload_staged(void* dst, const void* src, std::size_t bytes, bool wait) {
     if (wait)
       copy_to_device(dst, src, bytes);
     else
-      SPMVKIT_CUDA_CHECK(
-          cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, Context::get().stream()));
+      copy_to_device_async(dst, src, bytes);
     return;
   }
   constexpr std::size_t page = 4096;

@@ -11,6 +11,7 @@
 
 #include "backend/cuda/cub_call.cuh"
 #include "backend/cuda/cuda.hpp"
+#include "backend/cuda/device_csr.hpp"
 #include "formats/bsr/bsr_cuda.hpp"
 
 namespace spmvkit {
@@ -136,16 +137,11 @@ DeviceBsrSegments make_bsr_segments_device(const index_t* block_row_ptr, index_t
           return cub::DeviceScan::ExclusiveSum(temp, bytes, offsets, offsets, block_rows + 1, st);
         },
         stream);
-  // The three counts in one download (each was a round trip of a small build).
-  cuda::DeviceBuffer<index_t> counts(3);
-  cuda::copy_on_device(counts.data(), segment_offset.data() + block_rows, sizeof(index_t));
-  cuda::copy_on_device(counts.data() + 1, split_offset.data() + block_rows, sizeof(index_t));
-  cuda::copy_on_device(counts.data() + 2, max_split.data(), sizeof(index_t));
-  index_t host[3] = {0, 0, 0};
-  cuda::copy_to_host(host, counts.data(), sizeof host);
-  s.segments = host[0];
-  s.n_split = host[1];
-  s.max_split = host[2];
+  const std::vector<index_t> counts = cuda::download_each(
+      {segment_offset.data() + block_rows, split_offset.data() + block_rows, max_split.data()});
+  s.segments = counts[0];
+  s.n_split = counts[1];
+  s.max_split = counts[2];
   s.partial_slots = s.segments - (block_rows - s.n_split);  // the split rows' segments
 
   const std::size_t segments = static_cast<std::size_t>(s.segments);

@@ -23,6 +23,7 @@
 
 #include "backend/cuda/cub_call.cuh"
 #include "backend/cuda/cuda.hpp"
+#include "backend/cuda/device_csr.hpp"
 #include "backend/cuda/search.cuh"
 #include "formats/common/csr_tiles_cuda.hpp"
 #include "spmvkit/error.hpp"
@@ -315,19 +316,24 @@ DeviceBalancedTiling balanced_tiling_device(const index_t* row_ptr, index_t row_
   cudaStream_t stream = cuda::Context::get().stream();
   const index_t m = row_end - row_begin;
 
-  // The starts, their tile and long-row offsets (starts + 1 each, the totals last) and the
-  // totals {starts, tiles, long rows}, then one download of the totals.
-  cuda::DeviceBuffer<index_t> starts_rows, tile_offset, long_offset, totals(3);
-  index_t count = 0;
+  // The starts, their tile and long-row offsets (starts + 1 each, the totals last), then one
+  // download of the totals {starts (where the host has not got it), tiles, long rows}.
+  cuda::DeviceBuffer<index_t> starts_rows, tile_offset, long_offset;
+  index_t count = 0, n_tiles = 0, n_long = 0;
   if (m <= kSmallTilingRows) {  // all in one block
     const auto n = static_cast<std::size_t>(m) + 1;
     starts_rows = cuda::DeviceBuffer<index_t>(n);
     tile_offset = cuda::DeviceBuffer<index_t>(n);
     long_offset = cuda::DeviceBuffer<index_t>(n);
+    cuda::DeviceBuffer<index_t> totals(3);
     tiling_small_kernel<<<1, kSmallTilingBlock, 0, stream>>>(
         row_ptr, row_begin, m, tile_nnz, max_rows, cuts, n_cuts, starts_rows.data(),
         tile_offset.data(), long_offset.data(), totals.data());
     SPMVKIT_LAUNCH_CHECK();
+    const std::vector<index_t> t = totals.download();
+    count = t[0];
+    n_tiles = t[1];
+    n_long = t[2];
   } else {
     DeviceTileStarts starts =
         greedy_tile_starts_device(row_ptr, row_begin, row_end, tile_nnz, max_rows, cuts, n_cuts);
@@ -345,14 +351,11 @@ DeviceBalancedTiling balanced_tiling_device(const index_t* row_ptr, index_t row_
             return cub::DeviceScan::ExclusiveSum(temp, bytes, offsets, offsets, count + 1, st);
           },
           stream);
-    cuda::fill_bytes(totals.data(), 0, sizeof(index_t));  // the count is on the host already
-    cuda::copy_on_device(totals.data() + 1, tile_offset.data() + count, sizeof(index_t));
-    cuda::copy_on_device(totals.data() + 2, long_offset.data() + count, sizeof(index_t));
+    const std::vector<index_t> t =
+        cuda::download_each({tile_offset.data() + count, long_offset.data() + count});
+    n_tiles = t[0];
+    n_long = t[1];
   }
-  index_t host_totals[3] = {0, 0, 0};
-  cuda::copy_to_host(host_totals, totals.data(), sizeof host_totals);
-  if (m <= kSmallTilingRows) count = host_totals[0];
-  const index_t n_tiles = host_totals[1], n_long = host_totals[2];
   if (count == 0) return out;
 
   out.tiles = cuda::DeviceBuffer<BalancedTile>(static_cast<std::size_t>(n_tiles));
