@@ -151,8 +151,8 @@ class PeakBytes {
 void copy_to_device(void* dst, const void* src, std::size_t bytes);    // on the stream, then sync
 void copy_to_host(void* dst, const void* src, std::size_t bytes);      // on the stream, then sync
 void copy_on_device(void* dst, const void* src, std::size_t bytes);    // async on the stream
-// Queued on the stream, not waited for: `src` must stay unchanged until the stream is
-// synchronised (a build's small tables, read back by a download before they go).
+// Queued on the stream, not waited for: from pinned memory `src` must stay unchanged until the
+// stream is synchronised; from pageable memory the driver has staged it when this returns.
 void copy_to_device_async(void* dst, const void* src, std::size_t bytes);
 void fill_bytes(void* dst, int byte, std::size_t bytes);               // async on the stream
 
@@ -230,6 +230,17 @@ class SideStreams {
 inline unsigned grid_for(std::size_t work, std::size_t per_block) {
   const std::size_t g = (work + per_block - 1) / per_block;
   return static_cast<unsigned>(g == 0 ? 1 : g);
+}
+
+// A device copy of host `h`, queued on the context stream without a wait (a build's small
+// tables, where a synchronous upload would be one more round trip): a host-to-device
+// cudaMemcpyAsync from pageable memory returns once the driver has staged the source (CUDA's
+// "API synchronization behavior"), so `h` may change or go at once.
+template <class T>
+DeviceBuffer<T> queued_upload(const std::vector<T>& h) {
+  DeviceBuffer<T> d(h.size());
+  if (!h.empty()) copy_to_device_async(d.data(), h.data(), d.bytes());
+  return d;
 }
 
 }  // namespace spmvkit::cuda

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "backend/cuda/device_csr.hpp"
+#include "backend/cuda/host_mirror.hpp"
 #include "spmvkit/error.hpp"
 
 namespace spmvkit::cuda {
@@ -277,6 +278,10 @@ template <class V>
 index_t longest_row(const DeviceCsrView<V>& a) {
   if (a.rows == 0) return 0;
   index_t longest = 0;
+  if (const index_t* h = host_row_ptr(a.row_ptr, static_cast<std::size_t>(a.rows) + 1)) {
+    for (index_t r = 0; r < a.rows; ++r) longest = std::max(longest, h[r + 1] - h[r]);
+    return longest;  // a small matrix uploaded from the host: no download (host_mirror.hpp)
+  }
   return gather_to_host(nullptr, {}, a.row_ptr, a.col_idx, a.rows, {}, &longest);
 }
 

@@ -24,6 +24,7 @@
 #include "backend/cuda/cub_call.cuh"
 #include "backend/cuda/cuda.hpp"
 #include "backend/cuda/device_csr.hpp"
+#include "backend/cuda/host_mirror.hpp"
 #include "backend/cuda/search.cuh"
 #include "formats/common/csr_tiles_cuda.hpp"
 #include "spmvkit/error.hpp"
@@ -313,6 +314,28 @@ DeviceBalancedTiling balanced_tiling_device(const index_t* row_ptr, index_t row_
   const index_t tile_nnz = policy.tile_nnz();
   const index_t max_rows = policy.max_tile_rows();
   if (row_end <= row_begin) return out;
+  // A small matrix the registry uploaded from the host: its tiling made there, from the host's
+  // row pointer, and queued up (no kernel, no download).
+  if (const index_t* host = n_cuts == 0 ? cuda::host_row_ptr(row_ptr, std::size_t(row_end) + 1)
+                                        : nullptr) {
+    BalancedTiling t;
+    balanced_tiling(host, row_begin, row_end, policy, {}, t);
+    out.tiles = cuda::queued_upload(t.tiles);
+    out.long_rows = cuda::queued_upload(t.long_rows);
+    out.partials = t.partials;
+    return out;
+  }
+  // A small matrix the registry uploaded from the host: its tiling made there, from the host's
+  // row pointer, and queued up (no kernel, no download).
+  if (const index_t* host = n_cuts == 0 ? cuda::host_row_ptr(row_ptr, std::size_t(row_end) + 1)
+                                        : nullptr) {
+    BalancedTiling t;
+    balanced_tiling(host, row_begin, row_end, policy, {}, t);
+    out.tiles = cuda::queued_upload(t.tiles);
+    out.long_rows = cuda::queued_upload(t.long_rows);
+    out.partials = t.partials;
+    return out;
+  }
   cudaStream_t stream = cuda::Context::get().stream();
   const index_t m = row_end - row_begin;
 

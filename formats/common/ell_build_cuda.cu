@@ -15,6 +15,7 @@
 #include "backend/cuda/build_profile.hpp"
 #include "backend/cuda/cub_call.cuh"
 #include "backend/cuda/device_csr.hpp"
+#include "backend/cuda/host_mirror.hpp"
 #include "backend/cuda/search.cuh"
 #include "formats/common/ell_pass_cuda.hpp"
 #include "spmvkit/error.hpp"
@@ -248,6 +249,12 @@ unsigned group_grid(std::int64_t groups) {
 template <class V>
 std::vector<std::int64_t> length_histogram_device(const DeviceCsrView<V>& a) {
   if (a.rows == 0) return {};
+  // A small matrix the registry uploaded from the host: counted there, no download.
+  if (const index_t* h = cuda::host_row_ptr(a.row_ptr, static_cast<std::size_t>(a.rows) + 1)) {
+    std::vector<index_t> lengths(static_cast<std::size_t>(a.rows));
+    for (index_t r = 0; r < a.rows; ++r) lengths[static_cast<std::size_t>(r)] = h[r + 1] - h[r];
+    return length_histogram(lengths);
+  }
   cudaStream_t stream = cuda::Context::get().stream();
   const std::size_t rows = static_cast<std::size_t>(a.rows);
   constexpr int block = kHistogramBlock;
@@ -313,6 +320,19 @@ EllShape ell_shape_device(const DeviceCsrView<V>& a, std::int64_t pitch, index_t
   out.g.rows = a.rows;
   out.g.width = width < 0 ? 0 : width;
   if (a.rows == 0 || width == 0) return out;
+  // A small matrix the registry uploaded from the host, no deltas to fit (they read the
+  // columns): the longest row and the group maxima counted there, no download.
+  const index_t* h = cuda::host_row_ptr(a.row_ptr, static_cast<std::size_t>(a.rows) + 1);
+  if (h && (!fit_deltas || pitch / ell_delta_group == 0)) {
+    std::vector<index_t> lengths(static_cast<std::size_t>(a.rows));
+    for (index_t r = 0; r < a.rows; ++r) {
+      lengths[static_cast<std::size_t>(r)] = std::min(clip, h[r + 1] - h[r]);
+      out.longest = std::max(out.longest, lengths[static_cast<std::size_t>(r)]);
+    }
+    if (width < 0) out.g.width = out.longest;
+    out.g = ell_group_maxima(lengths, a.rows, out.g.width);
+    return out;
+  }
   cudaStream_t stream = cuda::Context::get().stream();
   // sums[0..3]: the group maxima's sums; [4]: the longest row (at most clip); [5]: a delta group
   // that does not fit.

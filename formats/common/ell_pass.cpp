@@ -23,7 +23,7 @@ std::int64_t round_up(std::int64_t v, std::int64_t m) { return (v + m - 1) / m *
 std::int64_t sectors_by_group(const std::vector<index_t>& len, index_t rows, index_t group) {
   std::int64_t total = 0;
   const std::int64_t groups = (static_cast<std::int64_t>(rows) + group - 1) / group;
-#pragma omp parallel for schedule(static) reduction(+ : total)
+#pragma omp parallel for schedule(static) reduction(+ : total) if (rows > 65536)
   for (std::int64_t g = 0; g < groups; ++g) {
     index_t longest = 0;
     const std::int64_t r1 = std::min<std::int64_t>(rows, (g + 1) * group);

@@ -20,6 +20,7 @@
 #if SPMVKIT_HAVE_CUDA
 #include "backend/cuda/build_profile.hpp"
 #include "backend/cuda/device_csr.hpp"
+#include "backend/cuda/host_mirror.hpp"
 #endif
 
 namespace spmvkit {
@@ -121,6 +122,8 @@ std::unique_ptr<Operator<V>> build_operator(std::string_view format, const Csr<V
     std::size_t kept = 0;
     {
       cuda::BuildProfile profile(f.name.c_str());
+      // A small matrix's builder plans from the host's row pointer (host_mirror.hpp).
+      const cuda::ScopedHostMirror mirror(d->row_ptr.data(), a.row_ptr.data(), a.rows);
       if (f.keeps_device_csr()) {
         op = f.device_keeper<V>()(d->view(), d, valid);
         if (d.use_count() > 1) kept = d->row_ptr.bytes() + d->col_idx.bytes() + d->values.bytes();

@@ -15,6 +15,7 @@
 #include "backend/cuda/build_profile.hpp"
 #include "backend/cuda/cub_call.cuh"
 #include "backend/cuda/device_csr.hpp"
+#include "backend/cuda/host_mirror.hpp"
 #include "formats/sellp/sellp_cuda.hpp"
 
 namespace spmvkit {
@@ -331,6 +332,21 @@ std::int64_t sellp_slots_device(const DeviceCsrView<V>& a, const SellpConfig& c,
 template <class V>
 SellpDeviceCounts sellp_row_counts_device(const DeviceCsrView<V>& a) {
   SellpDeviceCounts out;
+  // A small matrix the registry uploaded from the host: the counts made there from its row
+  // pointer (sellp_row_counts), no download.
+  if (const index_t* h = cuda::host_row_ptr(a.row_ptr, static_cast<std::size_t>(a.rows) + 1)) {
+    auto lengths = std::make_shared<std::vector<index_t>>(static_cast<std::size_t>(a.rows));
+    index_t longest = 0;
+    for (index_t r = 0; r < a.rows; ++r) {
+      (*lengths)[static_cast<std::size_t>(r)] = h[r + 1] - h[r];
+      longest = std::max(longest, h[r + 1] - h[r]);
+    }
+    out.rows = sellp_row_counts(*lengths);
+    const auto slots = out.rows.slots;  // reads *lengths, kept alive with it
+    out.rows.slots = [lengths, slots](const SellpConfig& c) { return slots(c); };
+    out.longest = [longest] { return longest; };
+    return out;
+  }
   SellpRowCounts& n = out.rows;
   n.rows = a.rows;
   n.nnz = a.nnz;
