@@ -254,12 +254,36 @@ index_t gather_to_host(const index_t* src, const EntryRanges& ranges, const inde
 }  // namespace
 
 void gather_ranges(const index_t* src, const EntryRanges& ranges, index_t* out) {
+  // A small matrix uploaded from the host (`src` its row pointer or its columns): no download.
+  std::int64_t end = 0;
+  for (const auto& [b, e] : ranges) end = std::max(end, e);
+  const index_t* h = host_col_idx(src);
+  if (!h) h = host_row_ptr(src, static_cast<std::size_t>(end));
+  if (h) {
+    for (const auto& [b, e] : ranges)
+      if (e > b) out = std::copy(h + b, h + e, out);
+    return;
+  }
   gather_to_host(src, ranges, nullptr, nullptr, 0, {}, out);
 }
 
 template <class V>
 index_t sample_rows(const DeviceCsrView<V>& a, const EntryRanges& ptr_ranges,
                     const EntryRanges& mid_rows, index_t* out) {
+  const index_t* h = host_row_ptr(a.row_ptr, static_cast<std::size_t>(a.rows) + 1);
+  const index_t* hc = host_col_idx(a.col_idx);
+  if (h && (hc || a.nnz == 0)) {  // a small matrix uploaded from the host: no download
+    for (const auto& [b, e] : ptr_ranges)
+      if (e > b) out = std::copy(h + b, h + e, out);
+    for (const auto& [r0, r1] : mid_rows) {
+      const index_t k0 = h[r0], k1 = h[r1];
+      *out++ = k1 > k0 ? hc[k0 + (k1 - k0) / 2] : 0;
+    }
+    index_t longest = 0;
+    for (index_t r = 0; r < a.rows; ++r) longest = std::max(longest, h[r + 1] - h[r]);
+    *out = longest;
+    return longest;
+  }
   return gather_to_host(a.row_ptr, ptr_ranges, a.row_ptr, a.col_idx, a.rows, mid_rows, out);
 }
 

@@ -10,7 +10,9 @@
 #include <cub/device/device_run_length_encode.cuh>
 #include <cub/device/device_scan.cuh>
 #include <limits>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "backend/cuda/build_profile.hpp"
 #include "backend/cuda/cub_call.cuh"
@@ -409,6 +411,18 @@ EllDevice<V> ell_pack_device(const DeviceCsrView<V>& a, index_t width, std::int6
 
 namespace {
 
+// csr_tail_offsets on the host, from the host's row pointer.
+std::vector<index_t> host_tail_offsets(const index_t* row_ptr, index_t rows, index_t width) {
+  std::vector<index_t> offset(static_cast<std::size_t>(rows) + 1);
+  index_t sum = 0;
+  for (index_t r = 0; r < rows; ++r) {
+    offset[static_cast<std::size_t>(r)] = sum;
+    sum += std::max<index_t>(0, row_ptr[r + 1] - row_ptr[r] - width);
+  }
+  offset[static_cast<std::size_t>(rows)] = sum;
+  return offset;
+}
+
 // offset[r] = where row r's tail starts among all tails (rows + 1 entries, an exclusive scan
 // of the tail lengths; offset[rows] = tail_nnz).
 template <class V>
@@ -416,6 +430,9 @@ cuda::DeviceBuffer<index_t> csr_tail_offsets(const DeviceCsrView<V>& a, index_t 
                                              cudaStream_t stream) {
   constexpr int block = EllBuildPolicy::block_threads;
   const std::int64_t n = std::int64_t{a.rows} + 1;
+  // A small matrix the registry uploaded from the host: scanned there and queued up.
+  if (const index_t* h = cuda::host_row_ptr(a.row_ptr, static_cast<std::size_t>(n)))
+    return cuda::queued_upload(host_tail_offsets(h, a.rows, width));
   // One array, scanned in place: 4 bytes a row beside the format (the peak-memory bound).
   cuda::DeviceBuffer<index_t> offset(static_cast<std::size_t>(n));
   csr_tail_length_kernel<<<static_cast<unsigned>((n + block - 1) / block), block, 0, stream>>>(
@@ -469,8 +486,22 @@ CsrDeviceTail<V> csr_tail_rows_device(const DeviceCsrView<V>& a, index_t width,
   cudaStream_t stream = cuda::Context::get().stream();
   constexpr int block = EllBuildPolicy::block_threads;
   const unsigned grid = static_cast<unsigned>((a.rows + block - 1) / block);
+  const index_t* h = cuda::host_row_ptr(a.row_ptr, static_cast<std::size_t>(a.rows) + 1);
   const cuda::DeviceBuffer<index_t> offset = csr_tail_offsets(a, width, stream);
-  {
+  if (h) {  // a small matrix from the host: the listed rows made there and queued up
+    std::vector<index_t> row_id, row_ptr(1, 0);
+    row_id.reserve(static_cast<std::size_t>(tail_rows));
+    row_ptr.reserve(static_cast<std::size_t>(tail_rows) + 1);
+    for (index_t r = 0; r < a.rows; ++r)
+      if (const index_t tail = h[r + 1] - h[r] - width; tail > 0) {
+        row_id.push_back(r);
+        row_ptr.push_back(row_ptr.back() + tail);
+      }
+    if (row_id.size() != static_cast<std::size_t>(tail_rows))
+      throw std::logic_error("csr_tail_rows_device: the host counts another number of tail rows");
+    cuda::copy_to_device_async(t.row_id.data(), row_id.data(), t.row_id.bytes());
+    cuda::copy_to_device_async(t.row_ptr.data(), row_ptr.data(), t.row_ptr.bytes());
+  } else {
     cuda::DeviceBuffer<index_t> index(static_cast<std::size_t>(a.rows));
     csr_tail_flag_kernel<<<grid, block, 0, stream>>>(a.rows, offset.data(), index.data());
     SPMVKIT_CUDA_CHECK(cudaGetLastError());

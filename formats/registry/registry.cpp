@@ -123,7 +123,8 @@ std::unique_ptr<Operator<V>> build_operator(std::string_view format, const Csr<V
     {
       cuda::BuildProfile profile(f.name.c_str());
       // A small matrix's builder plans from the host's row pointer (host_mirror.hpp).
-      const cuda::ScopedHostMirror mirror(d->row_ptr.data(), a.row_ptr.data(), a.rows);
+      const cuda::ScopedHostMirror mirror(d->row_ptr.data(), a.row_ptr.data(), a.rows,
+                                         d->col_idx.data(), a.col_idx.data());
       if (f.keeps_device_csr()) {
         op = f.device_keeper<V>()(d->view(), d, valid);
         if (d.use_count() > 1) kept = d->row_ptr.bytes() + d->col_idx.bytes() + d->values.bytes();

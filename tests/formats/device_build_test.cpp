@@ -95,7 +95,8 @@ bool device_build_matches_host(const FormatEntry& f, const Csr<double>& a, const
   // (host_mirror.hpp), the same choices again.
   std::unique_ptr<Operator<double>> mirrored;
   {
-    const cuda::ScopedHostMirror mirror(d.row_ptr.data(), a.row_ptr.data(), a.rows);
+    const cuda::ScopedHostMirror mirror(d.row_ptr.data(), a.row_ptr.data(), a.rows,
+                                         d.col_idx.data(), a.col_idx.data());
     mirrored = f.device_builder<double>()(d.view(), valid);
   }
   // CSR-3 states its reordering time, which differs from build to build.
