@@ -2,8 +2,10 @@
 #include "spmvkit/registry.hpp"
 
 #include <chrono>
+#include <cstdlib>
 #include <memory>
 #include <optional>
+#include <string>
 
 #include "formats/bsr/bsr.hpp"
 #include "formats/csr/csr.hpp"
@@ -111,7 +113,12 @@ std::unique_ptr<Operator<V>> build_operator(std::string_view format, const Csr<V
   // measured against); their device builders serve device arrays.
   // A format that keeps the CSR's arrays (device_keeper) is handed the uploaded ones; its
   // format bytes then count them.
-  if (b == Backend::cuda && f.builds_on_device() && !f.peer) {
+  // SPMVKIT_HOST_BUILD=1 (a measurement switch, not a setting): the host builders instead.
+  static const bool host_build = [] {
+    const char* v = std::getenv("SPMVKIT_HOST_BUILD");
+    return v && *v && std::string(v) != "0";
+  }();
+  if (b == Backend::cuda && f.builds_on_device() && !f.peer && !host_build) {
     synchronize(b);
     auto t0 = clock::now();
     auto d = std::make_shared<cuda::OwnedDeviceCsr<V>>(cuda::upload_csr(a));
