@@ -13,6 +13,7 @@
 #include "formats/common/csr_tiles.hpp"
 #if SPMVKIT_HAVE_CUDA
 #include "backend/cuda/build_profile.hpp"
+#include "backend/cuda/host_mirror.hpp"
 #include "formats/bsr/bsr_cuda.hpp"
 #endif
 #include "spmvkit/error.hpp"
@@ -258,6 +259,12 @@ std::unique_ptr<Operator<V>> build_bsr_device(const DeviceCsrView<V>& a, const P
   });
   cuda::build_phase("blocks");
   DeviceBsrBlocks<V> m = csr_to_bsr_device(a, c.bs, bsr::kSlackBytes, detected);
+  // Block size 1 of a small matrix from the host: its block row pointer is the CSR's, which
+  // the host holds (host_mirror.hpp); the statistics, segments and tiles read it there.
+  std::optional<cuda::ScopedHostMirror> blocks_mirror;
+  if (c.bs == 1 && m.block_rows == a.rows)
+    if (const index_t* h = cuda::host_row_ptr(a.row_ptr, static_cast<std::size_t>(a.rows) + 1))
+      blocks_mirror.emplace(m.row_ptr.data(), h, m.block_rows);
   cuda::build_phase("segments");
   const index_t lambda =
       c.choose_lambda<V>(bsr_row_stats_device(m.row_ptr.data(), m.block_rows), Backend::cuda);

@@ -6,12 +6,14 @@
 // block row (bsr_row_segments), two CUB scans (segments and split rows before each block row),
 // then a thread a block row writes its segments (bsr_segment_end).
 #include <cub/block/block_reduce.cuh>
+#include <algorithm>
 #include <cub/device/device_scan.cuh>
 #include <vector>
 
 #include "backend/cuda/cub_call.cuh"
 #include "backend/cuda/cuda.hpp"
 #include "backend/cuda/device_csr.hpp"
+#include "backend/cuda/host_mirror.hpp"
 #include "formats/bsr/bsr_cuda.hpp"
 
 namespace spmvkit {
@@ -108,6 +110,19 @@ __global__ void bsr_segment_emit_kernel(
 
 BsrRowStats bsr_row_stats_device(const index_t* block_row_ptr, index_t block_rows) {
   if (block_rows <= 0) return BsrRowStats{};
+  // A block row pointer the host holds (block size 1 of a small matrix, host_mirror.hpp).
+  if (const index_t* h =
+          cuda::host_row_ptr(block_row_ptr, static_cast<std::size_t>(block_rows) + 1)) {
+    std::int64_t sum = 0, sum2 = 0;
+    index_t longest = 0;
+    for (index_t br = 0; br < block_rows; ++br) {
+      const std::int64_t len = h[br + 1] - h[br];
+      sum += len;
+      sum2 += len * len;
+      longest = std::max(longest, static_cast<index_t>(len));
+    }
+    return bsr_row_stats(block_rows, sum, sum2, longest);
+  }
   cudaStream_t stream = cuda::Context::get().stream();
   cuda::DeviceBuffer<unsigned long long> sums(3);
   cuda::fill_bytes(sums.data(), 0, sums.bytes());
@@ -125,6 +140,26 @@ DeviceBsrSegments make_bsr_segments_device(const index_t* block_row_ptr, index_t
   DeviceBsrSegments s;
   s.lambda = lambda;
   const auto n = static_cast<std::size_t>(block_rows) + 1;
+  const std::size_t slack = (slack_bytes + sizeof(index_t) - 1) / sizeof(index_t);
+  // A block row pointer the host holds (block size 1 of a small matrix, host_mirror.hpp):
+  // make_bsr_segments there, its arrays queued up.
+  if (const index_t* h = cuda::host_row_ptr(block_row_ptr, n)) {
+    const BsrSegments host = make_bsr_segments(std::vector<index_t>(h, h + n), lambda);
+    s.segments = host.segments();
+    s.n_split = static_cast<index_t>(host.split_rows.size());
+    s.max_split = host.max_split;
+    s.partial_slots = host.partial_slots();
+    s.segment_block_ptr = cuda::DeviceBuffer<index_t>(host.segment_block_ptr.size() + slack);
+    cuda::copy_to_device_async(s.segment_block_ptr.data(), host.segment_block_ptr.data(),
+                               host.segment_block_ptr.size() * sizeof(index_t));
+    if (slack > 0)
+      cuda::fill_bytes(s.segment_block_ptr.data() + host.segment_block_ptr.size(), 0,
+                       slack * sizeof(index_t));
+    s.segment_out = cuda::queued_upload(host.segment_out);
+    s.split_rows = cuda::queued_upload(host.split_rows);
+    s.segment_ptr = cuda::queued_upload(host.segment_ptr);
+    return s;
+  }
   cuda::DeviceBuffer<index_t> segment_offset(n), split_offset(n), max_split(1);
   cuda::fill_bytes(max_split.data(), 0, max_split.bytes());
   bsr_segment_counts_kernel<<<cuda::grid_for(n, kSegmentBlock), kSegmentBlock, 0, stream>>>(
@@ -145,7 +180,6 @@ DeviceBsrSegments make_bsr_segments_device(const index_t* block_row_ptr, index_t
   s.partial_slots = s.segments - (block_rows - s.n_split);  // the split rows' segments
 
   const std::size_t segments = static_cast<std::size_t>(s.segments);
-  const std::size_t slack = (slack_bytes + sizeof(index_t) - 1) / sizeof(index_t);
   s.segment_block_ptr = cuda::DeviceBuffer<index_t>(segments + 1 + slack);
   if (slack > 0)
     cuda::fill_bytes(s.segment_block_ptr.data() + segments + 1, 0, slack * sizeof(index_t));

@@ -255,9 +255,25 @@ DeviceTileStarts greedy_tile_starts_device(const index_t* row_ptr, index_t row_b
                                            const index_t* cuts, index_t n_cuts) {
   DeviceTileStarts out;
   if (row_end <= row_begin) return out;
-  cudaStream_t stream = cuda::Context::get().stream();
   const index_t m = row_end - row_begin;
   const auto n = static_cast<std::size_t>(m) + 1;  // the rows and the end
+  // A small matrix's row pointer the host holds (host_mirror.hpp): the walk made there.
+  if (const index_t* host = n_cuts == 0 ? cuda::host_row_ptr(row_ptr, std::size_t(row_end) + 1)
+                                        : nullptr) {
+    std::vector<index_t> starts;
+    for (index_t r = row_begin; r < row_end;) {
+      starts.push_back(r);
+      r = balanced_long_row(host, r, tile_nnz)
+              ? r + 1
+              : balanced_tile_end(host, r, row_end, tile_nnz, max_rows);
+    }
+    out.count = static_cast<index_t>(starts.size());
+    starts.push_back(row_end);
+    out.rows = cuda::DeviceBuffer<index_t>(n);
+    cuda::copy_to_device_async(out.rows.data(), starts.data(), starts.size() * sizeof(index_t));
+    return out;
+  }
+  cudaStream_t stream = cuda::Context::get().stream();
   const unsigned grid = cuda::grid_for(n, kTilingBlock);
 
   if (m <= kSmallTilingRows) {                                // one block, one download
