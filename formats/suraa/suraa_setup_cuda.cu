@@ -14,6 +14,7 @@
 #include "backend/cuda/cub_call.cuh"
 #include "backend/cuda/cuda.hpp"
 #include "backend/cuda/device_csr.hpp"
+#include "backend/cuda/host_mirror.hpp"
 #include "backend/cuda/search.cuh"
 #include "formats/suraa/suraa_cuda.cuh"
 #include "spmvkit/error.hpp"
@@ -209,6 +210,22 @@ std::vector<std::int64_t> order_class_count(const std::vector<std::int64_t>& pow
 }  // namespace
 
 NprMoments npr_moments(index_t m, const index_t* row_ptr) {
+  // A small matrix the host holds (host_mirror.hpp): the same sums there, no download.
+  if (const index_t* h = cuda::host_row_ptr(row_ptr, static_cast<std::size_t>(m) + 1)) {
+    unsigned long long sq = 0, mx = 0, mn = ~0ull, over = 0;
+    std::vector<std::int64_t> classes(kSuraaClasses, 0);
+    for (index_t i = 0; i < m; ++i) {
+      const index_t len = h[i + 1] - h[i];
+      const auto n = static_cast<unsigned long long>(len);
+      sq += n * n;
+      mx = std::max(mx, n);
+      mn = std::min(mn, n);
+      over += n > static_cast<unsigned long long>(kSuraaWarp) ? 1 : 0;
+      ++classes[static_cast<std::size_t>(suraa_sort_class(len, true))];
+    }
+    return NprMoments{static_cast<double>(sq), static_cast<index_t>(mx), static_cast<index_t>(mn),
+                      static_cast<index_t>(over), std::move(classes)};
+  }
   auto& ctx = cuda::Context::get();
   cuda::DeviceBuffer<unsigned long long> stats(4 + kSuraaClasses);
   cuda::fill_bytes(stats.data(), 0, stats.bytes());
