@@ -15,6 +15,7 @@
 #if SPMVKIT_HAVE_CUDA
 #include "backend/cuda/build_profile.hpp"
 #include "backend/cuda/device_csr.hpp"
+#include "backend/cuda/host_mirror.hpp"
 #endif
 
 namespace spmvkit::select {
@@ -479,7 +480,22 @@ Features measure_features(const Csr<V>& a, std::size_t l2_bytes) {
 template <class V>
 Features measure_features(const DeviceCsrView<V>& a, std::size_t l2_bytes) {
 #if SPMVKIT_HAVE_CUDA
-  if (a.nnz <= kSmallNnz) return measure_features(cuda::download_csr(a), l2_bytes);
+  if (a.nnz <= kSmallNnz) {
+    // The registry's upload of a small host matrix: its structure is still on the host
+    // (host_mirror.hpp), read from there instead of downloaded (measure_features reads the
+    // row pointer and the columns only, so the values stay out).
+    const index_t* h = cuda::host_row_ptr(a.row_ptr, static_cast<std::size_t>(a.rows) + 1);
+    const index_t* hc = cuda::host_col_idx(a.col_idx);
+    if (h && (hc || a.nnz == 0)) {
+      Csr<V> structure;
+      structure.rows = a.rows;
+      structure.cols = a.cols;
+      structure.row_ptr.assign(h, h + a.rows + 1);
+      if (a.nnz > 0) structure.col_idx.assign(hc, hc + a.nnz);
+      return measure_features(structure, l2_bytes);
+    }
+    return measure_features(cuda::download_csr(a), l2_bytes);
+  }
   // Two round trips: 1, the length sample's row pointers with the block test's for any g <= 64
   // dividing gcd(rows, cols), one column index a 32-row slice (the hash's) and the longest row;
   // 2, the block test's column indices. A g over 64 adds one for its windows' row pointers.

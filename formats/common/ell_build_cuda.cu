@@ -234,9 +234,10 @@ __global__ void __launch_bounds__(kHistogramBlock)
     if (local[b] != 0) atomicAdd(out + 1 + b, static_cast<unsigned long long>(local[b]));
 }
 
-// Up to this many entries ell_shape_device fits the deltas on the host from the host's copy
-// (one pass over the columns, ~0.3 ns an entry, against a ~40 us round trip).
-constexpr std::int64_t kHostFitEntries = std::int64_t{1} << 17;
+// Up to this many entries ell_shape_device fits the deltas on the host from the host's copy:
+// one pass over the columns, ~1.6 ns an entry on the H100 machine's host (bcsstk13's 83,883
+// entries took ~0.14 ms, a round trip ~0.05), so only tiny matrices.
+constexpr std::int64_t kHostFitEntries = std::int64_t{1} << 14;
 
 // ell_delta_fit_kernel's answer on the host: `lengths` the rows' clipped lengths.
 bool host_deltas_fit(const index_t* row_ptr, const index_t* col_idx,

@@ -2,8 +2,11 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <memory>
 #include <numeric>
 #include <sstream>
+#include <tuple>
 
 #include "formats/sellp/sellp.hpp"
 #if SPMVKIT_HAVE_CUDA
@@ -88,22 +91,22 @@ std::int64_t sellp_slots(const std::vector<index_t>& lengths, const SellpConfig&
   const auto rows = static_cast<std::int64_t>(lengths.size());
   const std::int64_t b = c.slice_size, t = c.threads_per_row;
   // A window of sigma rows (a multiple of b) holds whole slices, so sorting each window and
-  // taking every b-th length gives the slice widths. Unsorted: windows of one slice. Threads
-  // only for many windows (waking them costs more than a small matrix's count).
+  // taking every b-th length gives the slice widths. Unsorted: windows of one slice.
   const std::int64_t window = c.sigma > 1 ? c.sigma : b;
   const std::int64_t windows = (rows + window - 1) / window;
-  std::int64_t slots = 0;
-#pragma omp parallel for schedule(dynamic, 16) reduction(+ : slots) if (rows > 65536)
-  for (std::int64_t w = 0; w < windows; ++w) {
+  const auto window_slots = [&](std::int64_t w, std::vector<std::int64_t>& count) {
     const std::int64_t begin = w * window, end = std::min(rows, begin + window);
-    if (c.sigma > 1) {
-      thread_local std::vector<std::int64_t> count;
-      slots += sorted_window_slots(lengths.data() + begin, end - begin, b, t, count);
-    } else {
-      const index_t longest = *std::max_element(lengths.begin() + begin, lengths.begin() + end);
-      slots += b * round_up(longest, t);
-    }
+    if (c.sigma > 1) return sorted_window_slots(lengths.data() + begin, end - begin, b, t, count);
+    return b * round_up(*std::max_element(lengths.begin() + begin, lengths.begin() + end), t);
+  };
+  std::int64_t slots = 0;
+  std::vector<std::int64_t> count;
+  if (rows <= 65536) {  // one thread: waking others costs more than the count
+    for (std::int64_t w = 0; w < windows; ++w) slots += window_slots(w, count);
+    return slots;
   }
+#pragma omp parallel for schedule(dynamic, 16) reduction(+ : slots) firstprivate(count)
+  for (std::int64_t w = 0; w < windows; ++w) slots += window_slots(w, count);
   return slots;
 }
 
@@ -111,7 +114,13 @@ SellpRowCounts sellp_row_counts(const std::vector<index_t>& lengths) {
   SellpRowCounts n;
   n.rows = static_cast<std::int64_t>(lengths.size());
   for (index_t l : lengths) n.nnz += l;
-  n.slots = [&lengths](const SellpConfig& c) { return sellp_slots(lengths, c); };
+  // The rule asks for its chosen configuration again (the fill check): counted once.
+  auto known = std::make_shared<std::map<std::tuple<int, int, index_t>, std::int64_t>>();
+  n.slots = [&lengths, known](const SellpConfig& c) {
+    const auto key = std::make_tuple(c.slice_size, c.threads_per_row, c.sigma);
+    const auto it = known->find(key);
+    return it != known->end() ? it->second : (*known)[key] = sellp_slots(lengths, c);
+  };
   return n;
 }
 
