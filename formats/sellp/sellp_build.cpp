@@ -49,12 +49,35 @@ std::vector<index_t> sellp_sort_order(const std::vector<index_t>& lengths, index
   std::iota(perm.begin(), perm.end(), index_t{0});
   if (sigma <= 1) return perm;
   const std::int64_t windows = (rows + sigma - 1) / sigma;
-#pragma omp parallel for schedule(dynamic, 1)
-  for (std::int64_t w = 0; w < windows; ++w) {
-    const auto begin = perm.begin() + w * sigma;
-    const auto end = perm.begin() + std::min(rows, (w + 1) * sigma);
-    std::stable_sort(begin, end, [&](index_t a, index_t b) { return lengths[a] > lengths[b]; });
+  // A window's rows longest first, ties in row order: a counting sort where the lengths span
+  // at most 4 sigma values (O(sigma) a window), else a stable sort.
+  const auto sort_window = [&](std::int64_t w, std::vector<std::int64_t>& count) {
+    const std::int64_t begin = w * sigma, end = std::min(rows, (w + 1) * sigma);
+    const auto [lo_it, hi_it] =
+        std::minmax_element(lengths.begin() + begin, lengths.begin() + end);
+    const index_t lo = *lo_it, hi = *hi_it;
+    if (static_cast<std::int64_t>(hi) - lo > 4 * (end - begin)) {
+      std::stable_sort(perm.begin() + begin, perm.begin() + end,
+                       [&](index_t a, index_t b) { return lengths[a] > lengths[b]; });
+      return;
+    }
+    // count[hi - L + 1]: the rows of length L; after the scan count[hi - L]: the rows longer.
+    count.assign(static_cast<std::size_t>(hi - lo) + 2, 0);
+    for (std::int64_t r = begin; r < end; ++r)
+      ++count[static_cast<std::size_t>(hi - lengths[static_cast<std::size_t>(r)]) + 1];
+    for (std::size_t i = 1; i < count.size(); ++i) count[i] += count[i - 1];
+    for (std::int64_t r = begin; r < end; ++r)
+      perm[static_cast<std::size_t>(
+          begin + count[static_cast<std::size_t>(hi - lengths[static_cast<std::size_t>(r)])]++)] =
+          static_cast<index_t>(r);
+  };
+  std::vector<std::int64_t> count;
+  if (rows <= 65536) {
+    for (std::int64_t w = 0; w < windows; ++w) sort_window(w, count);
+    return perm;
   }
+#pragma omp parallel for schedule(dynamic, 1) firstprivate(count)
+  for (std::int64_t w = 0; w < windows; ++w) sort_window(w, count);
   return perm;
 }
 

@@ -420,39 +420,76 @@ SellpDevice<V> sellp_pack_device(const DeviceCsrView<V>& a, const SellpConfig& c
   f.config = config;
   f.slices = static_cast<index_t>((std::int64_t{a.rows} + b - 1) / b);
   f.positions = std::int64_t{f.slices} * b;
-  if (config.sigma > 1 && a.rows > 0) {
-    cuda::build_phase("sort");
-    const std::int64_t windows = (std::int64_t{a.rows} + config.sigma - 1) / config.sigma;
-    const int end_bit = cuda::bits_for(static_cast<std::uint64_t>(windows) *
-                                           (static_cast<std::uint64_t>(longest) + 1) -
-                                       1);
-    s.perm = end_bit <= 32
-                 ? sort_order<std::uint32_t>(a, config.sigma, longest, end_bit, stream)
-                 : sort_order<std::uint64_t>(a, config.sigma, longest, end_bit, stream);
-    f.perm_rows = a.rows;
+  // A small matrix the host holds (host_mirror.hpp): the permutation (sellp_sort_order), the
+  // slice order's row lengths, the slices' chunks and pointer made there, as sellp_pack makes
+  // them, and queued up (no sort, no scan on the device).
+  if (const index_t* h = cuda::host_row_ptr(a.row_ptr, static_cast<std::size_t>(a.rows) + 1);
+      h && a.rows > 0) {
+    cuda::build_phase("slices_on_host");
+    std::vector<index_t> lengths(static_cast<std::size_t>(a.rows));
+    for (index_t r = 0; r < a.rows; ++r) lengths[static_cast<std::size_t>(r)] = h[r + 1] - h[r];
+    std::vector<index_t> order;
+    if (config.sigma > 1) {
+      order = sellp_sort_order(lengths, config.sigma);
+      s.perm = cuda::queued_upload(order);
+      f.perm_rows = a.rows;
+    }
+    std::vector<index_t> row_length(static_cast<std::size_t>(f.positions), 0), chunks(f.slices);
+    std::vector<std::int64_t> slice_ptr(static_cast<std::size_t>(f.slices) + 1, 0);
+    for (index_t p = 0; p < a.rows; ++p)
+      row_length[static_cast<std::size_t>(p)] =
+          lengths[static_cast<std::size_t>(order.empty() ? p : order[static_cast<std::size_t>(p)])];
+    for (index_t sl = 0; sl < f.slices; ++sl) {
+      const auto first = row_length.begin() + std::int64_t{sl} * b;
+      const index_t longest_in = *std::max_element(first, first + b);
+      chunks[static_cast<std::size_t>(sl)] = (longest_in + t - 1) / t;
+      slice_ptr[static_cast<std::size_t>(sl) + 1] =
+          slice_ptr[static_cast<std::size_t>(sl)] +
+          std::int64_t{chunks[static_cast<std::size_t>(sl)]} * group;
+    }
+    if (slice_ptr.back() != slots_counted)
+      throw std::logic_error("sellp: the slices hold " + std::to_string(slice_ptr.back()) +
+                             " slots, the rule counted " + std::to_string(slots_counted));
+    s.row_length = cuda::queued_upload(row_length);
+    s.slice_chunks = cuda::queued_upload(chunks);
+    s.slice_ptr = cuda::queued_upload(slice_ptr);
+  } else {
+    if (config.sigma > 1 && a.rows > 0) {
+      cuda::build_phase("sort");
+      const std::int64_t windows = (std::int64_t{a.rows} + config.sigma - 1) / config.sigma;
+      const int end_bit = cuda::bits_for(static_cast<std::uint64_t>(windows) *
+                                             (static_cast<std::uint64_t>(longest) + 1) -
+                                         1);
+      s.perm = end_bit <= 32
+                   ? sort_order<std::uint32_t>(a, config.sigma, longest, end_bit, stream)
+                   : sort_order<std::uint64_t>(a, config.sigma, longest, end_bit, stream);
+      f.perm_rows = a.rows;
+    }
+    const index_t* perm = s.perm.size() > 0 ? s.perm.data() : nullptr;
+    cuda::build_phase("slices");
+
+    s.row_length = cuda::DeviceBuffer<index_t>(static_cast<std::size_t>(f.positions));
+    s.slice_chunks = cuda::DeviceBuffer<index_t>(static_cast<std::size_t>(f.slices));
+    s.slice_ptr = cuda::DeviceBuffer<std::int64_t>(static_cast<std::size_t>(f.slices) + 1);
+    if (f.slices > 0) {
+      if (b > 32) cuda::fill_bytes(s.slice_chunks.data(), 0, s.slice_chunks.bytes());
+      sellp_slice_kernel<<<grid(f.positions, block), block, 0, stream>>>(
+          a.rows, f.positions, b, a.row_ptr, perm, s.row_length.data(), s.slice_chunks.data());
+      SPMVKIT_LAUNCH_CHECK();
+    }
+    sellp_slice_size_kernel<<<grid(std::int64_t{f.slices} + 1, block), block, 0, stream>>>(
+        f.slices, b, t, s.slice_chunks.data(), s.slice_ptr.data());
+    SPMVKIT_LAUNCH_CHECK();
+    std::int64_t* ptr = s.slice_ptr.data();
+    cuda::cub_call(
+        [&](void* tmp, std::size_t& bytes, cudaStream_t st) {
+          return cub::DeviceScan::ExclusiveSum(tmp, bytes, ptr, ptr, std::int64_t{f.slices} + 1,
+                                               st);
+        },
+        stream);
   }
   const index_t* perm = s.perm.size() > 0 ? s.perm.data() : nullptr;
-  cuda::build_phase("slices");
-
-  s.row_length = cuda::DeviceBuffer<index_t>(static_cast<std::size_t>(f.positions));
-  s.slice_chunks = cuda::DeviceBuffer<index_t>(static_cast<std::size_t>(f.slices));
-  s.slice_ptr = cuda::DeviceBuffer<std::int64_t>(static_cast<std::size_t>(f.slices) + 1);
-  if (f.slices > 0) {
-    if (b > 32) cuda::fill_bytes(s.slice_chunks.data(), 0, s.slice_chunks.bytes());
-    sellp_slice_kernel<<<grid(f.positions, block), block, 0, stream>>>(
-        a.rows, f.positions, b, a.row_ptr, perm, s.row_length.data(), s.slice_chunks.data());
-    SPMVKIT_LAUNCH_CHECK();
-  }
-  sellp_slice_size_kernel<<<grid(std::int64_t{f.slices} + 1, block), block, 0, stream>>>(
-      f.slices, b, t, s.slice_chunks.data(), s.slice_ptr.data());
-  SPMVKIT_LAUNCH_CHECK();
   std::int64_t* ptr = s.slice_ptr.data();
-  cuda::cub_call(
-      [&](void* tmp, std::size_t& bytes, cudaStream_t st) {
-        return cub::DeviceScan::ExclusiveSum(tmp, bytes, ptr, ptr, std::int64_t{f.slices} + 1,
-                                             st);
-      },
-      stream);
   // The slots are the rule's count (sellp_slots: the same slices); the scan's total is checked
   // against it with the footprint's counts below, not waited for here.
   f.padded_slots = slots_counted;

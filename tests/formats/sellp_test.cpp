@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <numeric>
 #include <random>
+#include <string>
 
 #include "tests/formats/spmv_check.hpp"
 
@@ -54,6 +55,39 @@ TEST(Sellp, SliceLayoutAndPadding) {
   EXPECT_EQ(s.col_idx[18], -1);
   EXPECT_EQ(s.col_idx[19], -1);
   EXPECT_EQ(sellp_slots({3, 1, 0, 4, 2}, SellpConfig{2, 2, 1}), 20);
+}
+
+// The permutation (a counting sort where a window's lengths span little, else a stable sort)
+// and the slot counts (counted from the same histogram) against a stable sort of each window,
+// on fresh random lengths: narrow spans, wide spans, windows past the end, one huge row.
+TEST(Sellp, SortOrderAndSlotsMatchAStableSort) {
+  std::mt19937_64 rng(testing::test_seed());
+  for (int trial = 0; trial < 40; ++trial) {
+    const auto rows = static_cast<std::size_t>(1 + rng() % 3000);
+    const index_t span = trial % 3 == 0 ? 5 : trial % 3 == 1 ? 200 : 100000;
+    std::vector<index_t> lengths(rows);
+    for (auto& l : lengths) l = static_cast<index_t>(rng() % static_cast<std::uint64_t>(span));
+    if (trial % 5 == 0) lengths[rng() % rows] = 1000000;
+    for (index_t sigma : {2, 8, 64, 512, 4096}) {
+      SCOPED_TRACE("rows " + std::to_string(rows) + ", span " + std::to_string(span) +
+                   ", sigma " + std::to_string(sigma));
+      std::vector<index_t> want(rows);
+      std::iota(want.begin(), want.end(), index_t{0});
+      for (std::size_t w = 0; w < rows; w += static_cast<std::size_t>(sigma))
+        std::stable_sort(want.begin() + static_cast<std::ptrdiff_t>(w),
+                         want.begin() + static_cast<std::ptrdiff_t>(
+                                            std::min(rows, w + static_cast<std::size_t>(sigma))),
+                         [&](index_t x, index_t y) { return lengths[x] > lengths[y]; });
+      ASSERT_EQ(sellp_sort_order(lengths, sigma), want);
+      for (int b : {1, 2, 32}) {
+        if (sigma % b != 0) continue;
+        std::int64_t slots = 0;
+        for (std::size_t q = 0; q < rows; q += static_cast<std::size_t>(b))
+          slots += std::int64_t{b} * ((lengths[want[q]] + 3) / 4 * 4);
+        EXPECT_EQ(sellp_slots(lengths, SellpConfig{b, 4, sigma}), slots) << "b " << b;
+      }
+    }
+  }
 }
 
 TEST(Sellp, SigmaPermutationRoundTrip) {
