@@ -341,17 +341,6 @@ DeviceBalancedTiling balanced_tiling_device(const index_t* row_ptr, index_t row_
     out.partials = t.partials;
     return out;
   }
-  // A small matrix the registry uploaded from the host: its tiling made there, from the host's
-  // row pointer, and queued up (no kernel, no download).
-  if (const index_t* host = n_cuts == 0 ? cuda::host_row_ptr(row_ptr, std::size_t(row_end) + 1)
-                                        : nullptr) {
-    BalancedTiling t;
-    balanced_tiling(host, row_begin, row_end, policy, {}, t);
-    out.tiles = cuda::queued_upload(t.tiles);
-    out.long_rows = cuda::queued_upload(t.long_rows);
-    out.partials = t.partials;
-    return out;
-  }
   cudaStream_t stream = cuda::Context::get().stream();
   const index_t m = row_end - row_begin;
 
