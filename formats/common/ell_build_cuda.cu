@@ -353,13 +353,10 @@ EllShape ell_shape_device(const DeviceCsrView<V>& a, std::int64_t pitch, index_t
   out.g.rows = a.rows;
   out.g.width = width < 0 ? 0 : width;
   if (a.rows == 0 || width == 0) return out;
-  // A small matrix the registry uploaded from the host: the longest row, the group maxima and
-  // (up to kHostFitEntries entries) the delta fit counted there, no download.
-  const index_t* h = cuda::host_row_ptr(a.row_ptr, static_cast<std::size_t>(a.rows) + 1);
-  const index_t* hc = cuda::host_col_idx(a.col_idx);
-  const bool fit_on_host = !fit_deltas || pitch / ell_delta_group == 0 ||
-                           (hc && a.nnz <= kHostFitEntries);
-  if (h && fit_on_host) {
+  // A small matrix the registry uploaded from the host: the longest row and the group maxima
+  // counted there, no download; the delta fit too (up to kHostFitEntries entries), else left to
+  // the pack (fit_pending).
+  if (const index_t* h = cuda::host_row_ptr(a.row_ptr, static_cast<std::size_t>(a.rows) + 1)) {
     std::vector<index_t> lengths(static_cast<std::size_t>(a.rows));
     for (index_t r = 0; r < a.rows; ++r) {
       lengths[static_cast<std::size_t>(r)] = std::min(clip, h[r + 1] - h[r]);
@@ -367,9 +364,13 @@ EllShape ell_shape_device(const DeviceCsrView<V>& a, std::int64_t pitch, index_t
     }
     if (width < 0) out.g.width = out.longest;
     out.g = ell_group_maxima(lengths, a.rows, out.g.width);
-    out.deltas_fit = fit_deltas && out.g.width > 0 &&
-                     (pitch / ell_delta_group == 0 ||
-                      host_deltas_fit(h, hc, lengths, pitch / ell_delta_group));
+    const std::int64_t groups = pitch / ell_delta_group;
+    if (!fit_deltas || out.g.width == 0) return out;
+    const index_t* hc = cuda::host_col_idx(a.col_idx);
+    if (groups == 0 || (hc && a.nnz <= kHostFitEntries))
+      out.deltas_fit = groups == 0 || host_deltas_fit(h, hc, lengths, groups);
+    else
+      out.fit_pending = true;
     return out;
   }
   cudaStream_t stream = cuda::Context::get().stream();
@@ -443,6 +444,53 @@ EllDevice<V> ell_pack_device(const DeviceCsrView<V>& a, index_t width, std::int6
         a.rows, groups, pitch, width, a.row_ptr, a.col_idx, a.values, d.col_idx.data(), nullptr,
         nullptr, d.values.data());
   SPMVKIT_CUDA_CHECK(cudaGetLastError());
+  return d;
+}
+
+template <class V>
+EllDevice<V> ell_pack_device(const DeviceCsrView<V>& a, EllShape& s, std::int64_t pitch,
+                             int rows_per_thread, const EllDecisions& decide, OperatorInfo* info) {
+  const index_t width = s.g.width;
+  const std::size_t slots = static_cast<std::size_t>(width) * static_cast<std::size_t>(pitch);
+  if (!s.fit_pending || slots == 0) {
+    s.fit_pending = false;
+    const EllSkip skip = decide.skip(s.deltas_fit);
+    *info = decide.info(skip, s.deltas_fit);
+    return ell_pack_device(a, width, pitch, skip, rows_per_thread, s.deltas_fit);
+  }
+  // Both encodings, the fit beside them, one download.
+  const EllSkip skip16 = decide.skip(true), skip32 = decide.skip(false);
+  const bool lengths = skip16 == EllSkip::row_length || skip32 == EllSkip::row_length;
+  EllDevice<V> d = ell_pack_device(a, width, pitch,
+                                   lengths ? EllSkip::row_length : EllSkip::sentinel,
+                                   rows_per_thread, true);
+  cudaStream_t stream = cuda::Context::get().stream();
+  const std::int64_t groups = pitch / ell_delta_group;
+  constexpr int threads = EllBuildPolicy::group_warps * 32;
+  d.col_idx = cuda::DeviceBuffer<index_t>(slots);
+  ell_pack_kernel<V, false><<<group_grid(groups), threads, 0, stream>>>(
+      a.rows, groups, pitch, width, a.row_ptr, a.col_idx, a.values, d.col_idx.data(), nullptr,
+      nullptr, d.values.data());
+  SPMVKIT_CUDA_CHECK(cudaGetLastError());
+  cuda::DeviceBuffer<unsigned long long> misfit(1);
+  SPMVKIT_CUDA_CHECK(cudaMemsetAsync(misfit.data(), 0, misfit.bytes(), stream));
+  ell_delta_fit_kernel<<<group_grid(groups), threads, 0, stream>>>(
+      a.rows, groups, a.row_ptr, a.col_idx, width, misfit.data());
+  SPMVKIT_CUDA_CHECK(cudaGetLastError());
+  unsigned long long host = 0;
+  cuda::copy_to_host(&host, misfit.data(), sizeof host);
+  s.fit_pending = false;
+  s.deltas_fit = host == 0;
+  d.skip = decide.skip(s.deltas_fit);
+  *info = decide.info(d.skip, s.deltas_fit);
+  if (s.deltas_fit) {
+    d.col_idx = {};
+  } else {
+    d.index_bits = 32;
+    d.col_delta = {};
+    d.col_base = {};
+  }
+  if (d.skip != EllSkip::row_length) d.row_length = {};
   return d;
 }
 
@@ -563,6 +611,8 @@ CsrDeviceTail<V> csr_tail_rows_device(const DeviceCsrView<V>& a, index_t width,
   template EllShape ell_shape_device(const DeviceCsrView<V>&, std::int64_t, index_t, bool);      \
   template EllDevice<V> ell_pack_device(const DeviceCsrView<V>&, index_t, std::int64_t, EllSkip, \
                                         int, bool);                                              \
+  template EllDevice<V> ell_pack_device(const DeviceCsrView<V>&, EllShape&, std::int64_t, int,    \
+                                        const EllDecisions&, OperatorInfo*);                     \
   template CooDeviceTail<V> csr_tail_coo_device(const DeviceCsrView<V>&, index_t, std::int64_t); \
   template CsrDeviceTail<V> csr_tail_rows_device(const DeviceCsrView<V>&, index_t, std::int64_t, \
                                                  index_t);

@@ -8,6 +8,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -163,16 +164,27 @@ int ell_rows_per_thread_param(const Params& p, const std::string& format);
 // row longer than 511); and the ELL part's shape at `width` (at the longest row where
 // width < 0): the longest row, the group maxima of min(length, width) (ell_group_maxima's
 // sums) and, when `fit_deltas`, whether 16-bit column deltas fit (ell_column_deltas's rule).
+// For a small matrix the host holds (backend/cuda/host_mirror.hpp) the shape is counted there
+// without a download, and a delta fit too long for the host is left to the pack
+// (fit_pending): the pack's one download answers it.
 template <class V>
 std::vector<std::int64_t> length_histogram_device(const DeviceCsrView<V>& a);
 struct EllShape {
-  index_t longest = 0;      // at most the width asked
-  EllGroupMaxima g;         // g.width: the width asked, or the longest row
-  bool deltas_fit = false;  // asked, g.width > 0, and every delta group fits
+  index_t longest = 0;       // at most the width asked
+  EllGroupMaxima g;          // g.width: the width asked, or the longest row
+  bool deltas_fit = false;   // asked, g.width > 0, and every delta group fits
+  bool fit_pending = false;  // asked and not yet known: make_*_cuda's pack finds out
 };
 template <class V>
 EllShape ell_shape_device(const DeviceCsrView<V>& a, std::int64_t pitch, index_t width,
                           bool fit_deltas);
+// What a device builder decides once the ELL part's index width is known (the pack calls it,
+// before packing, or after it where the fit was pending): the skip for 16-bit deltas or 32-bit
+// indices, and the operator's description (which may throw: index_bits=16 where they do not fit).
+struct EllDecisions {
+  std::function<EllSkip(bool deltas)> skip;
+  std::function<OperatorInfo(EllSkip skip, bool deltas)> info;
+};
 #endif
 // index_bits=16 asked where the deltas do not fit: UnsupportedError naming `format`.
 [[noreturn]] void ell_deltas_do_not_fit(const std::string& format);

@@ -66,6 +66,14 @@ struct EllDevice {
 template <class V>
 EllDevice<V> ell_pack_device(const DeviceCsrView<V>& a, index_t width, std::int64_t pitch,
                              EllSkip skip, int rows_per_thread, bool deltas);
+// The same from ell_shape_device's `s`, the skip and *info by `decide` (ell_pass.hpp). Where the
+// delta fit is pending the fit kernel runs beside the packing, both encodings (and row lengths,
+// where either choice's skip reads them) are written, the fit comes down in one download
+// (s.deltas_fit set, fit_pending cleared) and what the choice does not read is dropped: a small
+// matrix's ELL part without a wait before its pack.
+template <class V>
+EllDevice<V> ell_pack_device(const DeviceCsrView<V>& a, EllShape& s, std::int64_t pitch,
+                             int rows_per_thread, const EllDecisions& decide, OperatorInfo* info);
 
 // The entries past `width` of each row of a device CSR, as COO sorted by (row, column) (HYB's
 // COO part, hyb_pack's tail on the host); tail_nnz: their count, known from the row lengths.

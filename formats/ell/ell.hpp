@@ -31,11 +31,12 @@ std::unique_ptr<Operator<V>> make_ell_cpu(EllData<V> e, OperatorInfo info);
 template <class V>
 std::unique_ptr<Operator<V>> make_ell_cuda(const EllData<V>& e, EllSkip skip, int rows_per_thread,
                                            const ColumnDeltas* deltas, OperatorInfo info);
-// From a CSR on the device: `shape` holds rows, cols, width and pitch (no arrays).
+// From a CSR on the device: `s` its shape (ell_shape_device), the skip and description by
+// `decide` once the index width is known (ell_pack_device).
 template <class V>
-std::unique_ptr<Operator<V>> make_ell_cuda(const DeviceCsrView<V>& a, const EllData<V>& shape,
-                                           EllSkip skip, int rows_per_thread, bool deltas,
-                                           OperatorInfo info);
+std::unique_ptr<Operator<V>> make_ell_cuda(const DeviceCsrView<V>& a, EllShape& s,
+                                           std::int64_t pitch, int rows_per_thread,
+                                           const EllDecisions& decide);
 #endif
 
 }  // namespace spmvkit

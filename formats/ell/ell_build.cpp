@@ -95,16 +95,17 @@ std::unique_ptr<Operator<V>> build_ell_device(const DeviceCsrView<V>& a, const P
   shape.cols = a.cols;
   shape.pitch = ell_pitch(a.rows);
   cuda::build_phase("shape");
-  const EllShape s = ell_shape_device(a, shape.pitch, -1, c.index_bits != 32);
+  EllShape s = ell_shape_device(a, shape.pitch, -1, c.index_bits != 32);
   shape.width = s.g.width;
   shape.stored = a.nnz;
   const double fill = check_fill(shape.width, a.rows, a.nnz, c.max_fill);
-  if (c.index_bits == 16 && shape.width > 0 && !s.deltas_fit) ell_deltas_do_not_fit("ell");
-  const bool deltas = s.deltas_fit;
-  const EllSkip skip = c.skip ? *c.skip : ell_choose_skip<V>(s.g, deltas);
-  OperatorInfo info =
-      ell_info(shape, s.g, a.nnz, fill, skip, deltas, c.rows_per_thread, Backend::cuda);
-  return make_ell_cuda(a, shape, skip, c.rows_per_thread, deltas, std::move(info));
+  const EllDecisions decide{
+      [&](bool deltas) { return c.skip ? *c.skip : ell_choose_skip<V>(s.g, deltas); },
+      [&](EllSkip skip, bool deltas) {
+        if (c.index_bits == 16 && shape.width > 0 && !deltas) ell_deltas_do_not_fit("ell");
+        return ell_info(shape, s.g, a.nnz, fill, skip, deltas, c.rows_per_thread, Backend::cuda);
+      }};
+  return make_ell_cuda(a, s, shape.pitch, c.rows_per_thread, decide);
 }
 #endif
 

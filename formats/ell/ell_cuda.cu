@@ -33,19 +33,18 @@ std::unique_ptr<Operator<V>> make_ell_cuda(const EllData<V>& e, EllSkip skip, in
 }
 
 template <class V>
-std::unique_ptr<Operator<V>> make_ell_cuda(const DeviceCsrView<V>& a, const EllData<V>& shape,
-                                           EllSkip skip, int rows_per_thread, bool deltas,
-                                           OperatorInfo info) {
-  return std::make_unique<EllCudaOperator<V>>(
-      ell_pack_device(a, shape.width, shape.pitch, skip, rows_per_thread, deltas), std::move(info));
+std::unique_ptr<Operator<V>> make_ell_cuda(const DeviceCsrView<V>& a, EllShape& s,
+                                           std::int64_t pitch, int rows_per_thread,
+                                           const EllDecisions& decide) {
+  OperatorInfo info;
+  EllDevice<V> ell = ell_pack_device(a, s, pitch, rows_per_thread, decide, &info);
+  return std::make_unique<EllCudaOperator<V>>(std::move(ell), std::move(info));
 }
 
-template std::unique_ptr<Operator<float>> make_ell_cuda(const DeviceCsrView<float>&,
-                                                        const EllData<float>&, EllSkip, int, bool,
-                                                        OperatorInfo);
-template std::unique_ptr<Operator<double>> make_ell_cuda(const DeviceCsrView<double>&,
-                                                         const EllData<double>&, EllSkip, int,
-                                                         bool, OperatorInfo);
+template std::unique_ptr<Operator<float>> make_ell_cuda(const DeviceCsrView<float>&, EllShape&,
+                                                        std::int64_t, int, const EllDecisions&);
+template std::unique_ptr<Operator<double>> make_ell_cuda(const DeviceCsrView<double>&, EllShape&,
+                                                         std::int64_t, int, const EllDecisions&);
 template std::unique_ptr<Operator<float>> make_ell_cuda(const EllData<float>&, EllSkip, int,
                                                         const ColumnDeltas*, OperatorInfo);
 template std::unique_ptr<Operator<double>> make_ell_cuda(const EllData<double>&, EllSkip, int,

@@ -99,13 +99,14 @@ template <class V>
 std::unique_ptr<Operator<V>> make_hec_cuda(const HecData<V>& h, EllSkip skip, int rows_per_thread,
                                            const ColumnDeltas* deltas, HecCsrKernel kernel,
                                            OperatorInfo info);
-// From a CSR on the device: `shape` holds rows, cols, width (l) and pitch (no arrays);
-// csr_rows / csr_nnz: the rows with entries past l and those entries.
+// From a CSR on the device: `s` the ELL part's shape at l (ell_shape_device), its skip and the
+// description by `decide` once its index width is known (ell_pack_device); csr_rows /
+// csr_nnz: the rows with entries past l and those entries.
 template <class V>
-std::unique_ptr<Operator<V>> make_hec_cuda(const DeviceCsrView<V>& a, const EllData<V>& shape,
-                                           index_t csr_rows, std::int64_t csr_nnz, EllSkip skip,
-                                           int rows_per_thread, bool deltas, HecCsrKernel kernel,
-                                           OperatorInfo info);
+std::unique_ptr<Operator<V>> make_hec_cuda(const DeviceCsrView<V>& a, EllShape& s,
+                                           std::int64_t pitch, index_t csr_rows,
+                                           std::int64_t csr_nnz, int rows_per_thread,
+                                           HecCsrKernel kernel, const EllDecisions& decide);
 #endif
 
 }  // namespace spmvkit

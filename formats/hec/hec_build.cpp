@@ -218,15 +218,16 @@ std::unique_ptr<Operator<V>> build_hec_device(const DeviceCsrView<V>& a, const P
   shape.stored = ell_stored(hist, c.l);
   const auto csr_rows = static_cast<index_t>(rows_longer(hist, c.l));
   cuda::build_phase("shape");
-  const EllShape s = ell_shape_device(a, shape.pitch, shape.width, c.bits_param != 32);
-  if (c.bits_param == 16 && shape.width > 0 && !s.deltas_fit) ell_deltas_do_not_fit("hec");
-  const bool deltas = s.deltas_fit;
-  const EllGroupMaxima& g = s.g;
-  const EllSkip skip = c.skip_param ? *c.skip_param : ell_choose_skip<V>(g, deltas);
+  EllShape s = ell_shape_device(a, shape.pitch, shape.width, c.bits_param != 32);
   const std::int64_t csr_nnz = a.nnz - shape.stored;
-  OperatorInfo info = c.info(shape, g, a.nnz, csr_rows, csr_nnz, skip, deltas, Backend::cuda);
-  return make_hec_cuda(a, shape, csr_rows, csr_nnz, skip, c.rows_per_thread, deltas, c.kernel,
-                       std::move(info));
+  const EllDecisions decide{
+      [&](bool deltas) { return c.skip_param ? *c.skip_param : ell_choose_skip<V>(s.g, deltas); },
+      [&](EllSkip skip, bool deltas) {
+        if (c.bits_param == 16 && shape.width > 0 && !deltas) ell_deltas_do_not_fit("hec");
+        return c.info(shape, s.g, a.nnz, csr_rows, csr_nnz, skip, deltas, Backend::cuda);
+      }};
+  return make_hec_cuda(a, s, shape.pitch, csr_rows, csr_nnz, c.rows_per_thread, c.kernel,
+                       decide);
 }
 #endif
 

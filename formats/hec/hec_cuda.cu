@@ -339,20 +339,20 @@ std::unique_ptr<Operator<V>> make_hec_cuda(const HecData<V>& h, EllSkip skip, in
 }
 
 template <class V>
-std::unique_ptr<Operator<V>> make_hec_cuda(const DeviceCsrView<V>& a, const EllData<V>& shape,
-                                           index_t csr_rows, std::int64_t csr_nnz, EllSkip skip,
-                                           int rows_per_thread, bool deltas, HecCsrKernel kernel,
-                                           OperatorInfo info) {
-  EllDevice<V> ell = ell_pack_device(a, shape.width, shape.pitch, skip, rows_per_thread, deltas);
-  HecCsrDevice<V> csr(csr_tail_rows_device(a, shape.width, csr_nnz, csr_rows), kernel);
+std::unique_ptr<Operator<V>> make_hec_cuda(const DeviceCsrView<V>& a, EllShape& s,
+                                           std::int64_t pitch, index_t csr_rows,
+                                           std::int64_t csr_nnz, int rows_per_thread,
+                                           HecCsrKernel kernel, const EllDecisions& decide) {
+  OperatorInfo info;
+  EllDevice<V> ell = ell_pack_device(a, s, pitch, rows_per_thread, decide, &info);
+  HecCsrDevice<V> csr(csr_tail_rows_device(a, s.g.width, csr_nnz, csr_rows), kernel);
   return std::make_unique<HecCudaOperator<V>>(std::move(ell), std::move(csr), std::move(info));
 }
 
-#define SPMVKIT_INSTANTIATE(V)                                                                 \
-  template std::unique_ptr<Operator<V>> make_hec_cuda(const DeviceCsrView<V>&,                 \
-                                                      const EllData<V>&, index_t, std::int64_t, \
-                                                      EllSkip, int, bool, HecCsrKernel,         \
-                                                      OperatorInfo);
+#define SPMVKIT_INSTANTIATE(V)                                                              \
+  template std::unique_ptr<Operator<V>> make_hec_cuda(const DeviceCsrView<V>&, EllShape&,   \
+                                                      std::int64_t, index_t, std::int64_t,  \
+                                                      int, HecCsrKernel, const EllDecisions&);
 SPMVKIT_INSTANTIATE(float)
 SPMVKIT_INSTANTIATE(double)
 #undef SPMVKIT_INSTANTIATE

@@ -51,11 +51,12 @@ std::unique_ptr<Operator<V>> make_hyb_cpu(HybData<V> h, OperatorInfo info);
 template <class V>
 std::unique_ptr<Operator<V>> make_hyb_cuda(const HybData<V>& h, EllSkip skip, int rows_per_thread,
                                            const ColumnDeltas* deltas, OperatorInfo info);
-// From a CSR on the device: `shape` the ELL part's rows, cols, width and pitch (no arrays).
+// From a CSR on the device: `s` the ELL part's shape (ell_shape_device, at its width), its
+// skip and the description by `decide` once its index width is known (ell_pack_device).
 template <class V>
-std::unique_ptr<Operator<V>> make_hyb_cuda(const DeviceCsrView<V>& a, const EllData<V>& shape,
-                                           std::int64_t coo_nnz, EllSkip skip,
-                                           int rows_per_thread, bool deltas, OperatorInfo info);
+std::unique_ptr<Operator<V>> make_hyb_cuda(const DeviceCsrView<V>& a, EllShape& s,
+                                           std::int64_t pitch, std::int64_t coo_nnz,
+                                           int rows_per_thread, const EllDecisions& decide);
 #endif
 
 }  // namespace spmvkit

@@ -145,15 +145,16 @@ std::unique_ptr<Operator<V>> build_hyb_device(const DeviceCsrView<V>& a, const P
   shape.width = hyb_width(hist, a.rows, c, p, &overridden);
   shape.stored = ell_stored(hist, shape.width);
   cuda::build_phase("shape");
-  const EllShape s = ell_shape_device(a, shape.pitch, shape.width, c.index_bits != 32);
-  if (c.index_bits == 16 && shape.width > 0 && !s.deltas_fit) ell_deltas_do_not_fit("hyb");
-  const bool deltas = s.deltas_fit;
-  const EllGroupMaxima& g = s.g;
-  const EllSkip skip = c.skip ? *c.skip : ell_choose_skip<V>(g, deltas);
+  EllShape s = ell_shape_device(a, shape.pitch, shape.width, c.index_bits != 32);
   const std::int64_t coo_nnz = a.nnz - shape.stored;
-  OperatorInfo info = hyb_info(shape, g, a.nnz, coo_nnz, overridden, skip, deltas,
-                               c.rows_per_thread, Backend::cuda);
-  return make_hyb_cuda(a, shape, coo_nnz, skip, c.rows_per_thread, deltas, std::move(info));
+  const EllDecisions decide{
+      [&](bool deltas) { return c.skip ? *c.skip : ell_choose_skip<V>(s.g, deltas); },
+      [&](EllSkip skip, bool deltas) {
+        if (c.index_bits == 16 && shape.width > 0 && !deltas) ell_deltas_do_not_fit("hyb");
+        return hyb_info(shape, s.g, a.nnz, coo_nnz, overridden, skip, deltas, c.rows_per_thread,
+                        Backend::cuda);
+      }};
+  return make_hyb_cuda(a, s, shape.pitch, coo_nnz, c.rows_per_thread, decide);
 }
 #endif
 

@@ -56,20 +56,21 @@ std::unique_ptr<Operator<V>> make_hyb_cuda(const HybData<V>& h, EllSkip skip, in
 }
 
 template <class V>
-std::unique_ptr<Operator<V>> make_hyb_cuda(const DeviceCsrView<V>& a, const EllData<V>& shape,
-                                           std::int64_t coo_nnz, EllSkip skip,
-                                           int rows_per_thread, bool deltas, OperatorInfo info) {
-  EllDevice<V> ell = ell_pack_device(a, shape.width, shape.pitch, skip, rows_per_thread, deltas);
+std::unique_ptr<Operator<V>> make_hyb_cuda(const DeviceCsrView<V>& a, EllShape& s,
+                                           std::int64_t pitch, std::int64_t coo_nnz,
+                                           int rows_per_thread, const EllDecisions& decide) {
+  OperatorInfo info;
+  EllDevice<V> ell = ell_pack_device(a, s, pitch, rows_per_thread, decide, &info);
   return std::make_unique<HybCudaOperator<V>>(
-      std::move(ell), csr_tail_coo_device(a, shape.width, coo_nnz), std::move(info));
+      std::move(ell), csr_tail_coo_device(a, s.g.width, coo_nnz), std::move(info));
 }
 
-template std::unique_ptr<Operator<float>> make_hyb_cuda(const DeviceCsrView<float>&,
-                                                        const EllData<float>&, std::int64_t,
-                                                        EllSkip, int, bool, OperatorInfo);
-template std::unique_ptr<Operator<double>> make_hyb_cuda(const DeviceCsrView<double>&,
-                                                         const EllData<double>&, std::int64_t,
-                                                         EllSkip, int, bool, OperatorInfo);
+template std::unique_ptr<Operator<float>> make_hyb_cuda(const DeviceCsrView<float>&, EllShape&,
+                                                        std::int64_t, std::int64_t, int,
+                                                        const EllDecisions&);
+template std::unique_ptr<Operator<double>> make_hyb_cuda(const DeviceCsrView<double>&, EllShape&,
+                                                         std::int64_t, std::int64_t, int,
+                                                         const EllDecisions&);
 template std::unique_ptr<Operator<float>> make_hyb_cuda(const HybData<float>&, EllSkip, int,
                                                         const ColumnDeltas*, OperatorInfo);
 template std::unique_ptr<Operator<double>> make_hyb_cuda(const HybData<double>&, EllSkip, int,
