@@ -24,8 +24,7 @@ constexpr index_t kHostPlanRows = 32768;
 class ScopedHostMirror {
  public:
   ScopedHostMirror(const index_t* device_row_ptr, const index_t* host_row_ptr, index_t rows,
-                   const index_t* device_col_idx = nullptr,
-                   const index_t* host_col_idx = nullptr);
+                   const index_t* device_col_idx = nullptr, const index_t* host_col_idx = nullptr);
   ~ScopedHostMirror();
   ScopedHostMirror(const ScopedHostMirror&) = delete;
   ScopedHostMirror& operator=(const ScopedHostMirror&) = delete;

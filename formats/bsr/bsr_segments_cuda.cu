@@ -5,8 +5,8 @@
 // are exact integer sums (so the same doubles whatever the order); the segments: a count a
 // block row (bsr_row_segments), two CUB scans (segments and split rows before each block row),
 // then a thread a block row writes its segments (bsr_segment_end).
-#include <cub/block/block_reduce.cuh>
 #include <algorithm>
+#include <cub/block/block_reduce.cuh>
 #include <cub/device/device_scan.cuh>
 #include <vector>
 

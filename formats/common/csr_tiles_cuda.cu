@@ -258,8 +258,8 @@ DeviceTileStarts greedy_tile_starts_device(const index_t* row_ptr, index_t row_b
   const index_t m = row_end - row_begin;
   const auto n = static_cast<std::size_t>(m) + 1;  // the rows and the end
   // A small matrix's row pointer the host holds (host_mirror.hpp): the walk made there.
-  if (const index_t* host = n_cuts == 0 ? cuda::host_row_ptr(row_ptr, std::size_t(row_end) + 1)
-                                        : nullptr) {
+  if (const index_t* host =
+          n_cuts == 0 ? cuda::host_row_ptr(row_ptr, std::size_t(row_end) + 1) : nullptr) {
     std::vector<index_t> starts;
     for (index_t r = row_begin; r < row_end;) {
       starts.push_back(r);
@@ -332,8 +332,8 @@ DeviceBalancedTiling balanced_tiling_device(const index_t* row_ptr, index_t row_
   if (row_end <= row_begin) return out;
   // A small matrix the registry uploaded from the host: its tiling made there, from the host's
   // row pointer, and queued up (no kernel, no download).
-  if (const index_t* host = n_cuts == 0 ? cuda::host_row_ptr(row_ptr, std::size_t(row_end) + 1)
-                                        : nullptr) {
+  if (const index_t* host =
+          n_cuts == 0 ? cuda::host_row_ptr(row_ptr, std::size_t(row_end) + 1) : nullptr) {
     BalancedTiling t;
     balanced_tiling(host, row_begin, row_end, policy, {}, t);
     out.tiles = cuda::queued_upload(t.tiles);

@@ -238,6 +238,9 @@ __global__ void __launch_bounds__(kHistogramBlock)
 // one pass over the columns, ~1.6 ns an entry on the H100 machine's host (bcsstk13's 83,883
 // entries took ~0.14 ms, a round trip ~0.05), so only tiny matrices.
 constexpr std::int64_t kHostFitEntries = std::int64_t{1} << 14;
+// Up to this many ELL slots a pending fit packs both encodings (two extra bytes and four more
+// a slot written, against a ~20 us round trip).
+constexpr std::int64_t kSpeculativeEllSlots = std::int64_t{1} << 20;
 
 // ell_delta_fit_kernel's answer on the host: `lengths` the rows' clipped lengths.
 bool host_deltas_fit(const index_t* row_ptr, const index_t* col_idx,
@@ -345,34 +348,17 @@ std::vector<std::int64_t> length_histogram_device(const DeviceCsrView<V>& a) {
   return length_histogram_from_runs(host_distinct, host_count);
 }
 
+namespace {
+
+// ell_shape_device from the device's arrays: the group maxima, the longest row and the fit in
+// one download.
 template <class V>
-EllShape ell_shape_device(const DeviceCsrView<V>& a, std::int64_t pitch, index_t width,
-                          bool fit_deltas) {
+EllShape ell_shape_on_device(const DeviceCsrView<V>& a, std::int64_t pitch, index_t width,
+                             bool fit_deltas) {
   EllShape out;
   const index_t clip = width < 0 ? std::numeric_limits<index_t>::max() : width;
   out.g.rows = a.rows;
   out.g.width = width < 0 ? 0 : width;
-  if (a.rows == 0 || width == 0) return out;
-  // A small matrix the registry uploaded from the host: the longest row and the group maxima
-  // counted there, no download; the delta fit too (up to kHostFitEntries entries), else left to
-  // the pack (fit_pending).
-  if (const index_t* h = cuda::host_row_ptr(a.row_ptr, static_cast<std::size_t>(a.rows) + 1)) {
-    std::vector<index_t> lengths(static_cast<std::size_t>(a.rows));
-    for (index_t r = 0; r < a.rows; ++r) {
-      lengths[static_cast<std::size_t>(r)] = std::min(clip, h[r + 1] - h[r]);
-      out.longest = std::max(out.longest, lengths[static_cast<std::size_t>(r)]);
-    }
-    if (width < 0) out.g.width = out.longest;
-    out.g = ell_group_maxima(lengths, a.rows, out.g.width);
-    const std::int64_t groups = pitch / ell_delta_group;
-    if (!fit_deltas || out.g.width == 0) return out;
-    const index_t* hc = cuda::host_col_idx(a.col_idx);
-    if (groups == 0 || (hc && a.nnz <= kHostFitEntries))
-      out.deltas_fit = groups == 0 || host_deltas_fit(h, hc, lengths, groups);
-    else
-      out.fit_pending = true;
-    return out;
-  }
   cudaStream_t stream = cuda::Context::get().stream();
   // sums[0..3]: the group maxima's sums; [4]: the longest row (at most clip); [5]: a delta group
   // that does not fit.
@@ -398,6 +384,40 @@ EllShape ell_shape_device(const DeviceCsrView<V>& a, std::int64_t pitch, index_t
   out.longest = static_cast<index_t>(host[4]);
   if (width < 0) out.g.width = out.longest;
   out.deltas_fit = fit_deltas && out.g.width > 0 && host[5] == 0;
+  return out;
+}
+
+}  // namespace
+
+template <class V>
+EllShape ell_shape_device(const DeviceCsrView<V>& a, std::int64_t pitch, index_t width,
+                          bool fit_deltas) {
+  EllShape out;
+  const index_t clip = width < 0 ? std::numeric_limits<index_t>::max() : width;
+  out.g.rows = a.rows;
+  out.g.width = width < 0 ? 0 : width;
+  if (a.rows == 0 || width == 0) return out;
+  const index_t* h = cuda::host_row_ptr(a.row_ptr, static_cast<std::size_t>(a.rows) + 1);
+  if (!h) return ell_shape_on_device(a, pitch, width, fit_deltas);
+  // A small matrix the registry uploaded from the host: the longest row and the group maxima
+  // counted there, no download; the delta fit too up to kHostFitEntries entries, else left to
+  // the pack (fit_pending) up to kSpeculativeEllSlots slots, else on the device.
+  std::vector<index_t> lengths(static_cast<std::size_t>(a.rows));
+  for (index_t r = 0; r < a.rows; ++r) {
+    lengths[static_cast<std::size_t>(r)] = std::min(clip, h[r + 1] - h[r]);
+    out.longest = std::max(out.longest, lengths[static_cast<std::size_t>(r)]);
+  }
+  if (width < 0) out.g.width = out.longest;
+  out.g = ell_group_maxima(lengths, a.rows, out.g.width);
+  const std::int64_t groups = pitch / ell_delta_group;
+  if (!fit_deltas || out.g.width == 0) return out;
+  const index_t* hc = cuda::host_col_idx(a.col_idx);
+  if (groups == 0 || (hc && a.nnz <= kHostFitEntries))
+    out.deltas_fit = groups == 0 || host_deltas_fit(h, hc, lengths, groups);
+  else if (static_cast<std::int64_t>(out.g.width) * pitch <= kSpeculativeEllSlots)
+    out.fit_pending = true;
+  else
+    return ell_shape_on_device(a, pitch, width, fit_deltas);
   return out;
 }
 
@@ -461,9 +481,8 @@ EllDevice<V> ell_pack_device(const DeviceCsrView<V>& a, EllShape& s, std::int64_
   // Both encodings, the fit beside them, one download.
   const EllSkip skip16 = decide.skip(true), skip32 = decide.skip(false);
   const bool lengths = skip16 == EllSkip::row_length || skip32 == EllSkip::row_length;
-  EllDevice<V> d = ell_pack_device(a, width, pitch,
-                                   lengths ? EllSkip::row_length : EllSkip::sentinel,
-                                   rows_per_thread, true);
+  EllDevice<V> d = ell_pack_device(
+      a, width, pitch, lengths ? EllSkip::row_length : EllSkip::sentinel, rows_per_thread, true);
   cudaStream_t stream = cuda::Context::get().stream();
   const std::int64_t groups = pitch / ell_delta_group;
   constexpr int threads = EllBuildPolicy::group_warps * 32;
@@ -474,8 +493,8 @@ EllDevice<V> ell_pack_device(const DeviceCsrView<V>& a, EllShape& s, std::int64_
   SPMVKIT_CUDA_CHECK(cudaGetLastError());
   cuda::DeviceBuffer<unsigned long long> misfit(1);
   SPMVKIT_CUDA_CHECK(cudaMemsetAsync(misfit.data(), 0, misfit.bytes(), stream));
-  ell_delta_fit_kernel<<<group_grid(groups), threads, 0, stream>>>(
-      a.rows, groups, a.row_ptr, a.col_idx, width, misfit.data());
+  ell_delta_fit_kernel<<<group_grid(groups), threads, 0, stream>>>(a.rows, groups, a.row_ptr,
+                                                                   a.col_idx, width, misfit.data());
   SPMVKIT_CUDA_CHECK(cudaGetLastError());
   unsigned long long host = 0;
   cuda::copy_to_host(&host, misfit.data(), sizeof host);
@@ -611,7 +630,7 @@ CsrDeviceTail<V> csr_tail_rows_device(const DeviceCsrView<V>& a, index_t width,
   template EllShape ell_shape_device(const DeviceCsrView<V>&, std::int64_t, index_t, bool);      \
   template EllDevice<V> ell_pack_device(const DeviceCsrView<V>&, index_t, std::int64_t, EllSkip, \
                                         int, bool);                                              \
-  template EllDevice<V> ell_pack_device(const DeviceCsrView<V>&, EllShape&, std::int64_t, int,    \
+  template EllDevice<V> ell_pack_device(const DeviceCsrView<V>&, EllShape&, std::int64_t, int,   \
                                         const EllDecisions&, OperatorInfo*);                     \
   template CooDeviceTail<V> csr_tail_coo_device(const DeviceCsrView<V>&, index_t, std::int64_t); \
   template CsrDeviceTail<V> csr_tail_rows_device(const DeviceCsrView<V>&, index_t, std::int64_t, \

@@ -20,8 +20,8 @@
 #include "backend/cuda/cub_call.cuh"
 #include "backend/cuda/cuda.hpp"
 #include "backend/cuda/device_csr.hpp"
-#include "backend/cuda/host_mirror.hpp"
 #include "backend/cuda/finish.cuh"
+#include "backend/cuda/host_mirror.hpp"
 #include "backend/cuda/search.cuh"
 #include "formats/common/csr_split.cuh"
 #include "formats/csr3/csr3.hpp"
@@ -351,7 +351,8 @@ Csr3DeviceLayout<V> device_layout(const DeviceCsrView<V>& a, const Csr3<V>& shap
   if (h) {  // the long rows and their chunks from the host's copy, queued up
     std::vector<index_t> long_rows;
     for (index_t i = 0; i < rows; ++i)
-      if (csr3_is_long_row(h[i + 1] - h[i], shape.params.long_row_threshold)) long_rows.push_back(i);
+      if (csr3_is_long_row(h[i + 1] - h[i], shape.params.long_row_threshold))
+        long_rows.push_back(i);
     const std::vector<LongChunk> chunks =
         csr3_long_chunks(std::vector<index_t>(h, h + rows + 1), long_rows);
     l.long_rows = cuda::queued_upload(long_rows);

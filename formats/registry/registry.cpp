@@ -113,11 +113,14 @@ std::unique_ptr<Operator<V>> build_operator(std::string_view format, const Csr<V
   // measured against); their device builders serve device arrays.
   // A format that keeps the CSR's arrays (device_keeper) is handed the uploaded ones; its
   // format bytes then count them.
-  // SPMVKIT_HOST_BUILD=1 (a measurement switch, not a setting): the host builders instead.
-  static const bool host_build = [] {
-    const char* v = std::getenv("SPMVKIT_HOST_BUILD");
-    return v && *v && std::string(v) != "0";
-  }();
+  // Measurement switches, not settings: SPMVKIT_HOST_BUILD=1 builds through the host builders
+  // instead; SPMVKIT_HOST_PLAN=0 keeps small builds from planning on the host's copy.
+  const auto env_flag = [](const char* name, bool fallback) {
+    const char* v = std::getenv(name);
+    return v && *v ? std::string(v) != "0" : fallback;
+  };
+  static const bool host_build = env_flag("SPMVKIT_HOST_BUILD", false);
+  static const bool host_plan = env_flag("SPMVKIT_HOST_PLAN", true);
   if (b == Backend::cuda && f.builds_on_device() && !f.peer && !host_build) {
     synchronize(b);
     auto t0 = clock::now();
@@ -130,8 +133,8 @@ std::unique_ptr<Operator<V>> build_operator(std::string_view format, const Csr<V
     {
       cuda::BuildProfile profile(f.name.c_str());
       // A small matrix's builder plans from the host's row pointer (host_mirror.hpp).
-      const cuda::ScopedHostMirror mirror(d->row_ptr.data(), a.row_ptr.data(), a.rows,
-                                         d->col_idx.data(), a.col_idx.data());
+      const cuda::ScopedHostMirror mirror(d->row_ptr.data(), host_plan ? a.row_ptr.data() : nullptr,
+                                          a.rows, d->col_idx.data(), a.col_idx.data());
       if (f.keeps_device_csr()) {
         op = f.device_keeper<V>()(d->view(), d, valid);
         if (d.use_count() > 1) kept = d->row_ptr.bytes() + d->col_idx.bytes() + d->values.bytes();

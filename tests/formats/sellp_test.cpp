@@ -69,8 +69,8 @@ TEST(Sellp, SortOrderAndSlotsMatchAStableSort) {
     for (auto& l : lengths) l = static_cast<index_t>(rng() % static_cast<std::uint64_t>(span));
     if (trial % 5 == 0) lengths[rng() % rows] = 1000000;
     for (index_t sigma : {2, 8, 64, 512, 4096}) {
-      SCOPED_TRACE("rows " + std::to_string(rows) + ", span " + std::to_string(span) +
-                   ", sigma " + std::to_string(sigma));
+      SCOPED_TRACE("rows " + std::to_string(rows) + ", span " + std::to_string(span) + ", sigma " +
+                   std::to_string(sigma));
       std::vector<index_t> want(rows);
       std::iota(want.begin(), want.end(), index_t{0});
       for (std::size_t w = 0; w < rows; w += static_cast<std::size_t>(sigma))
