@@ -1,10 +1,10 @@
 // The host's copy of the CSR a device build reads, when the registry uploaded that CSR from the
 // host for this build: a small build plans from it (row lengths, the longest row, tiles, the
-// histogram) instead of waiting for a download of the same numbers. On the H100 a round trip
-// (a kernel, a download, a wait) cost 40-60 us in a small build (docs/formats.md); a pass over
-// a few thousand row pointers on the host costs a few. Only passes over the rows read it (the
-// row pointer, and format=auto's sample of middle columns), and only for matrices of at most
-// kHostPlanRows rows.
+// histogram) instead of waiting for a download of the same numbers. On the H100 machine a
+// launch, a download and a wait cost ~18 us (scripts/api_cost_probe.cu) and its host ~2.5 ns a
+// simple loop step, so passes over the rows (the row pointer, and format=auto's sample of
+// middle columns) read it, passes over the entries only for tiny matrices, and only for
+// matrices of at most kHostPlanRows rows. docs/formats.md lists the steps that use it.
 #pragma once
 
 #include <cstddef>
@@ -14,8 +14,9 @@
 
 namespace spmvkit::cuda {
 
-// At most this many rows: host passes over the row pointer stay under ~20 us.
-constexpr index_t kHostPlanRows = 32768;
+// At most this many rows: a host pass over the rows then costs at most ~40 us there (SELL-P's
+// plan makes about a dozen: ~0.2 ms for rajat01's 6,833 rows, about what its device plan took).
+constexpr index_t kHostPlanRows = 16384;
 
 // For the scope of one build on this thread: `device_row_ptr` (rows + 1 entries, device memory)
 // holds the same numbers as `host_row_ptr`, and `device_col_idx` as `host_col_idx` (nnz
