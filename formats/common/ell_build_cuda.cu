@@ -121,13 +121,15 @@ __global__ void ell_delta_fit_kernel(index_t rows, std::int64_t groups,
 // a warp a group of 32 rows, lane i row 32g + i; slot k of every row written at k * pitch + r
 // (coalesced), padding as the host writes it (column -1 or delta_padding, value 0, base 0 for
 // a slot no row of the group uses). Bytes: per stored entry its column and value read; per slot
-// value + index written.
+// value + index written. With DELTAS, `out_col` (when given) receives the 32-bit columns too and
+// `misfit` (when given) is set where a group's slot spans more than delta_max_span: a pending
+// fit's pack (both encodings and the fit in one pass).
 template <class V, bool DELTAS>
 __global__ void ell_pack_kernel(index_t rows, std::int64_t groups, std::int64_t pitch,
                                 index_t width, const index_t* __restrict__ row_ptr,
                                 const index_t* __restrict__ col_idx, const V* __restrict__ values,
                                 index_t* out_col, std::uint16_t* out_delta, index_t* out_base,
-                                V* out_val) {
+                                V* out_val, unsigned long long* misfit) {
   const std::int64_t g =
       (static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / warpSize;
   if (g >= groups) return;
@@ -135,6 +137,7 @@ __global__ void ell_pack_kernel(index_t rows, std::int64_t groups, std::int64_t 
   const std::int64_t r = g * ell_delta_group + lane;
   const index_t start = r < rows ? row_ptr[r] : 0;
   const index_t len = r < rows ? min(width, row_ptr[r + 1] - start) : 0;
+  bool fits = true;
   for (index_t k = 0; k < width; ++k) {
     const bool used = k < len;
     const index_t c = used ? col_idx[start + k] : -1;
@@ -146,10 +149,16 @@ __global__ void ell_pack_kernel(index_t rows, std::int64_t groups, std::int64_t 
       const index_t base = lo == std::numeric_limits<index_t>::max() ? 0 : lo;
       out_delta[slot] = used ? static_cast<std::uint16_t>(c - base) : delta_padding;
       if (lane == 0) out_base[k * groups + g] = base;
+      if (out_col) out_col[slot] = c;  // both encodings (a pending fit)
+      if (misfit) {                    // ell_delta_fit_kernel's test, on the same columns
+        const index_t hi = __reduce_max_sync(0xffffffffu, used ? c : -1);
+        fits = fits && (hi < 0 || static_cast<std::int64_t>(hi) - lo <= delta_max_span);
+      }
     } else {
       out_col[slot] = c;
     }
   }
+  if (!fits && lane == 0) *misfit = 1;
 }
 
 // Entries past `width` of each row, in COO (hyb_pack's tail; without rows when coo_row is
@@ -421,9 +430,12 @@ EllShape ell_shape_device(const DeviceCsrView<V>& a, std::int64_t pitch, index_t
   return out;
 }
 
+namespace {
+
+// ell_pack_device; with `misfit` (deltas) the 32-bit columns too, and the fit into *misfit.
 template <class V>
-EllDevice<V> ell_pack_device(const DeviceCsrView<V>& a, index_t width, std::int64_t pitch,
-                             EllSkip skip, int rows_per_thread, bool deltas) {
+EllDevice<V> ell_pack(const DeviceCsrView<V>& a, index_t width, std::int64_t pitch, EllSkip skip,
+                      int rows_per_thread, bool deltas, unsigned long long* misfit) {
   cuda::build_phase("ell_pack");
   EllDevice<V> d;
   d.rows = a.rows;
@@ -438,9 +450,8 @@ EllDevice<V> ell_pack_device(const DeviceCsrView<V>& a, index_t width, std::int6
   if (deltas) {
     d.col_delta = cuda::DeviceBuffer<std::uint16_t>(slots);
     d.col_base = cuda::DeviceBuffer<index_t>(static_cast<std::size_t>(width) * groups);
-  } else {
-    d.col_idx = cuda::DeviceBuffer<index_t>(slots);
   }
+  if (!deltas || misfit) d.col_idx = cuda::DeviceBuffer<index_t>(slots);
   cudaStream_t stream = cuda::Context::get().stream();
   if (skip == EllSkip::row_length) {
     // Made from the row pointer (a pass over 4 bytes a row): min(length, width), 0 past the
@@ -457,14 +468,23 @@ EllDevice<V> ell_pack_device(const DeviceCsrView<V>& a, index_t width, std::int6
   constexpr int threads = EllBuildPolicy::group_warps * 32;
   if (deltas)
     ell_pack_kernel<V, true><<<group_grid(groups), threads, 0, stream>>>(
-        a.rows, groups, pitch, width, a.row_ptr, a.col_idx, a.values, nullptr, d.col_delta.data(),
-        d.col_base.data(), d.values.data());
+        a.rows, groups, pitch, width, a.row_ptr, a.col_idx, a.values,
+        misfit ? d.col_idx.data() : nullptr, d.col_delta.data(), d.col_base.data(), d.values.data(),
+        misfit);
   else
     ell_pack_kernel<V, false><<<group_grid(groups), threads, 0, stream>>>(
         a.rows, groups, pitch, width, a.row_ptr, a.col_idx, a.values, d.col_idx.data(), nullptr,
-        nullptr, d.values.data());
+        nullptr, d.values.data(), nullptr);
   SPMVKIT_CUDA_CHECK(cudaGetLastError());
   return d;
+}
+
+}  // namespace
+
+template <class V>
+EllDevice<V> ell_pack_device(const DeviceCsrView<V>& a, index_t width, std::int64_t pitch,
+                             EllSkip skip, int rows_per_thread, bool deltas) {
+  return ell_pack(a, width, pitch, skip, rows_per_thread, deltas, nullptr);
 }
 
 template <class V>
@@ -478,24 +498,14 @@ EllDevice<V> ell_pack_device(const DeviceCsrView<V>& a, EllShape& s, std::int64_
     *info = decide.info(skip, s.deltas_fit);
     return ell_pack_device(a, width, pitch, skip, rows_per_thread, s.deltas_fit);
   }
-  // Both encodings, the fit beside them, one download.
+  // Both encodings and the fit in one pass, one download.
   const EllSkip skip16 = decide.skip(true), skip32 = decide.skip(false);
   const bool lengths = skip16 == EllSkip::row_length || skip32 == EllSkip::row_length;
-  EllDevice<V> d = ell_pack_device(
-      a, width, pitch, lengths ? EllSkip::row_length : EllSkip::sentinel, rows_per_thread, true);
-  cudaStream_t stream = cuda::Context::get().stream();
-  const std::int64_t groups = pitch / ell_delta_group;
-  constexpr int threads = EllBuildPolicy::group_warps * 32;
-  d.col_idx = cuda::DeviceBuffer<index_t>(slots);
-  ell_pack_kernel<V, false><<<group_grid(groups), threads, 0, stream>>>(
-      a.rows, groups, pitch, width, a.row_ptr, a.col_idx, a.values, d.col_idx.data(), nullptr,
-      nullptr, d.values.data());
-  SPMVKIT_CUDA_CHECK(cudaGetLastError());
   cuda::DeviceBuffer<unsigned long long> misfit(1);
-  SPMVKIT_CUDA_CHECK(cudaMemsetAsync(misfit.data(), 0, misfit.bytes(), stream));
-  ell_delta_fit_kernel<<<group_grid(groups), threads, 0, stream>>>(a.rows, groups, a.row_ptr,
-                                                                   a.col_idx, width, misfit.data());
-  SPMVKIT_CUDA_CHECK(cudaGetLastError());
+  SPMVKIT_CUDA_CHECK(
+      cudaMemsetAsync(misfit.data(), 0, misfit.bytes(), cuda::Context::get().stream()));
+  EllDevice<V> d = ell_pack(a, width, pitch, lengths ? EllSkip::row_length : EllSkip::sentinel,
+                            rows_per_thread, true, misfit.data());
   unsigned long long host = 0;
   cuda::copy_to_host(&host, misfit.data(), sizeof host);
   s.fit_pending = false;
