@@ -279,10 +279,8 @@ index_t sample_rows(const DeviceCsrView<V>& a, const EntryRanges& ptr_ranges,
       const index_t k0 = h[r0], k1 = h[r1];
       *out++ = k1 > k0 ? hc[k0 + (k1 - k0) / 2] : 0;
     }
-    index_t longest = 0;
-    for (index_t r = 0; r < a.rows; ++r) longest = std::max(longest, h[r + 1] - h[r]);
-    *out = longest;
-    return longest;
+    *out = host_longest_row(h, a.rows);
+    return *out;
   }
   return gather_to_host(a.row_ptr, ptr_ranges, a.row_ptr, a.col_idx, a.rows, mid_rows, out);
 }
@@ -302,10 +300,9 @@ template <class V>
 index_t longest_row(const DeviceCsrView<V>& a) {
   if (a.rows == 0) return 0;
   index_t longest = 0;
-  if (const index_t* h = host_row_ptr(a.row_ptr, static_cast<std::size_t>(a.rows) + 1)) {
-    for (index_t r = 0; r < a.rows; ++r) longest = std::max(longest, h[r + 1] - h[r]);
-    return longest;  // a small matrix uploaded from the host: no download (host_mirror.hpp)
-  }
+  // A small matrix uploaded from the host: no download (host_mirror.hpp).
+  if (const index_t* h = host_row_ptr(a.row_ptr, static_cast<std::size_t>(a.rows) + 1))
+    return host_longest_row(h, a.rows);
   return gather_to_host(nullptr, {}, a.row_ptr, a.col_idx, a.rows, {}, &longest);
 }
 

@@ -7,8 +7,10 @@
 // matrices of at most kHostPlanRows rows. docs/formats.md lists the steps that use it.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "spmvkit/csr.hpp"
 
@@ -38,6 +40,20 @@ class ScopedHostMirror {
 // The host copy of device row-pointer entries [device, device + n) when they lie inside the
 // registered row pointer of this thread's build (the same offset there); else nullptr.
 const index_t* host_row_ptr(const index_t* device, std::size_t n);
+// The row lengths and the longest row of a host row pointer (rows + 1 entries): what the
+// builders read from host_row_ptr's answer.
+inline std::vector<index_t> host_row_lengths(const index_t* row_ptr, index_t rows) {
+  std::vector<index_t> lengths(static_cast<std::size_t>(rows));
+  for (index_t r = 0; r < rows; ++r)
+    lengths[static_cast<std::size_t>(r)] = row_ptr[r + 1] - row_ptr[r];
+  return lengths;
+}
+inline index_t host_longest_row(const index_t* row_ptr, index_t rows) {
+  index_t longest = 0;
+  for (index_t r = 0; r < rows; ++r) longest = std::max(longest, row_ptr[r + 1] - row_ptr[r]);
+  return longest;
+}
+
 // The host column indices of the registered build whose device column indices start at
 // `device`, or nullptr.
 const index_t* host_col_idx(const index_t* device);

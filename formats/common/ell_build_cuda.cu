@@ -307,11 +307,8 @@ template <class V>
 std::vector<std::int64_t> length_histogram_device(const DeviceCsrView<V>& a) {
   if (a.rows == 0) return {};
   // A small matrix the registry uploaded from the host: counted there, no download.
-  if (const index_t* h = cuda::host_row_ptr(a.row_ptr, static_cast<std::size_t>(a.rows) + 1)) {
-    std::vector<index_t> lengths(static_cast<std::size_t>(a.rows));
-    for (index_t r = 0; r < a.rows; ++r) lengths[static_cast<std::size_t>(r)] = h[r + 1] - h[r];
-    return length_histogram(lengths);
-  }
+  if (const index_t* h = cuda::host_row_ptr(a.row_ptr, static_cast<std::size_t>(a.rows) + 1))
+    return length_histogram(cuda::host_row_lengths(h, a.rows));
   cudaStream_t stream = cuda::Context::get().stream();
   const std::size_t rows = static_cast<std::size_t>(a.rows);
   constexpr int block = kHistogramBlock;

@@ -320,18 +320,20 @@ template <class V>
 Csr3DeviceLayout<V> device_layout(const DeviceCsrView<V>& a, const Csr3<V>& shape) {
   cudaStream_t stream = cuda::Context::get().stream();
   Csr3DeviceLayout<V> l;
-  // A small matrix the host holds (host_mirror.hpp): the permuted row pointer made there too,
-  // and registered for the groups below (they then need no download).
-  const index_t* h = cuda::host_row_ptr(a.row_ptr, static_cast<std::size_t>(a.rows) + 1);
-  std::vector<index_t> permuted_ptr;
-  if (h && !shape.perm.empty()) {
-    permuted_ptr.assign(static_cast<std::size_t>(a.rows) + 1, 0);
-    for (index_t i = 0; i < a.rows; ++i) {
-      const index_t r = shape.perm[static_cast<std::size_t>(i)];
-      permuted_ptr[static_cast<std::size_t>(i) + 1] =
-          permuted_ptr[static_cast<std::size_t>(i)] + h[r + 1] - h[r];
+  // A small matrix the host holds (host_mirror.hpp): the (permuted) row pointer made there too,
+  // for the groups below (they then need no download).
+  std::vector<index_t> host_ptr;
+  if (const index_t* h = cuda::host_row_ptr(a.row_ptr, static_cast<std::size_t>(a.rows) + 1)) {
+    if (shape.perm.empty()) {
+      host_ptr.assign(h, h + a.rows + 1);
+    } else {
+      host_ptr.assign(static_cast<std::size_t>(a.rows) + 1, 0);
+      for (index_t i = 0; i < a.rows; ++i) {
+        const index_t r = shape.perm[static_cast<std::size_t>(i)];
+        host_ptr[static_cast<std::size_t>(i) + 1] =
+            host_ptr[static_cast<std::size_t>(i)] + h[r + 1] - h[r];
+      }
     }
-    h = permuted_ptr.data();
   }
   if (!shape.perm.empty()) {
     cuda::build_phase("perm_upload");
@@ -348,13 +350,12 @@ Csr3DeviceLayout<V> device_layout(const DeviceCsrView<V>& a, const Csr3<V>& shap
   const index_t rows = a.rows;
   if (rows == 0) return l;
   const index_t* row_ptr = l.csr.row_ptr.data();
-  if (h) {  // the long rows and their chunks from the host's copy, queued up
+  if (!host_ptr.empty()) {  // the long rows and their chunks from the host's copy, queued up
     std::vector<index_t> long_rows;
     for (index_t i = 0; i < rows; ++i)
-      if (csr3_is_long_row(h[i + 1] - h[i], shape.params.long_row_threshold))
+      if (csr3_is_long_row(host_ptr[i + 1] - host_ptr[i], shape.params.long_row_threshold))
         long_rows.push_back(i);
-    const std::vector<LongChunk> chunks =
-        csr3_long_chunks(std::vector<index_t>(h, h + rows + 1), long_rows);
+    const std::vector<LongChunk> chunks = csr3_long_chunks(host_ptr, long_rows);
     l.long_rows = cuda::queued_upload(long_rows);
     l.chunks = cuda::queued_upload(chunks);
     l.slots = static_cast<index_t>(chunks.size());

@@ -463,7 +463,8 @@ std::unique_ptr<Operator<V>> build_sellp_device(const DeviceCsrView<V>& a, const
   const SellpDeviceCounts counts = sellp_row_counts_device(a);
   cuda::build_phase("config_rule");
   const SellpChoices c(p, counts.rows);
-  SellpDevice<V> s = sellp_pack_device(a, c.config, counts.longest(), c.slots, c.try_deltas());
+  SellpDevice<V> s = sellp_pack_device(a, c.config, counts.longest(), c.slots, c.try_deltas(),
+                                       counts.host_lengths.get());
   const bool deltas = s.index_bits == 16;
   if (c.index_bits == 16 && !deltas) SellpChoices::deltas_do_not_fit();
   const EllSkip skip = c.skip ? *c.skip : sellp_choose_skip<V>(s.footprint, deltas);

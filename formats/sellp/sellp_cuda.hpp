@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <vector>
 
 #include "backend/cuda/cuda.hpp"
 #include "formats/sellp/sellp.hpp"
@@ -36,9 +37,12 @@ struct SellpDevice {
 // configuration's slots as the rule counted them (sellp_slots), the arrays' size, checked
 // against the slices in the pack's one download. row_length is kept (the skip is chosen after
 // the pack; make_sellp_cuda drops it when unused).
+// `host_lengths`: a's row lengths where the host holds them (SellpDeviceCounts::host_lengths):
+// the permutation and the slices are then made on the host.
 template <class V>
 SellpDevice<V> sellp_pack_device(const DeviceCsrView<V>& a, const SellpConfig& config,
-                                 index_t longest, std::int64_t slots, bool try_deltas);
+                                 index_t longest, std::int64_t slots, bool try_deltas,
+                                 const std::vector<index_t>* host_lengths = nullptr);
 
 // The configuration rule's inputs from a device CSR: its longest row (the sort keys' range),
 // and sellp_slots counted there (unsorted: a thread a slice over the row pointer; sorted: the
@@ -52,6 +56,9 @@ std::int64_t sellp_slots_device(const DeviceCsrView<V>& a, const SellpConfig& co
 struct SellpDeviceCounts {
   SellpRowCounts rows;
   std::function<index_t()> longest;
+  // A small matrix the registry uploaded from the host (backend/cuda/host_mirror.hpp): its row
+  // lengths, counted there (no download), for the pack too.
+  std::shared_ptr<const std::vector<index_t>> host_lengths;
 };
 template <class V>
 SellpDeviceCounts sellp_row_counts_device(const DeviceCsrView<V>& a);

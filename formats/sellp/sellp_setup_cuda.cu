@@ -338,16 +338,14 @@ SellpDeviceCounts sellp_row_counts_device(const DeviceCsrView<V>& a) {
   // A small matrix the registry uploaded from the host: the counts made there from its row
   // pointer (sellp_row_counts), no download.
   if (const index_t* h = cuda::host_row_ptr(a.row_ptr, static_cast<std::size_t>(a.rows) + 1)) {
-    auto lengths = std::make_shared<std::vector<index_t>>(static_cast<std::size_t>(a.rows));
-    index_t longest = 0;
-    for (index_t r = 0; r < a.rows; ++r) {
-      (*lengths)[static_cast<std::size_t>(r)] = h[r + 1] - h[r];
-      longest = std::max(longest, h[r + 1] - h[r]);
-    }
+    auto lengths = std::make_shared<const std::vector<index_t>>(cuda::host_row_lengths(h, a.rows));
+    const index_t longest =
+        lengths->empty() ? 0 : *std::max_element(lengths->begin(), lengths->end());
     out.rows = sellp_row_counts(*lengths);
     const auto slots = out.rows.slots;  // reads *lengths, kept alive with it
     out.rows.slots = [lengths, slots](const SellpConfig& c) { return slots(c); };
     out.longest = [longest] { return longest; };
+    out.host_lengths = std::move(lengths);
     return out;
   }
   SellpRowCounts& n = out.rows;
@@ -410,7 +408,8 @@ SellpDeviceCounts sellp_row_counts_device(const DeviceCsrView<V>& a) {
 
 template <class V>
 SellpDevice<V> sellp_pack_device(const DeviceCsrView<V>& a, const SellpConfig& config,
-                                 index_t longest, std::int64_t slots_counted, bool try_deltas) {
+                                 index_t longest, std::int64_t slots_counted, bool try_deltas,
+                                 const std::vector<index_t>* host_lengths) {
   constexpr int block = SellpSetupPolicy::block_threads;
   cudaStream_t stream = cuda::Context::get().stream();
   const int b = config.slice_size, t = config.threads_per_row, group = b * t;
@@ -420,14 +419,12 @@ SellpDevice<V> sellp_pack_device(const DeviceCsrView<V>& a, const SellpConfig& c
   f.config = config;
   f.slices = static_cast<index_t>((std::int64_t{a.rows} + b - 1) / b);
   f.positions = std::int64_t{f.slices} * b;
-  // A small matrix the host holds (host_mirror.hpp): the permutation (sellp_sort_order), the
-  // slice order's row lengths, the slices' chunks and pointer made there, as sellp_pack makes
-  // them, and queued up (no sort, no scan on the device).
-  if (const index_t* h = cuda::host_row_ptr(a.row_ptr, static_cast<std::size_t>(a.rows) + 1);
-      h && a.rows > 0) {
+  // A small matrix the host holds (its lengths from sellp_row_counts_device's host count): the
+  // permutation (sellp_sort_order), the slice order's row lengths, the slices' chunks and
+  // pointer made there, as sellp_pack makes them, and queued up (no sort, no scan on the device).
+  if (host_lengths && a.rows > 0) {
     cuda::build_phase("slices_on_host");
-    std::vector<index_t> lengths(static_cast<std::size_t>(a.rows));
-    for (index_t r = 0; r < a.rows; ++r) lengths[static_cast<std::size_t>(r)] = h[r + 1] - h[r];
+    const std::vector<index_t>& lengths = *host_lengths;
     std::vector<index_t> order;
     if (config.sigma > 1) {
       order = sellp_sort_order(lengths, config.sigma);
@@ -570,7 +567,7 @@ SellpDevice<V> sellp_pack_device(const DeviceCsrView<V>& a, const SellpConfig& c
 
 #define SPMVKIT_INSTANTIATE(V)                                                                    \
   template SellpDevice<V> sellp_pack_device(const DeviceCsrView<V>&, const SellpConfig&, index_t, \
-                                            std::int64_t, bool);                                  \
+                                            std::int64_t, bool, const std::vector<index_t>*);     \
   template std::int64_t sellp_slots_device(const DeviceCsrView<V>&, const SellpConfig&, index_t); \
   template SellpDeviceCounts sellp_row_counts_device(const DeviceCsrView<V>&);
 SPMVKIT_INSTANTIATE(float)
