@@ -46,15 +46,18 @@ BuildProfile::BuildProfile(const char* build) : on_(build_profile_enabled()) {
   live = this;
   settle();  // work queued before the build is not the build's
   start_ = phase_start_ = std::chrono::steady_clock::now();
+  start_waits_ = phase_waits_ = stream_waits();
 }
 
 void BuildProfile::end_phase() {
   settle();
   const auto now = std::chrono::steady_clock::now();
   if (phase_ != nullptr)
-    std::fprintf(stderr, "spmvkit build-profile: %s %s %.3f ms\n", build_.c_str(), phase_,
-                 ms_between(phase_start_, now));
+    std::fprintf(stderr, "spmvkit build-profile: %s %s %.3f ms %llu waits\n", build_.c_str(),
+                 phase_, ms_between(phase_start_, now),
+                 static_cast<unsigned long long>(stream_waits() - phase_waits_));
   phase_start_ = now;
+  phase_waits_ = stream_waits();
 }
 
 void BuildProfile::next(const char* name) {
@@ -71,8 +74,9 @@ BuildProfile::~BuildProfile() {
     return;
   }
   end_phase();
-  std::fprintf(stderr, "spmvkit build-profile: %s total %.3f ms\n", build_.c_str(),
-               ms_between(start_, std::chrono::steady_clock::now()));
+  std::fprintf(stderr, "spmvkit build-profile: %s total %.3f ms %llu waits\n", build_.c_str(),
+               ms_between(start_, std::chrono::steady_clock::now()),
+               static_cast<unsigned long long>(stream_waits() - start_waits_));
   std::fflush(stderr);
 }
 

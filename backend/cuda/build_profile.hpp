@@ -1,8 +1,9 @@
 // Where a device build's time goes: with SPMVKIT_BUILD_PROFILE=1 in the environment, a
 // BuildProfile prints one line a phase to stderr,
-//   spmvkit build-profile: <build> <phase> <ms> ms
-// and a last line `<build> total <ms> ms`, synchronising the context stream at each phase
-// boundary so that a phase's kernels are counted in it. Without the variable it neither
+//   spmvkit build-profile: <build> <phase> <ms> ms <n> waits
+// (n: the phase's own waits for the stream, cuda::stream_waits) and a last line
+// `<build> total ...`, synchronising the context stream at each phase boundary so that a
+// phase's kernels are counted in it. Without the variable it neither
 // synchronises nor reads the clock (one branch a phase). A profile made while another is
 // live on the same thread names itself `<outer>/<build>` (SURAA's fallback to csr_balanced).
 //
@@ -13,6 +14,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <string>
 
 namespace spmvkit::cuda {
@@ -45,6 +47,7 @@ class BuildProfile {
   const char* phase_ = nullptr;
   BuildProfile* outer_ = nullptr;
   std::chrono::steady_clock::time_point start_{}, phase_start_{};
+  std::uint64_t start_waits_ = 0, phase_waits_ = 0;  // stream_waits() then (not the profile's own)
 };
 
 }  // namespace spmvkit::cuda

@@ -113,7 +113,16 @@ Context& Context::get(int device) {
   return *slot;
 }
 
-void Context::synchronize() const { SPMVKIT_CUDA_CHECK(cudaStreamSynchronize(current_)); }
+namespace {
+thread_local std::uint64_t waits = 0;
+}  // namespace
+
+std::uint64_t stream_waits() { return waits; }
+
+void Context::synchronize() const {
+  ++waits;
+  SPMVKIT_CUDA_CHECK(cudaStreamSynchronize(current_));
+}
 
 void Context::use_stream(cudaStream_t s) {
   SPMVKIT_CUSPARSE_CHECK(cusparseSetStream(cusparse_, s));

@@ -8,6 +8,7 @@
 #include <cusparse.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -148,6 +149,9 @@ class PeakBytes {
  private:
   std::size_t start_ = 0, outer_peak_ = 0;
 };
+// How many times this thread has waited for a context stream (Context::synchronize, and so
+// every copy_to_host/copy_to_device): the build profile prints it a phase.
+std::uint64_t stream_waits();
 void copy_to_device(void* dst, const void* src, std::size_t bytes);    // on the stream, then sync
 void copy_to_host(void* dst, const void* src, std::size_t bytes);      // on the stream, then sync
 void copy_on_device(void* dst, const void* src, std::size_t bytes);    // async on the stream
