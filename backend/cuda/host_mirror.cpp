@@ -5,48 +5,52 @@
 namespace spmvkit::cuda {
 
 namespace {
-// This thread's registered build: the row pointer's device and host starts and entries, the
-// column indices' device and host starts.
-thread_local const index_t* mirror_device = nullptr;
-thread_local const index_t* mirror_host = nullptr;
-thread_local std::size_t mirror_n = 0;
-thread_local const index_t* mirror_device_col = nullptr;
-thread_local const index_t* mirror_host_col = nullptr;
+thread_local ScopedHostMirror* live = nullptr;  // this thread's innermost scope
 }  // namespace
 
 ScopedHostMirror::ScopedHostMirror(const index_t* device_row_ptr, const index_t* host_row_ptr,
                                    index_t rows, const index_t* device_col_idx,
                                    const index_t* host_col_idx)
-    : saved_{mirror_device, mirror_host, mirror_device_col, mirror_host_col}, saved_n_(mirror_n) {
-  const bool small = rows >= 0 && rows <= kHostPlanRows && device_row_ptr && host_row_ptr;
-  mirror_device = small ? device_row_ptr : nullptr;
-  mirror_host = small ? host_row_ptr : nullptr;
-  mirror_n = small ? static_cast<std::size_t>(rows) + 1 : 0;
-  const bool cols = small && device_col_idx && host_col_idx;
-  mirror_device_col = cols ? device_col_idx : nullptr;
-  mirror_host_col = cols ? host_col_idx : nullptr;
+    : outer_(live) {
+  live = this;
+  if (rows < 0 || rows > kHostPlanRows || !device_row_ptr || !host_row_ptr) return;
+  device_ = device_row_ptr;
+  host_ = host_row_ptr;
+  n_ = static_cast<std::size_t>(rows) + 1;
+  if (device_col_idx && host_col_idx) {
+    device_col_ = device_col_idx;
+    host_col_ = host_col_idx;
+  }
 }
 
-ScopedHostMirror::~ScopedHostMirror() {
-  mirror_device = static_cast<const index_t*>(saved_[0]);
-  mirror_host = static_cast<const index_t*>(saved_[1]);
-  mirror_device_col = static_cast<const index_t*>(saved_[2]);
-  mirror_host_col = static_cast<const index_t*>(saved_[3]);
-  mirror_n = saved_n_;
-}
+ScopedHostMirror::~ScopedHostMirror() { live = outer_; }
 
 const index_t* host_row_ptr(const index_t* device, std::size_t n) {
-  if (!mirror_device || !device) return nullptr;
+  const ScopedHostMirror* m = live;
+  if (!m || !m->device_ || !device) return nullptr;
   const auto at = reinterpret_cast<std::uintptr_t>(device);
-  const auto start = reinterpret_cast<std::uintptr_t>(mirror_device);
+  const auto start = reinterpret_cast<std::uintptr_t>(m->device_);
   if (at < start || (at - start) % sizeof(index_t) != 0) return nullptr;
   const std::size_t offset = (at - start) / sizeof(index_t);
-  if (offset > mirror_n || n > mirror_n - offset) return nullptr;
-  return mirror_host + offset;
+  if (offset > m->n_ || n > m->n_ - offset) return nullptr;
+  return m->host_ + offset;
 }
 
 const index_t* host_col_idx(const index_t* device) {
-  return device && device == mirror_device_col ? mirror_host_col : nullptr;
+  const ScopedHostMirror* m = live;
+  return m && device && device == m->device_col_ ? m->host_col_ : nullptr;
+}
+
+const std::vector<index_t>* host_lengths(const index_t* device_row_ptr, index_t rows) {
+  ScopedHostMirror* m = live;
+  if (!m || !m->device_ || device_row_ptr != m->device_ || rows < 0 ||
+      static_cast<std::size_t>(rows) + 1 != m->n_)
+    return nullptr;
+  if (!m->lengths_made_) {
+    m->lengths_ = host_row_lengths(m->host_, rows);
+    m->lengths_made_ = true;
+  }
+  return &m->lengths_;
 }
 
 }  // namespace spmvkit::cuda

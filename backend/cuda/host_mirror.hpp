@@ -33,8 +33,17 @@ class ScopedHostMirror {
   ScopedHostMirror& operator=(const ScopedHostMirror&) = delete;
 
  private:
-  const void* saved_[4];
-  std::size_t saved_n_;
+  friend const index_t* host_row_ptr(const index_t*, std::size_t);
+  friend const index_t* host_col_idx(const index_t*);
+  friend const std::vector<index_t>* host_lengths(const index_t*, index_t);
+  ScopedHostMirror* outer_;
+  const index_t* device_ = nullptr;  // null: nothing registered by this scope
+  const index_t* host_ = nullptr;
+  std::size_t n_ = 0;  // row-pointer entries
+  const index_t* device_col_ = nullptr;
+  const index_t* host_col_ = nullptr;
+  std::vector<index_t> lengths_;  // host_lengths, made on the first ask
+  bool lengths_made_ = false;
 };
 
 // The host copy of device row-pointer entries [device, device + n) when they lie inside the
@@ -57,5 +66,9 @@ inline index_t host_longest_row(const index_t* row_ptr, index_t rows) {
 // The host column indices of the registered build whose device column indices start at
 // `device`, or nullptr.
 const index_t* host_col_idx(const index_t* device);
+// The row lengths of the registered build whose device row pointer is `device_row_ptr` with
+// `rows` rows (host_row_lengths, made once a build and kept for its scope: the histogram, the
+// shape, the tails and the rules of one build each read them), or nullptr.
+const std::vector<index_t>* host_lengths(const index_t* device_row_ptr, index_t rows);
 
 }  // namespace spmvkit::cuda

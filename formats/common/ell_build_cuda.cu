@@ -253,19 +253,21 @@ constexpr std::int64_t kHostFitEntries = std::int64_t{1} << 14;
 // a slot written, against a ~20 us round trip).
 constexpr std::int64_t kSpeculativeEllSlots = std::int64_t{1} << 20;
 
-// ell_delta_fit_kernel's answer on the host: `lengths` the rows' clipped lengths.
+// ell_delta_fit_kernel's answer on the host: `lengths` the rows' lengths, clipped at `width`.
 bool host_deltas_fit(const index_t* row_ptr, const index_t* col_idx,
-                     const std::vector<index_t>& lengths, std::int64_t groups) {
+                     const std::vector<index_t>& lengths, index_t width, std::int64_t groups) {
   const auto rows = static_cast<std::int64_t>(lengths.size());
   std::vector<index_t> lo, hi;
   for (std::int64_t g = 0; g < groups && g * ell_delta_group < rows; ++g) {
     const std::int64_t r0 = g * ell_delta_group, r1 = std::min(rows, r0 + ell_delta_group);
-    const index_t longest = *std::max_element(lengths.begin() + r0, lengths.begin() + r1);
+    const index_t longest =
+        std::min(width, *std::max_element(lengths.begin() + r0, lengths.begin() + r1));
     lo.assign(static_cast<std::size_t>(longest), std::numeric_limits<index_t>::max());
     hi.assign(static_cast<std::size_t>(longest), -1);
     for (std::int64_t r = r0; r < r1; ++r) {
       const index_t* c = col_idx + row_ptr[r];
-      for (index_t k = 0; k < lengths[static_cast<std::size_t>(r)]; ++k) {
+      const index_t n = std::min(width, lengths[static_cast<std::size_t>(r)]);
+      for (index_t k = 0; k < n; ++k) {
         lo[static_cast<std::size_t>(k)] = std::min(lo[static_cast<std::size_t>(k)], c[k]);
         hi[static_cast<std::size_t>(k)] = std::max(hi[static_cast<std::size_t>(k)], c[k]);
       }
@@ -307,8 +309,8 @@ template <class V>
 std::vector<std::int64_t> length_histogram_device(const DeviceCsrView<V>& a) {
   if (a.rows == 0) return {};
   // A small matrix the registry uploaded from the host: counted there, no download.
-  if (const index_t* h = cuda::host_row_ptr(a.row_ptr, static_cast<std::size_t>(a.rows) + 1))
-    return length_histogram(cuda::host_row_lengths(h, a.rows));
+  if (const std::vector<index_t>* lengths = cuda::host_lengths(a.row_ptr, a.rows))
+    return length_histogram(*lengths);
   cudaStream_t stream = cuda::Context::get().stream();
   const std::size_t rows = static_cast<std::size_t>(a.rows);
   constexpr int block = kHistogramBlock;
@@ -415,23 +417,20 @@ EllShape ell_shape_device(const DeviceCsrView<V>& a, std::int64_t pitch, index_t
   out.g.rows = a.rows;
   out.g.width = width < 0 ? 0 : width;
   if (a.rows == 0 || width == 0) return out;
-  const index_t* h = cuda::host_row_ptr(a.row_ptr, static_cast<std::size_t>(a.rows) + 1);
-  if (!h) return ell_shape_on_device(a, pitch, width, fit_deltas);
+  const std::vector<index_t>* lengths = cuda::host_lengths(a.row_ptr, a.rows);
+  if (!lengths) return ell_shape_on_device(a, pitch, width, fit_deltas);
   // A small matrix the registry uploaded from the host: the longest row and the group maxima
   // counted there, no download; the delta fit too up to kHostFitEntries entries, else left to
   // the pack (fit_pending) up to kSpeculativeEllSlots slots, else on the device.
-  std::vector<index_t> lengths(static_cast<std::size_t>(a.rows));
-  for (index_t r = 0; r < a.rows; ++r) {
-    lengths[static_cast<std::size_t>(r)] = std::min(clip, h[r + 1] - h[r]);
-    out.longest = std::max(out.longest, lengths[static_cast<std::size_t>(r)]);
-  }
+  out.longest = std::min(clip, *std::max_element(lengths->begin(), lengths->end()));
   if (width < 0) out.g.width = out.longest;
-  out.g = ell_group_maxima(lengths, a.rows, out.g.width);
+  out.g = ell_group_maxima(*lengths, a.rows, out.g.width);
   const std::int64_t groups = pitch / ell_delta_group;
   if (!fit_deltas || out.g.width == 0) return out;
   const index_t* hc = cuda::host_col_idx(a.col_idx);
+  const index_t* h = cuda::host_row_ptr(a.row_ptr, static_cast<std::size_t>(a.rows) + 1);
   if (groups == 0 || (hc && a.nnz <= kHostFitEntries))
-    out.deltas_fit = groups == 0 || host_deltas_fit(h, hc, lengths, groups);
+    out.deltas_fit = groups == 0 || host_deltas_fit(h, hc, *lengths, out.g.width, groups);
   else if (static_cast<std::int64_t>(out.g.width) * pitch <= kSpeculativeEllSlots)
     out.fit_pending = true;
   else
@@ -505,7 +504,9 @@ EllDevice<V> ell_pack_device(const DeviceCsrView<V>& a, EllShape& s, std::int64_
     s.fit_pending = false;
     const EllSkip skip = decide.skip(s.deltas_fit);
     *info = decide.info(skip, s.deltas_fit);
-    return ell_pack_device(a, width, pitch, skip, rows_per_thread, s.deltas_fit);
+    EllDevice<V> d = ell_pack_device(a, width, pitch, skip, rows_per_thread, s.deltas_fit);
+    if (decide.meanwhile) decide.meanwhile();
+    return d;
   }
   // Both encodings and the fit in one pass, one download.
   const EllSkip skip16 = decide.skip(true), skip32 = decide.skip(false);
@@ -515,6 +516,7 @@ EllDevice<V> ell_pack_device(const DeviceCsrView<V>& a, EllShape& s, std::int64_
       cudaMemsetAsync(misfit.data(), 0, misfit.bytes(), cuda::Context::get().stream()));
   EllDevice<V> d = ell_pack(a, width, pitch, lengths ? EllSkip::row_length : EllSkip::sentinel,
                             rows_per_thread, true, misfit.data());
+  if (decide.meanwhile) decide.meanwhile();
   unsigned long long host = 0;
   cuda::copy_to_host(&host, misfit.data(), sizeof host);
   s.fit_pending = false;
@@ -534,15 +536,16 @@ EllDevice<V> ell_pack_device(const DeviceCsrView<V>& a, EllShape& s, std::int64_
 
 namespace {
 
-// csr_tail_offsets on the host, from the host's row pointer.
-std::vector<index_t> host_tail_offsets(const index_t* row_ptr, index_t rows, index_t width) {
-  std::vector<index_t> offset(static_cast<std::size_t>(rows) + 1);
+// csr_tail_offsets on the host, from the host's row lengths.
+std::vector<index_t> host_tail_offsets(const std::vector<index_t>& lengths, index_t width) {
+  const std::size_t rows = lengths.size();
+  std::vector<index_t> offset(rows + 1);
   index_t sum = 0;
-  for (index_t r = 0; r < rows; ++r) {
-    offset[static_cast<std::size_t>(r)] = sum;
-    sum += std::max<index_t>(0, row_ptr[r + 1] - row_ptr[r] - width);
+  for (std::size_t r = 0; r < rows; ++r) {
+    offset[r] = sum;
+    sum += std::max<index_t>(0, lengths[r] - width);
   }
-  offset[static_cast<std::size_t>(rows)] = sum;
+  offset[rows] = sum;
   return offset;
 }
 
@@ -554,8 +557,8 @@ cuda::DeviceBuffer<index_t> csr_tail_offsets(const DeviceCsrView<V>& a, index_t 
   constexpr int block = EllBuildPolicy::block_threads;
   const std::int64_t n = std::int64_t{a.rows} + 1;
   // A small matrix the registry uploaded from the host: scanned there and queued up.
-  if (const index_t* h = cuda::host_row_ptr(a.row_ptr, static_cast<std::size_t>(n)))
-    return cuda::queued_upload(host_tail_offsets(h, a.rows, width));
+  if (const std::vector<index_t>* lengths = cuda::host_lengths(a.row_ptr, a.rows))
+    return cuda::queued_upload(host_tail_offsets(*lengths, width));
   // One array, scanned in place: 4 bytes a row beside the format (the peak-memory bound).
   cuda::DeviceBuffer<index_t> offset(static_cast<std::size_t>(n));
   csr_tail_length_kernel<<<static_cast<unsigned>((n + block - 1) / block), block, 0, stream>>>(
@@ -609,14 +612,14 @@ CsrDeviceTail<V> csr_tail_rows_device(const DeviceCsrView<V>& a, index_t width,
   cudaStream_t stream = cuda::Context::get().stream();
   constexpr int block = EllBuildPolicy::block_threads;
   const unsigned grid = static_cast<unsigned>((a.rows + block - 1) / block);
-  const index_t* h = cuda::host_row_ptr(a.row_ptr, static_cast<std::size_t>(a.rows) + 1);
+  const std::vector<index_t>* lengths = cuda::host_lengths(a.row_ptr, a.rows);
   const cuda::DeviceBuffer<index_t> offset = csr_tail_offsets(a, width, stream);
-  if (h) {  // a small matrix from the host: the listed rows made there and queued up
+  if (lengths) {  // a small matrix from the host: the listed rows made there and queued up
     std::vector<index_t> row_id, row_ptr(1, 0);
     row_id.reserve(static_cast<std::size_t>(tail_rows));
     row_ptr.reserve(static_cast<std::size_t>(tail_rows) + 1);
     for (index_t r = 0; r < a.rows; ++r)
-      if (const index_t tail = h[r + 1] - h[r] - width; tail > 0) {
+      if (const index_t tail = (*lengths)[static_cast<std::size_t>(r)] - width; tail > 0) {
         row_id.push_back(r);
         row_ptr.push_back(row_ptr.back() + tail);
       }

@@ -18,21 +18,6 @@ constexpr std::int64_t sector_bytes = 32;  // the DRAM transaction granule of NV
 
 std::int64_t round_up(std::int64_t v, std::int64_t m) { return (v + m - 1) / m * m; }
 
-// Sum over groups of `group` consecutive rows of the group's longest row: the number of
-// (slot, group) sectors that hold at least one stored entry.
-std::int64_t sectors_by_group(const std::vector<index_t>& len, index_t rows, index_t group) {
-  std::int64_t total = 0;
-  const std::int64_t groups = (static_cast<std::int64_t>(rows) + group - 1) / group;
-#pragma omp parallel for schedule(static) reduction(+ : total) if (rows > 65536)
-  for (std::int64_t g = 0; g < groups; ++g) {
-    index_t longest = 0;
-    const std::int64_t r1 = std::min<std::int64_t>(rows, (g + 1) * group);
-    for (std::int64_t r = g * group; r < r1; ++r) longest = std::max(longest, len[r]);
-    total += longest;
-  }
-  return total;
-}
-
 }  // namespace
 
 std::string_view to_string(EllSkip s) { return s == EllSkip::sentinel ? "sentinel" : "row_length"; }
@@ -86,8 +71,39 @@ EllGroupMaxima ell_group_maxima(const std::vector<index_t>& row_length, index_t 
   EllGroupMaxima g;
   g.rows = rows;
   g.width = width;
-  for (std::size_t i = 0; i < ell_model_groups.size(); ++i)
-    g.sum[i] = sectors_by_group(row_length, rows, ell_model_groups[i]);
+  static_assert(ell_model_groups[0] == 4 && ell_model_groups[1] == 8 && ell_model_groups[2] == 16 &&
+                    ell_model_groups[3] == 256,
+                "one pass folds groups of 4 into 8, 16 and 256");
+  // One pass over blocks of 256 rows: a group of 4's maximum (clipped at width) folded into
+  // the groups of 8, 16 and 256 it lies in.
+  const std::int64_t blocks = (static_cast<std::int64_t>(rows) + 255) / 256;
+  std::int64_t s4 = 0, s8 = 0, s16 = 0, s256 = 0;
+#pragma omp parallel for schedule(static) reduction(+ : s4, s8, s16, s256) if (rows > 65536)
+  for (std::int64_t b = 0; b < blocks; ++b) {
+    const std::int64_t r0 = b * 256, r1 = std::min<std::int64_t>(rows, r0 + 256);
+    index_t m8 = 0, m16 = 0, m256 = 0;
+    for (std::int64_t q = r0; q < r1; q += 4) {
+      index_t m4 = 0;
+      for (std::int64_t r = q; r < std::min(r1, q + 4); ++r)
+        m4 = std::max(m4, std::min(row_length[static_cast<std::size_t>(r)], width));
+      s4 += m4;
+      m8 = std::max(m8, m4);
+      const std::int64_t k = (q - r0) / 4;
+      const bool last = q + 4 >= r1;
+      if (k % 2 == 1 || last) {
+        s8 += m8;
+        m16 = std::max(m16, m8);
+        m8 = 0;
+      }
+      if (k % 4 == 3 || last) {
+        s16 += m16;
+        m256 = std::max(m256, m16);
+        m16 = 0;
+      }
+    }
+    s256 += m256;
+  }
+  g.sum = {s4, s8, s16, s256};
   return g;
 }
 

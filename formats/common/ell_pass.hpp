@@ -88,7 +88,7 @@ struct EllGroupMaxima {
   std::array<std::int64_t, 4> sum{};  // sum[i]: groups of ell_model_groups[i] rows
   std::int64_t of(index_t group) const;
 };
-// From `rows` row lengths (each at most width).
+// From `rows` row lengths (each taken as at most width).
 EllGroupMaxima ell_group_maxima(const std::vector<index_t>& row_length, index_t rows,
                                 index_t width);
 template <class V>
@@ -181,9 +181,12 @@ EllShape ell_shape_device(const DeviceCsrView<V>& a, std::int64_t pitch, index_t
 // What a device builder decides once the ELL part's index width is known (the pack calls it,
 // before packing, or after it where the fit was pending): the skip for 16-bit deltas or 32-bit
 // indices, and the operator's description (which may throw: index_bits=16 where they do not fit).
+// `meanwhile` (may be empty): what the builder queues once the pack is launched and before the
+// pack waits for its fit (HYB's and HEC's tails: their host steps run beside the pack's kernels).
 struct EllDecisions {
   std::function<EllSkip(bool deltas)> skip;
   std::function<OperatorInfo(EllSkip skip, bool deltas)> info;
+  std::function<void()> meanwhile;
 };
 #endif
 // index_bits=16 asked where the deltas do not fit: UnsupportedError naming `format`.

@@ -104,7 +104,8 @@ std::unique_ptr<Operator<V>> build_ell_device(const DeviceCsrView<V>& a, const P
       [&](EllSkip skip, bool deltas) {
         if (c.index_bits == 16 && shape.width > 0 && !deltas) ell_deltas_do_not_fit("ell");
         return ell_info(shape, s.g, a.nnz, fill, skip, deltas, c.rows_per_thread, Backend::cuda);
-      }};
+      },
+      {}};
   return make_ell_cuda(a, s, shape.pitch, c.rows_per_thread, decide);
 }
 #endif

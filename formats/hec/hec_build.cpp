@@ -225,7 +225,8 @@ std::unique_ptr<Operator<V>> build_hec_device(const DeviceCsrView<V>& a, const P
       [&](EllSkip skip, bool deltas) {
         if (c.bits_param == 16 && shape.width > 0 && !deltas) ell_deltas_do_not_fit("hec");
         return c.info(shape, s.g, a.nnz, csr_rows, csr_nnz, skip, deltas, Backend::cuda);
-      }};
+      },
+      {}};
   return make_hec_cuda(a, s, shape.pitch, csr_rows, csr_nnz, c.rows_per_thread, c.kernel,
                        decide);
 }

@@ -7,6 +7,7 @@
 // plus (balanced) 4 bytes per 32 entries; and the x gathers.
 #include <algorithm>
 #include <climits>
+#include <optional>
 #include <vector>
 
 #include "backend/cuda/search.cuh"
@@ -344,9 +345,14 @@ std::unique_ptr<Operator<V>> make_hec_cuda(const DeviceCsrView<V>& a, EllShape& 
                                            std::int64_t csr_nnz, int rows_per_thread,
                                            HecCsrKernel kernel, const EllDecisions& decide) {
   OperatorInfo info;
-  EllDevice<V> ell = ell_pack_device(a, s, pitch, rows_per_thread, decide, &info);
-  HecCsrDevice<V> csr(csr_tail_rows_device(a, s.g.width, csr_nnz, csr_rows), kernel);
-  return std::make_unique<HecCudaOperator<V>>(std::move(ell), std::move(csr), std::move(info));
+  // The CSR part is made while the pack runs (before the pack's wait for its delta fit).
+  std::optional<HecCsrDevice<V>> csr;
+  EllDecisions with_tail = decide;
+  with_tail.meanwhile = [&] {
+    csr.emplace(csr_tail_rows_device(a, s.g.width, csr_nnz, csr_rows), kernel);
+  };
+  EllDevice<V> ell = ell_pack_device(a, s, pitch, rows_per_thread, with_tail, &info);
+  return std::make_unique<HecCudaOperator<V>>(std::move(ell), std::move(*csr), std::move(info));
 }
 
 #define SPMVKIT_INSTANTIATE(V)                                                              \

@@ -153,7 +153,8 @@ std::unique_ptr<Operator<V>> build_hyb_device(const DeviceCsrView<V>& a, const P
         if (c.index_bits == 16 && shape.width > 0 && !deltas) ell_deltas_do_not_fit("hyb");
         return hyb_info(shape, s.g, a.nnz, coo_nnz, overridden, skip, deltas, c.rows_per_thread,
                         Backend::cuda);
-      }};
+      },
+      {}};
   return make_hyb_cuda(a, s, shape.pitch, coo_nnz, c.rows_per_thread, decide);
 }
 #endif

@@ -337,8 +337,9 @@ SellpDeviceCounts sellp_row_counts_device(const DeviceCsrView<V>& a) {
   SellpDeviceCounts out;
   // A small matrix the registry uploaded from the host: the counts made there from its row
   // pointer (sellp_row_counts), no download.
-  if (const index_t* h = cuda::host_row_ptr(a.row_ptr, static_cast<std::size_t>(a.rows) + 1)) {
-    auto lengths = std::make_shared<const std::vector<index_t>>(cuda::host_row_lengths(h, a.rows));
+  if (const std::vector<index_t>* mirrored = cuda::host_lengths(a.row_ptr, a.rows)) {
+    // Not owned: the mirror keeps them for the build's scope.
+    auto lengths = std::shared_ptr<const std::vector<index_t>>(std::shared_ptr<void>(), mirrored);
     const index_t longest =
         lengths->empty() ? 0 : *std::max_element(lengths->begin(), lengths->end());
     out.rows = sellp_row_counts(*lengths);

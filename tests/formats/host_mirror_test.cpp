@@ -45,12 +45,37 @@ TEST(HostMirror, AnswersForTheRegisteredRangeOnlyAndOnlyInScope) {
   EXPECT_EQ(cuda::host_col_idx(device_col.data()), nullptr);
 }
 
+TEST(HostMirror, RowLengthsAreMadeOnceForTheWholeRowPointerOnly) {
+  const std::vector<index_t> host_ptr{0, 2, 5, 5, 9};  // 4 rows
+  std::vector<index_t> device_ptr(5, -1), other(5, -1);
+  EXPECT_EQ(cuda::host_lengths(device_ptr.data(), 4), nullptr);
+  {
+    const cuda::ScopedHostMirror mirror(device_ptr.data(), host_ptr.data(), 4);
+    const std::vector<index_t>* lengths = cuda::host_lengths(device_ptr.data(), 4);
+    ASSERT_NE(lengths, nullptr);
+    EXPECT_EQ(*lengths, (std::vector<index_t>{2, 3, 0, 4}));
+    EXPECT_EQ(cuda::host_lengths(device_ptr.data(), 4), lengths);  // kept, not made again
+    EXPECT_EQ(cuda::host_lengths(device_ptr.data(), 3), nullptr);  // another row count
+    EXPECT_EQ(cuda::host_lengths(device_ptr.data() + 1, 3), nullptr);  // a suffix: not whole
+    EXPECT_EQ(cuda::host_lengths(other.data(), 4), nullptr);
+    {
+      const cuda::ScopedHostMirror inner(other.data(), host_ptr.data() + 1, 3);
+      ASSERT_NE(cuda::host_lengths(other.data(), 3), nullptr);
+      EXPECT_EQ(*cuda::host_lengths(other.data(), 3), (std::vector<index_t>{3, 0, 4}));
+      EXPECT_EQ(cuda::host_lengths(device_ptr.data(), 4), nullptr);
+    }
+    EXPECT_EQ(cuda::host_lengths(device_ptr.data(), 4), lengths);
+  }
+  EXPECT_EQ(cuda::host_lengths(device_ptr.data(), 4), nullptr);
+}
+
 TEST(HostMirror, LargeMatricesAndMissingHostArraysAreNotMirrored) {
   const index_t rows = cuda::kHostPlanRows + 1;
   std::vector<index_t> host_ptr(static_cast<std::size_t>(rows) + 1, 0), device_ptr(host_ptr.size());
   {
     const cuda::ScopedHostMirror mirror(device_ptr.data(), host_ptr.data(), rows);
     EXPECT_EQ(cuda::host_row_ptr(device_ptr.data(), 1), nullptr);
+    EXPECT_EQ(cuda::host_lengths(device_ptr.data(), rows), nullptr);
   }
   {
     const cuda::ScopedHostMirror mirror(device_ptr.data(), host_ptr.data(), rows - 1);
