@@ -2,6 +2,7 @@
 #include <cub/block/block_reduce.cuh>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
+#include <stdexcept>
 #include <string>
 
 #include "backend/cuda/build_profile.hpp"
@@ -178,17 +179,24 @@ __global__ void permute_rows_kernel(std::int64_t nnz, index_t rows,
 // 12 B a nonzero read and 12 written plus ~8 B a row of pointers (~2.5 GB, ~0.8 ms). The
 // output arrays are the format's own (the user's CSR stays theirs).
 template <class V>
-DeviceCsr<V> csr_permute_rows(const DeviceCsrView<V>& a, const index_t* perm) {
+DeviceCsr<V> csr_permute_rows(const DeviceCsrView<V>& a, const index_t* perm,
+                              const std::vector<index_t>* host_row_ptr) {
   cudaStream_t s = cuda::Context::get().stream();
   DeviceCsr<V> out;
   out.rows = a.rows;
   out.cols = a.cols;
   cuda::build_phase("permute_alloc");
-  out.row_ptr = cuda::DeviceBuffer<index_t>(static_cast<std::size_t>(a.rows) + 1);
   out.col_idx = cuda::DeviceBuffer<index_t>(static_cast<std::size_t>(a.nnz));
   out.values = cuda::DeviceBuffer<V>(static_cast<std::size_t>(a.nnz));
   cuda::build_phase("permute_row_ptr");
-  gathered_offsets(a.rows, perm, a.row_ptr, out.row_ptr.data(), RowLength{}, s);
+  if (host_row_ptr) {
+    if (host_row_ptr->size() != static_cast<std::size_t>(a.rows) + 1)
+      throw std::logic_error("csr_permute_rows: the host row pointer has another row count");
+    out.row_ptr = cuda::queued_upload(*host_row_ptr);
+  } else {
+    out.row_ptr = cuda::DeviceBuffer<index_t>(static_cast<std::size_t>(a.rows) + 1);
+    gathered_offsets(a.rows, perm, a.row_ptr, out.row_ptr.data(), RowLength{}, s);
+  }
   if (a.nnz == 0) return out;
   cuda::build_phase("permute_entries");
   permute_rows_kernel<V>
@@ -319,7 +327,8 @@ NearFarSplit<V> csr_split_near_far(const Csr<V>& a, index_t band, int panels) {
 #define SPMVKIT_INSTANTIATE(V)                                                         \
   template DeviceNearFar<V> csr_split_near_far(const DeviceCsrView<V>&, index_t, int); \
   template std::int64_t csr_count_far(const DeviceCsrView<V>&, index_t);               \
-  template DeviceCsr<V> csr_permute_rows(const DeviceCsrView<V>&, const index_t*);     \
+  template DeviceCsr<V> csr_permute_rows(const DeviceCsrView<V>&, const index_t*,     \
+                                         const std::vector<index_t>*);                 \
   template NearFarSplit<V> csr_split_near_far(const Csr<V>&, index_t, int);
 SPMVKIT_INSTANTIATE(float)
 SPMVKIT_INSTANTIATE(double)

@@ -129,9 +129,12 @@ void gathered_offsets(index_t n, const index_t* rows, const index_t* row_ptr, in
 // permute_rows (spmvkit/reorder.hpp) on the device: new row i is row perm[i] of `a`, with
 // `perm` (a.rows entries) in device memory. Two passes: the new row pointer (the lengths
 // gathered through perm, then a CUB scan), then the entries (a thread an entry, its new row by
-// a block-narrowed binary search, writes coalesced).
+// a block-narrowed binary search, writes coalesced). With `host_row_ptr` (the new row
+// pointer, a.rows + 1 entries, made on the host from a small matrix's host copy) the first pass
+// is a queued upload of it instead.
 template <class V>
-DeviceCsr<V> csr_permute_rows(const DeviceCsrView<V>& a, const index_t* perm);
+DeviceCsr<V> csr_permute_rows(const DeviceCsrView<V>& a, const index_t* perm,
+                              const std::vector<index_t>* host_row_ptr = nullptr);
 
 // csr_count_far on the device: the entries outside the band (a thread an entry).
 template <class V>

@@ -341,7 +341,7 @@ Csr3DeviceLayout<V> device_layout(const DeviceCsrView<V>& a, const Csr3<V>& shap
     // Not waited for: shape.perm's buffer lives on in the operator (make_csr3_cuda).
     cuda::upload_staged(l.perm.data(), shape.perm.data(), l.perm.bytes(), false);
     cuda::build_phase("device_layout");
-    l.csr = csr_permute_rows(a, l.perm.data());
+    l.csr = csr_permute_rows(a, l.perm.data(), host_ptr.empty() ? nullptr : &host_ptr);
   } else {
     cuda::build_phase("device_layout");
     l.csr = DeviceCsr<V>(a);
