@@ -3,7 +3,13 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <mutex>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include <sys/stat.h>
 
 #include "spmvkit/error.hpp"
 
@@ -24,20 +30,56 @@ std::string tuning_file_path() {
   return ".spmvkit-tuning.tsv";
 }
 
+namespace {
+
+// The store's records as last read, kept while the file's identity, size and modification time
+// stay the same (one stat a lookup instead of reading the file: a build asks up to a few times,
+// and a small matrix's build takes tens of microseconds). Under store_mutex.
+struct StoreCache {
+  bool valid = false;
+  std::string path;
+  dev_t dev = 0;
+  ino_t ino = 0;
+  off_t size = 0;
+  timespec mtime{};
+  std::map<std::pair<std::string, std::string>, std::string> values;  // the last record wins
+};
+StoreCache& store_cache() {
+  static StoreCache c;
+  return c;
+}
+
+}  // namespace
+
 std::optional<std::string> tuning_get(const std::string& device, const std::string& key) {
   std::lock_guard<std::mutex> lock(store_mutex());
-  std::ifstream in(tuning_file_path());
-  std::optional<std::string> found;
-  std::string line;
-  while (std::getline(in, line)) {
-    const auto t1 = line.find('\t');
-    const auto t2 = t1 == std::string::npos ? t1 : line.find('\t', t1 + 1);
-    if (t2 == std::string::npos) continue;
-    if (line.compare(0, t1, device) == 0 && t1 == device.size() &&
-        line.compare(t1 + 1, t2 - t1 - 1, key) == 0 && t2 - t1 - 1 == key.size())
-      found = line.substr(t2 + 1);
+  const std::string path = tuning_file_path();
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return std::nullopt;  // no store (yet)
+  StoreCache& c = store_cache();
+  if (!c.valid || c.path != path || c.dev != st.st_dev || c.ino != st.st_ino ||
+      c.size != st.st_size || c.mtime.tv_sec != st.st_mtim.tv_sec ||
+      c.mtime.tv_nsec != st.st_mtim.tv_nsec) {
+    c.valid = false;
+    c.values.clear();
+    std::ifstream in(path);
+    std::string line;
+    while (std::getline(in, line)) {
+      const auto t1 = line.find('\t');
+      const auto t2 = t1 == std::string::npos ? t1 : line.find('\t', t1 + 1);
+      if (t2 == std::string::npos) continue;
+      c.values[{line.substr(0, t1), line.substr(t1 + 1, t2 - t1 - 1)}] = line.substr(t2 + 1);
+    }
+    c.path = path;
+    c.dev = st.st_dev;
+    c.ino = st.st_ino;
+    c.size = st.st_size;
+    c.mtime = st.st_mtim;
+    c.valid = true;
   }
-  return found;
+  const auto it = c.values.find({device, key});
+  if (it == c.values.end()) return std::nullopt;
+  return it->second;
 }
 
 void tuning_put(const std::string& device, const std::string& key, const std::string& value) {
@@ -51,6 +93,7 @@ void tuning_put(const std::string& device, const std::string& key, const std::st
   std::ofstream out(path, std::ios::app);
   if (!out) throw Error("cannot write the tuning store " + path.string());
   out << device << '\t' << key << '\t' << value << '\n';
+  store_cache().valid = false;
 }
 
 }  // namespace spmvkit
