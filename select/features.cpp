@@ -24,24 +24,25 @@ namespace {
 
 constexpr index_t kWindow = 64;  // rows per sample window
 
-// A host CSR as the feature code reads it.
-template <class V>
+// A host CSR's structure as the feature code reads it (not owned).
 struct HostRows {
-  const Csr<V>& a;
-  index_t rows() const { return a.rows; }
-  index_t cols() const { return a.cols; }
-  std::int64_t nnz() const { return a.nnz(); }
-  index_t ptr(index_t r) const { return a.row_ptr[static_cast<std::size_t>(r)]; }
+  index_t n_rows = 0, n_cols = 0;
+  const index_t* row_ptr = nullptr;  // n_rows + 1 entries
+  const index_t* col_idx = nullptr;
+  index_t rows() const { return n_rows; }
+  index_t cols() const { return n_cols; }
+  std::int64_t nnz() const { return std::int64_t{row_ptr[n_rows]} - row_ptr[0]; }
+  index_t ptr(index_t r) const { return row_ptr[r]; }
   // Row pointers [r, r + n), contiguous (the length sample reads its windows through it).
   const index_t* ptrs(index_t r, index_t n) const {
     (void)n;
-    return a.row_ptr.data() + r;
+    return row_ptr + r;
   }
-  index_t col(std::int64_t k) const { return a.col_idx[static_cast<std::size_t>(k)]; }
+  index_t col(std::int64_t k) const { return col_idx[k]; }
   // Column indices [k, k + n), contiguous (the block test reads whole rows through it).
   const index_t* cols(std::int64_t k, std::int64_t n) const {
     (void)n;
-    return a.col_idx.data() + k;
+    return col_idx + k;
   }
 };
 
@@ -462,19 +463,31 @@ void prepare_features() {
 
 double Features::cv() const { return row_mean > 0 ? std::sqrt(row_variance) / row_mean : 0.0; }
 
-template <class V>
-Features measure_features(const Csr<V>& a, std::size_t l2_bytes) {
-  const HostRows<V> rows{a};
+namespace {
+
+// measure_features from a host structure, for values of `value_bytes` bytes.
+Features measure_host_features(const HostRows& rows, int value_bytes, std::size_t l2_bytes) {
+  index_t longest = 0;
+  for (index_t r = 0; r < rows.n_rows; ++r)
+    longest = std::max(longest, rows.row_ptr[r + 1] - rows.row_ptr[r]);
   std::vector<index_t>& lengths = sampled_lengths();
-  Features f = sampled_features(rows, sizeof(V), l2_bytes, longest_row(a), lengths);
+  Features f = sampled_features(rows, value_bytes, l2_bytes, longest, lengths);
   if (f.rows == 0 || lengths.empty()) return f;
-  if (a.nnz() <= kSmallNnz) {
-    f.block_size = detect_block_size(a);
+  if (rows.nnz() <= kSmallNnz) {
+    f.block_size = detect_block_size(rows.n_rows, rows.n_cols, rows.row_ptr, rows.col_idx);
     return f;
   }
-  const index_t g = block_gcd(a.rows, a.cols, lengths);
+  const index_t g = block_gcd(rows.n_rows, rows.n_cols, lengths);
   f.block_size = g < 2 ? 1 : sampled_block_size(rows, g, block_test_windows(rows, g, nullptr));
   return f;
+}
+
+}  // namespace
+
+template <class V>
+Features measure_features(const Csr<V>& a, std::size_t l2_bytes) {
+  return measure_host_features(HostRows{a.rows, a.cols, a.row_ptr.data(), a.col_idx.data()},
+                               static_cast<int>(sizeof(V)), l2_bytes);
 }
 
 template <class V>
@@ -486,14 +499,9 @@ Features measure_features(const DeviceCsrView<V>& a, std::size_t l2_bytes) {
     // row pointer and the columns only, so the values stay out).
     const index_t* h = cuda::host_row_ptr(a.row_ptr, static_cast<std::size_t>(a.rows) + 1);
     const index_t* hc = cuda::host_col_idx(a.col_idx);
-    if (h && (hc || a.nnz == 0)) {
-      Csr<V> structure;
-      structure.rows = a.rows;
-      structure.cols = a.cols;
-      structure.row_ptr.assign(h, h + a.rows + 1);
-      if (a.nnz > 0) structure.col_idx.assign(hc, hc + a.nnz);
-      return measure_features(structure, l2_bytes);
-    }
+    if (h && (hc || a.nnz == 0))
+      return measure_host_features(HostRows{a.rows, a.cols, h, hc}, static_cast<int>(sizeof(V)),
+                                   l2_bytes);
     return measure_features(cuda::download_csr(a), l2_bytes);
   }
   // Two round trips: 1, the length sample's row pointers with the block test's for any g <= 64

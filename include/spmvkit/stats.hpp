@@ -41,5 +41,7 @@ index_t longest_row(const Csr<V>& a);
 // bs x bs block that holds an entry is full (the matrix is exactly a BSR matrix); 1 if none.
 template <class V>
 int detect_block_size(const Csr<V>& a);
+// The same from the structure alone: row_ptr (rows + 1 entries) and its col_idx.
+int detect_block_size(index_t rows, index_t cols, const index_t* row_ptr, const index_t* col_idx);
 
 }  // namespace spmvkit
