@@ -14,7 +14,7 @@
 namespace spmvkit::cuda {
 
 template <class V>
-OwnedDeviceCsr<V> upload_csr(const Csr<V>& a, bool wait) {
+OwnedDeviceCsr<V> upload_csr(const Csr<V>& a) {
   OwnedDeviceCsr<V> d;
   d.rows = a.rows;
   d.cols = a.cols;
@@ -25,7 +25,7 @@ OwnedDeviceCsr<V> upload_csr(const Csr<V>& a, bool wait) {
   upload_staged(d.row_ptr.data(), a.row_ptr.data(), d.row_ptr.bytes(), false);
   upload_staged(d.col_idx.data(), a.col_idx.data(), d.col_idx.bytes(), false);
   upload_staged(d.values.data(), a.values.data(), d.values.bytes(), false);
-  if (wait) Context::get().synchronize();
+  Context::get().synchronize();
   return d;
 }
 
@@ -351,7 +351,7 @@ void check_device_csr(const DeviceCsrView<V>& a) {
 }
 
 #define SPMVKIT_INSTANTIATE(V)                                                                  \
-  template OwnedDeviceCsr<V> upload_csr(const Csr<V>&, bool);                                   \
+  template OwnedDeviceCsr<V> upload_csr(const Csr<V>&);                                         \
   template Csr<V> download_csr(const DeviceCsrView<V>&);                                        \
   template void check_device_csr(const DeviceCsrView<V>&);                                      \
   template index_t longest_row(const DeviceCsrView<V>&);                                        \

@@ -48,12 +48,9 @@ struct OwnedDeviceCsr {
   }
 };
 
-// a (validated by its producer) onto the device by upload_staged. With `wait` false a small
-// matrix's copies are only queued (their DMA overlaps what the caller does next, in stream
-// order before its device work): a's arrays must then stay unchanged until the stream is
-// synchronised (the registry's builds: the caller's CSR outlives the build).
+// a (validated by its producer) onto the device by upload_staged.
 template <class V>
-OwnedDeviceCsr<V> upload_csr(const Csr<V>& a, bool wait = true);
+OwnedDeviceCsr<V> upload_csr(const Csr<V>& a);
 // a's arrays back on the host (pinned staging not needed: formats that build on the host).
 template <class V>
 Csr<V> download_csr(const DeviceCsrView<V>& a);

@@ -114,21 +114,17 @@ std::unique_ptr<Operator<V>> build_operator(std::string_view format, const Csr<V
   // A format that keeps the CSR's arrays (device_keeper) is handed the uploaded ones; its
   // format bytes then count them.
   // Measurement switches, not settings: SPMVKIT_HOST_BUILD=1 builds through the host builders
-  // instead; SPMVKIT_HOST_PLAN=0 keeps small builds from planning on the host's copy;
-  // SPMVKIT_UPLOAD_WAIT=1 waits for the upload before the build.
+  // instead; SPMVKIT_HOST_PLAN=0 keeps small builds from planning on the host's copy.
   const auto env_flag = [](const char* name, bool fallback) {
     const char* v = std::getenv(name);
     return v && *v ? std::string(v) != "0" : fallback;
   };
   static const bool host_build = env_flag("SPMVKIT_HOST_BUILD", false);
   static const bool host_plan = env_flag("SPMVKIT_HOST_PLAN", true);
-  static const bool upload_wait = env_flag("SPMVKIT_UPLOAD_WAIT", false);
   if (b == Backend::cuda && f.builds_on_device() && !f.peer && !host_build) {
     synchronize(b);
     auto t0 = clock::now();
-    // Not waited for: a small matrix's transfer finishes while the builder plans on the host
-    // (upload_ms is the time to queue it; the rest of it, if any, is in build_ms).
-    auto d = std::make_shared<cuda::OwnedDeviceCsr<V>>(cuda::upload_csr(a, upload_wait));
+    auto d = std::make_shared<cuda::OwnedDeviceCsr<V>>(cuda::upload_csr(a));
     const double upload_ms = ms_since(t0);
     const cuda::PeakBytes peak;
     t0 = clock::now();
