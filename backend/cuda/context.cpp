@@ -120,6 +120,7 @@ thread_local std::uint64_t waits = 0;
 std::uint64_t stream_waits() { return waits; }
 
 void Context::synchronize() const {
+  if (upload_pending) wait_for_pending_upload();
   ++waits;
   SPMVKIT_CUDA_CHECK(cudaStreamSynchronize(current_));
 }
@@ -231,11 +232,11 @@ bool capturing(cudaStream_t s) {
 Context* pool_context() {
   if (!device_pool_enabled()) return nullptr;
   Context& c = Context::get();
-  return capturing(c.stream()) ? nullptr : &c;
+  return capturing(c.stream_unwaited()) ? nullptr : &c;
 }
 
 cudaError_t allocate(void** p, std::size_t bytes, Context* c) {
-  return c ? cudaMallocAsync(p, bytes, c->stream()) : cudaMalloc(p, bytes);
+  return c ? cudaMallocAsync(p, bytes, c->stream_unwaited()) : cudaMalloc(p, bytes);
 }
 
 // Hands what `device`'s pool keeps for reuse back to the device, once its queued work is done.
@@ -299,8 +300,8 @@ void device_free(void* p) noexcept {
   // A pool allocation goes back in its device's stream order (after the work queued on the
   // context's stream, which every use of the buffer is ordered before); no device sync.
   Context* c = device >= 0 ? Context::existing(device) : nullptr;
-  if (c && !capturing(c->stream()))
-    cudaFreeAsync(p, c->stream());
+  if (c && !capturing(c->stream_unwaited()))
+    cudaFreeAsync(p, c->stream_unwaited());
   else
     cudaFree(p);
 }

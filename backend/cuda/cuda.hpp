@@ -50,6 +50,11 @@ namespace spmvkit::cuda {
 
 namespace spmvkit::cuda {
 
+// Whether this thread has an upload queued by UploadBeside's worker that it has not waited for
+// (upload_beside.hpp), and the wait for it.
+extern thread_local bool upload_pending;
+void wait_for_pending_upload();
+
 // One per device: the stream all spmvkit work is queued on, library handles bound to it, and
 // the device's properties. Created on first use; lives for the process.
 class Context {
@@ -61,8 +66,15 @@ class Context {
   static Context* existing(int device);
 
   int device() const { return device_; }
-  // The stream spmvkit queues on: the context's own, or the one a StreamRedirect names.
-  cudaStream_t stream() const { return current_; }
+  // The stream spmvkit queues on: the context's own, or the one a StreamRedirect names. Waits
+  // first for an upload this thread left to the worker (upload_beside.hpp), so that what the
+  // caller queues runs after it.
+  cudaStream_t stream() const {
+    if (upload_pending) wait_for_pending_upload();
+    return current_;
+  }
+  // The same without that wait: for stream-ordered allocation and free, which need not.
+  cudaStream_t stream_unwaited() const { return current_; }
   cusparseHandle_t cusparse() const { return cusparse_; }
   cublasHandle_t cublas() const { return cublas_; }
   const cudaDeviceProp& props() const { return props_; }

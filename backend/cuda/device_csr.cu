@@ -14,13 +14,19 @@
 namespace spmvkit::cuda {
 
 template <class V>
-OwnedDeviceCsr<V> upload_csr(const Csr<V>& a) {
+OwnedDeviceCsr<V> device_csr_like(const Csr<V>& a) {
   OwnedDeviceCsr<V> d;
   d.rows = a.rows;
   d.cols = a.cols;
   d.row_ptr = DeviceBuffer<index_t>(a.row_ptr.size());
   d.col_idx = DeviceBuffer<index_t>(a.col_idx.size());
   d.values = DeviceBuffer<V>(a.values.size());
+  return d;
+}
+
+template <class V>
+OwnedDeviceCsr<V> upload_csr(const Csr<V>& a) {
+  OwnedDeviceCsr<V> d = device_csr_like(a);
   // One wait for the three (a small matrix's upload was three ~12 us round trips).
   upload_staged(d.row_ptr.data(), a.row_ptr.data(), d.row_ptr.bytes(), false);
   upload_staged(d.col_idx.data(), a.col_idx.data(), d.col_idx.bytes(), false);
@@ -351,6 +357,7 @@ void check_device_csr(const DeviceCsrView<V>& a) {
 }
 
 #define SPMVKIT_INSTANTIATE(V)                                                                  \
+  template OwnedDeviceCsr<V> device_csr_like(const Csr<V>&);                                    \
   template OwnedDeviceCsr<V> upload_csr(const Csr<V>&);                                         \
   template Csr<V> download_csr(const DeviceCsrView<V>&);                                        \
   template void check_device_csr(const DeviceCsrView<V>&);                                      \

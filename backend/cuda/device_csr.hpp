@@ -51,6 +51,9 @@ struct OwnedDeviceCsr {
 // a (validated by its producer) onto the device by upload_staged.
 template <class V>
 OwnedDeviceCsr<V> upload_csr(const Csr<V>& a);
+// Device arrays of a's shape, not filled (upload_csr's, or UploadBeside's destination).
+template <class V>
+OwnedDeviceCsr<V> device_csr_like(const Csr<V>& a);
 // a's arrays back on the host (pinned staging not needed: formats that build on the host).
 template <class V>
 Csr<V> download_csr(const DeviceCsrView<V>& a);

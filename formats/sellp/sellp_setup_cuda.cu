@@ -412,7 +412,6 @@ SellpDevice<V> sellp_pack_device(const DeviceCsrView<V>& a, const SellpConfig& c
                                  index_t longest, std::int64_t slots_counted, bool try_deltas,
                                  const std::vector<index_t>* host_lengths) {
   constexpr int block = SellpSetupPolicy::block_threads;
-  cudaStream_t stream = cuda::Context::get().stream();
   const int b = config.slice_size, t = config.threads_per_row, group = b * t;
   SellpDevice<V> s;
   s.rows = a.rows;
@@ -427,11 +426,7 @@ SellpDevice<V> sellp_pack_device(const DeviceCsrView<V>& a, const SellpConfig& c
     cuda::build_phase("slices_on_host");
     const std::vector<index_t>& lengths = *host_lengths;
     std::vector<index_t> order;
-    if (config.sigma > 1) {
-      order = sellp_sort_order(lengths, config.sigma);
-      s.perm = cuda::queued_upload(order);
-      f.perm_rows = a.rows;
-    }
+    if (config.sigma > 1) order = sellp_sort_order(lengths, config.sigma);
     std::vector<index_t> row_length(static_cast<std::size_t>(f.positions), 0), chunks(f.slices);
     std::vector<std::int64_t> slice_ptr(static_cast<std::size_t>(f.slices) + 1, 0);
     for (index_t p = 0; p < a.rows; ++p)
@@ -448,10 +443,18 @@ SellpDevice<V> sellp_pack_device(const DeviceCsrView<V>& a, const SellpConfig& c
     if (slice_ptr.back() != slots_counted)
       throw std::logic_error("sellp: the slices hold " + std::to_string(slice_ptr.back()) +
                              " slots, the rule counted " + std::to_string(slots_counted));
+    // Queued once all is made on the host: the stream's first use waits for an upload left to
+    // the worker (upload_beside.hpp), which the host work above ran beside.
+    if (!order.empty()) {
+      s.perm = cuda::queued_upload(order);
+      f.perm_rows = a.rows;
+    }
     s.row_length = cuda::queued_upload(row_length);
     s.slice_chunks = cuda::queued_upload(chunks);
     s.slice_ptr = cuda::queued_upload(slice_ptr);
-  } else {
+  }
+  cudaStream_t stream = cuda::Context::get().stream();
+  if (!host_lengths || a.rows == 0) {
     if (config.sigma > 1 && a.rows > 0) {
       cuda::build_phase("sort");
       const std::int64_t windows = (std::int64_t{a.rows} + config.sigma - 1) / config.sigma;

@@ -19,6 +19,7 @@
 #if SPMVKIT_HAVE_CUDA
 #include "backend/cuda/device_csr.hpp"
 #include "backend/cuda/host_mirror.hpp"
+#include "backend/cuda/upload_beside.hpp"
 #endif
 
 namespace spmvkit {
@@ -290,6 +291,47 @@ TEST(DeviceBuild, SetupSplitAndPeakMemory) {
       EXPECT_LE(t.build_peak_bytes, 2 * t.format_bytes);
     }
   }
+}
+
+// The registry's upload beside the build (upload_beside.hpp): the stream's first use on the
+// calling thread comes after the worker's copies (the arrays, poisoned first, read back whole),
+// a second upload while the worker is busy is queued by the caller, and a scope left without
+// using the stream still waits for the worker before the arrays go.
+TEST(DeviceBuild, UploadBesideOrdersTheStreamAfterItsCopies) {
+#if SPMVKIT_HAVE_CUDA
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
+  for (const char* m : {"random_2000", "empty_rows", "one_huge_row"}) {
+    SCOPED_TRACE(m);
+    const Csr<double>& a = testing::zoo_matrix(m);
+    const auto poisoned = [&] {
+      cuda::OwnedDeviceCsr<double> d = cuda::device_csr_like(a);
+      cuda::fill_bytes(d.row_ptr.data(), 0xff, d.row_ptr.bytes());
+      cuda::fill_bytes(d.col_idx.data(), 0xff, d.col_idx.bytes());
+      cuda::fill_bytes(d.values.data(), 0xff, d.values.bytes());
+      cuda::Context::get().synchronize();
+      return d;
+    };
+    const auto same = [&](const cuda::OwnedDeviceCsr<double>& d) {
+      const Csr<double> back = cuda::download_csr(d.view());  // uses the stream: waits
+      EXPECT_EQ(back.row_ptr, a.row_ptr);
+      EXPECT_EQ(back.col_idx, a.col_idx);
+      EXPECT_EQ(back.values, a.values);
+    };
+    cuda::OwnedDeviceCsr<double> d = poisoned(), d2 = poisoned(), d3 = poisoned();
+    {
+      cuda::UploadBeside up(d, a);
+      cuda::UploadBeside busy(d2, a);  // the worker holds the first: queued here
+      same(d2);
+      same(d);
+      up.wait();
+      EXPECT_GE(up.queued_ms(), 0.0);
+    }
+    { const cuda::UploadBeside unused(d3, a); }  // left unwaited: its destructor waits
+    same(d3);
+  }
+#else
+  GTEST_SKIP() << "this build has no CUDA backend";
+#endif
 }
 
 // Without the CUDA backend compiled in, the device entry refuses clearly.

@@ -1,0 +1,153 @@
+// UploadBeside's worker: one thread for the process, made on first use, one upload at a time.
+#include "backend/cuda/upload_beside.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <exception>
+#include <iterator>
+#include <mutex>
+#include <thread>
+#include <utility>
+
+namespace spmvkit::cuda {
+
+namespace {
+
+using clock = std::chrono::steady_clock;
+
+// Queues the copies on the current device's context stream (pageable sources: the driver
+// stages them before each call returns).
+template <class Copies>
+double queue_copies(const Copies& copies) {
+  const auto t0 = clock::now();
+  for (const auto& c : copies) upload_staged(c.dst, c.src, c.bytes, false);
+  return std::chrono::duration<double, std::milli>(clock::now() - t0).count();
+}
+
+struct Job {
+  int device = 0;
+  const void* copies = nullptr;  // const UploadBeside::Copy[3], read by queue_copies
+  double (*run)(const void*) = nullptr;
+  bool done = true;
+  double ms = 0;
+  std::exception_ptr error;
+};
+
+class Worker {
+ public:
+  static Worker& get() {
+    static Worker* w = new Worker;  // never joined: the process may end with it waiting
+    return *w;
+  }
+
+  // Hands a job over; false while another's is not yet waited for (the caller then queues its
+  // own copies).
+  bool submit(int device, const void* copies, double (*run)(const void*)) {
+    std::lock_guard<std::mutex> lock(m_);
+    if (claimed_) return false;
+    claimed_ = true;
+    job_ = Job{device, copies, run, false, 0, nullptr};
+    ++generation_;
+    cv_.notify_all();
+    return true;
+  }
+
+  // Waits for the job handed over (by the one submit that returned true since the last wait);
+  // its time, or its error rethrown. The worker is free again after it.
+  double wait() {
+    std::unique_lock<std::mutex> lock(m_);
+    cv_.wait(lock, [&] { return job_.done; });
+    claimed_ = false;
+    if (job_.error) std::rethrow_exception(std::exchange(job_.error, nullptr));
+    return job_.ms;
+  }
+
+ private:
+  Worker() : thread_([this] { loop(); }) { thread_.detach(); }
+
+  void loop() {
+    std::unique_lock<std::mutex> lock(m_);
+    unsigned long long seen = 0;
+    for (;;) {
+      cv_.wait(lock, [&] { return generation_ != seen; });
+      seen = generation_;
+      Job job = job_;
+      lock.unlock();
+      double ms = 0;
+      std::exception_ptr error;
+      try {
+        Context::get(job.device);  // the caller's device, for this thread too
+        ms = job.run(job.copies);
+      } catch (...) {
+        error = std::current_exception();
+      }
+      lock.lock();
+      job_.ms = ms;
+      job_.error = error;
+      job_.done = true;
+      cv_.notify_all();
+    }
+  }
+
+  std::mutex m_;
+  std::condition_variable cv_;
+  Job job_;
+  bool claimed_ = false;  // a job handed over and not yet waited for
+  unsigned long long generation_ = 0;
+  std::thread thread_;
+};
+
+thread_local UploadBeside* pending = nullptr;  // this thread's innermost unwaited upload
+
+}  // namespace
+
+thread_local bool upload_pending = false;
+
+void wait_for_pending_upload() {
+  if (pending) pending->wait();
+}
+
+template <class V>
+UploadBeside::UploadBeside(OwnedDeviceCsr<V>& d, const Csr<V>& a) {
+  const Copy copies[3] = {{d.row_ptr.data(), a.row_ptr.data(), d.row_ptr.bytes()},
+                          {d.col_idx.data(), a.col_idx.data(), d.col_idx.bytes()},
+                          {d.values.data(), a.values.data(), d.values.bytes()}};
+  start(copies);
+}
+
+void UploadBeside::start(const Copy (&copies)[3]) {
+  const auto run = [](const void* p) { return queue_copies(*static_cast<const Copy(*)[3]>(p)); };
+  // The copies' descriptions outlive the job: kept in this object.
+  std::copy(std::begin(copies), std::end(copies), std::begin(copies_));
+  on_worker_ = Worker::get().submit(Context::get().device(), &copies_, run);
+  if (!on_worker_) {  // busy: queued here, nothing pending
+    queued_ms_ = queue_copies(copies_);
+    waited_ = true;
+    return;
+  }
+  outer_ = pending;
+  pending = this;
+  upload_pending = true;
+}
+
+void UploadBeside::wait() {
+  if (waited_) return;
+  waited_ = true;
+  // This thread is no longer waiting on this upload, whatever the worker reports.
+  pending = outer_;
+  upload_pending = pending != nullptr;
+  queued_ms_ = Worker::get().wait();
+}
+
+UploadBeside::~UploadBeside() {
+  try {
+    wait();
+  } catch (...) {
+  }
+}
+
+template UploadBeside::UploadBeside(OwnedDeviceCsr<float>&, const Csr<float>&);
+template UploadBeside::UploadBeside(OwnedDeviceCsr<double>&, const Csr<double>&);
+
+}  // namespace spmvkit::cuda
