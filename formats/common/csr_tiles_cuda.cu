@@ -325,17 +325,21 @@ DeviceTileStarts greedy_tile_starts_device(const index_t* row_ptr, index_t row_b
 
 DeviceBalancedTiling balanced_tiling_device(const index_t* row_ptr, index_t row_begin,
                                             index_t row_end, const BalancedPolicy& policy,
-                                            const index_t* cuts, index_t n_cuts) {
+                                            const index_t* cuts, index_t n_cuts,
+                                            const index_t* host_cuts) {
   DeviceBalancedTiling out;
   const index_t tile_nnz = policy.tile_nnz();
   const index_t max_rows = policy.max_tile_rows();
   if (row_end <= row_begin) return out;
   // A small matrix the registry uploaded from the host: its tiling made there, from the host's
   // row pointer, and queued up (no kernel, no download).
-  if (const index_t* host =
-          n_cuts == 0 ? cuda::host_row_ptr(row_ptr, std::size_t(row_end) + 1) : nullptr) {
+  if (const index_t* host = n_cuts == 0 || host_cuts
+                               ? cuda::host_row_ptr(row_ptr, std::size_t(row_end) + 1)
+                               : nullptr) {
     BalancedTiling t;
-    balanced_tiling(host, row_begin, row_end, policy, {}, t);
+    const std::vector<index_t> cut_list =
+        n_cuts > 0 ? std::vector<index_t>(host_cuts, host_cuts + n_cuts) : std::vector<index_t>{};
+    balanced_tiling(host, row_begin, row_end, policy, cut_list, t);
     out.tiles = cuda::queued_upload(t.tiles);
     out.long_rows = cuda::queued_upload(t.long_rows);
     out.partials = t.partials;

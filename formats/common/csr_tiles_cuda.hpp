@@ -30,10 +30,13 @@ DeviceTileStarts greedy_tile_starts_device(const index_t* row_ptr, index_t row_b
 
 // balanced_tiling(row_ptr, row_begin, row_end, policy, cuts) with `row_ptr` (the rows up to
 // row_end + 1) and the n_cuts sorted `cuts` in device memory. Queued on the context stream; it
-// waits for two small downloads (the number of tile starts, then the totals) on the way.
+// waits for two small downloads (the number of tile starts, then the totals) on the way. Where
+// the host holds the row pointer (host_mirror.hpp) the tiling is made there, without a wait:
+// with cuts only when `host_cuts` (the same n_cuts values on the host) is given.
 DeviceBalancedTiling balanced_tiling_device(const index_t* row_ptr, index_t row_begin,
                                             index_t row_end, const BalancedPolicy& policy,
-                                            const index_t* cuts = nullptr, index_t n_cuts = 0);
+                                            const index_t* cuts = nullptr, index_t n_cuts = 0,
+                                            const index_t* host_cuts = nullptr);
 
 // A device tiling on the host (for the tests that compare it with balanced_tiling).
 BalancedTiling download_tiling(const DeviceBalancedTiling& t);

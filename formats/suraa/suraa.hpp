@@ -389,9 +389,12 @@ std::unique_ptr<Operator<V>> make_suraa_cuda(const Csr<V>& a, const SuraaOptions
 template <class V>
 std::unique_ptr<Operator<V>> make_suraa_cuda(const DeviceCsrView<V>& a, const SuraaOptions& o);
 // The GPU setup alone, its plan downloaded (perm included): for tests comparing it with
-// suraa_plan_host. Ignores the low-variance fallback.
+// suraa_plan_host. Ignores the low-variance fallback. With `host_copy` the setup runs under the
+// host mirror of a (host_mirror.hpp: a small matrix's plan is then made on the host, as for the
+// registry's upload of a host CSR).
 template <class V>
-SuraaPlan suraa_plan_cuda(const Csr<V>& a, const SuraaOptions& o, bool list_segments = true);
+SuraaPlan suraa_plan_cuda(const Csr<V>& a, const SuraaOptions& o, bool list_segments = true,
+                          bool host_copy = false);
 #endif
 
 }  // namespace spmvkit

@@ -32,6 +32,7 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -39,6 +40,7 @@
 #include "backend/cuda/build_profile.hpp"
 #include "backend/cuda/cuda.hpp"
 #include "backend/cuda/device_csr.hpp"
+#include "backend/cuda/host_mirror.hpp"
 #include "backend/cuda/store.cuh"
 #include "formats/common/csr_balanced.cuh"
 #include "formats/common/csr_kernels.hpp"
@@ -120,6 +122,7 @@ class SuraaCudaOperator final : public Operator<V> {
                         : std::string())
         << ",streams=" << nside << ",gpu_setup_ms=" << d_.gpu_setup_ms;
     this->info_.details = det.str();
+    d_.host_row_ptr = {};
   }
 
   void apply(const V* x, const V* y, V* z, V alpha, V beta) const override {
@@ -182,7 +185,7 @@ class SuraaCudaOperator final : public Operator<V> {
     }
     table_entries_ = static_cast<index_t>(t.size());
     table_blocks_ = blocks;
-    if (!t.empty()) table_ = cuda::DeviceBuffer<SuraaTableEntry>(t);
+    if (!t.empty()) table_ = cuda::queued_upload(t);
   }
 
   // launch=tiles: balanced tiles of the sorted rows from G1 on (suraa_static) or after it
@@ -190,12 +193,22 @@ class SuraaCudaOperator final : public Operator<V> {
   // device from the sorted row pointer there (balanced_tiling_device: the host tiling's tiles).
   void build_tiles() {
     const BalancedPolicy policy;
+    const index_t host_cuts[2] = {d_.plan.g1_end, d_.plan.g2_end};
+    // A plan made on the host (suraa_setup_from_host) kept its sorted row pointer: the tiling
+    // is made there too (balanced_tiling_device's host path), no download.
+    std::optional<cuda::ScopedHostMirror> sorted;
+    if (!d_.host_row_ptr.empty())
+      sorted.emplace(d_.row_ptr.data(), d_.host_row_ptr.data(), d_.plan.rows);
+    const bool on_host =
+        sorted && cuda::host_row_ptr(d_.row_ptr.data(), d_.host_row_ptr.size()) != nullptr;
     cuda::DeviceBuffer<index_t> cuts(2);  // stored in stream order, not uploaded with a wait
-    cuda::store_async(cuts.data(), d_.plan.g1_end);
-    cuda::store_async(cuts.data() + 1, d_.plan.g2_end);
+    if (!on_host) {
+      cuda::store_async(cuts.data(), host_cuts[0]);
+      cuda::store_async(cuts.data() + 1, host_cuts[1]);
+    }
     DeviceBalancedTiling t =
         balanced_tiling_device(d_.row_ptr.data(), dynamic_ ? d_.plan.g1_end : 0, d_.plan.rows,
-                               policy, cuts.data(), static_cast<index_t>(cuts.size()));
+                               policy, cuts.data(), static_cast<index_t>(cuts.size()), host_cuts);
     const auto partials = static_cast<std::size_t>(t.partials);
     tiles_ = BalancedTiles<V>(std::move(t), policy, LongRowFinish::last_slice);  // one launch
     this->info_.matrix_bytes += tiles_.descriptor_bytes() + 2 * partials * sizeof(V);
@@ -382,9 +395,14 @@ std::unique_ptr<Operator<V>> make_suraa_cuda(const DeviceCsrView<V>& a, const Su
 }
 
 template <class V>
-SuraaPlan suraa_plan_cuda(const Csr<V>& a, const SuraaOptions& o, bool list_segments) {
+SuraaPlan suraa_plan_cuda(const Csr<V>& a, const SuraaOptions& o, bool list_segments,
+                          bool host_copy) {
   if (a.rows == 0) return suraa_plan_host(a, o);
   const DeviceCsr<V> dev(a);
+  std::optional<cuda::ScopedHostMirror> mirror;
+  if (host_copy)
+    mirror.emplace(dev.row_ptr.data(), a.row_ptr.data(), a.rows, dev.col_idx.data(),
+                   a.col_idx.data());
   const NprMoments mom = npr_moments(a.rows, dev.row_ptr.data());
   SuraaDeviceData<V> d = suraa_setup_device(dev.view(), mom, o, list_segments);
   d.plan.perm = d.perm.download();
@@ -395,7 +413,7 @@ SuraaPlan suraa_plan_cuda(const Csr<V>& a, const SuraaOptions& o, bool list_segm
   template std::unique_ptr<Operator<V>> make_suraa_cuda(const Csr<V>&, const SuraaOptions&); \
   template std::unique_ptr<Operator<V>> make_suraa_cuda(const DeviceCsrView<V>&,             \
                                                         const SuraaOptions&);                \
-  template SuraaPlan suraa_plan_cuda(const Csr<V>&, const SuraaOptions&, bool);
+  template SuraaPlan suraa_plan_cuda(const Csr<V>&, const SuraaOptions&, bool, bool);
 SPMVKIT_INSTANTIATE(float)
 SPMVKIT_INSTANTIATE(double)
 #undef SPMVKIT_INSTANTIATE

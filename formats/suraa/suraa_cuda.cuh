@@ -73,6 +73,9 @@ struct SuraaDeviceData {
   index_t partials = 0;
   SuraaPlan plan;           // perm not downloaded
   double gpu_setup_ms = 0;  // sort .. plan, after the upload
+  // The sorted row pointer on the host where the plan was made there (a small matrix from the
+  // host): the tiles' walk reads it; emptied once the operator is made.
+  std::vector<index_t> host_row_ptr;
 };
 
 // Algorithm 2 on the device, from a matrix there (read, not kept). list_segments = false: the

@@ -8,6 +8,7 @@
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "backend/cuda/build_profile.hpp"
@@ -244,10 +245,13 @@ NprMoments npr_moments(index_t m, const index_t* row_ptr) {
 // suraa_finish_plan's groups without its list of segments (suraa_setup_device with
 // list_segments = false): the same cut (class_runs as suraa_segment_bounds takes them),
 // max_child_threads, G1 prefix and g2_end.
+// With `host_sorted_row_ptr` (a small matrix's plan made on the host) the segments' nonzeros
+// and g2_end are counted there instead of by a kernel and a download.
 static SuraaPlan suraa_groups_on_device(index_t m, index_t n, std::int64_t nnz,
                                         const SuraaProbes& probes, const SuraaSegmentation& seg,
                                         std::vector<index_t> runs, const SuraaOptions& o,
-                                        const index_t* sorted_row_ptr) {
+                                        const index_t* sorted_row_ptr,
+                                        const index_t* host_sorted_row_ptr = nullptr) {
   SuraaPlan plan = suraa_plan_head(m, n, probes, seg, o);
   plan.nnz = nnz;
   const index_t size = std::max<index_t>(seg.segment_size, 1);
@@ -265,25 +269,39 @@ static SuraaPlan suraa_groups_on_device(index_t m, index_t n, std::int64_t nnz,
   plan.segment_count = segments;
   if (segments == 0) return plan;
   const std::int64_t head = std::min<std::int64_t>(segments, plan.max_child_threads);
-  // The runs up without a wait (run_seg and run_row live past the download below), and the
-  // head's nonzeros and g2_end down in one download: the last slot of head_nnz holds g2_end
-  // (an index_t in its zeroed low bytes).
-  cuda::DeviceBuffer<std::int64_t> run_seg_d(run_seg.size());
-  cuda::DeviceBuffer<index_t> run_row_d(run_row.size());
-  cuda::copy_to_device_async(run_seg_d.data(), run_seg.data(), run_seg_d.bytes());
-  cuda::copy_to_device_async(run_row_d.data(), run_row.data(), run_row_d.bytes());
-  cuda::DeviceBuffer<std::int64_t> head_nnz(static_cast<std::size_t>(head) + 1);
-  cuda::fill_bytes(head_nnz.data() + head, 0, sizeof(std::int64_t));
-  auto* g2_end = reinterpret_cast<index_t*>(head_nnz.data() + head);
-  constexpr int block = SuraaPolicy::setup_block;
-  suraa_segment_groups_kernel<<<cuda::grid_for(static_cast<std::size_t>(segments), block), block, 0,
-                                cuda::Context::get().stream()>>>(
-      segments, static_cast<int>(runs.size()), run_seg_d.data(), run_row_d.data(), size,
-      sorted_row_ptr, head, head_nnz.data(), g2_end);
-  SPMVKIT_LAUNCH_CHECK();
-  std::vector<std::int64_t> head_host = head_nnz.download();
-  const auto g2_end_host = static_cast<index_t>(head_host.back() & 0xffffffffLL);
-  head_host.pop_back();
+  std::vector<std::int64_t> head_host(static_cast<std::size_t>(head));
+  index_t g2_end_host = 0;
+  if (host_sorted_row_ptr) {  // suraa_segment_groups_kernel's sums on the host
+    for (std::int64_t sg = 0; sg < segments; ++sg) {
+      const SegmentRows rows =
+          segment_rows(sg, static_cast<int>(runs.size()), run_seg.data(), run_row.data(), size);
+      const std::int64_t seg_nnz =
+          std::int64_t{host_sorted_row_ptr[rows.stop]} - host_sorted_row_ptr[rows.begin];
+      if (sg < head) head_host[static_cast<std::size_t>(sg)] = seg_nnz;
+      if (seg_nnz >= static_cast<std::int64_t>(kSuraaWarp) * (rows.stop - rows.begin))
+        g2_end_host = std::max(g2_end_host, rows.stop);
+    }
+  } else {
+    // The runs up without a wait (run_seg and run_row live past the download below), and the
+    // head's nonzeros and g2_end down in one download: the last slot of head_nnz holds g2_end
+    // (an index_t in its zeroed low bytes).
+    cuda::DeviceBuffer<std::int64_t> run_seg_d(run_seg.size());
+    cuda::DeviceBuffer<index_t> run_row_d(run_row.size());
+    cuda::copy_to_device_async(run_seg_d.data(), run_seg.data(), run_seg_d.bytes());
+    cuda::copy_to_device_async(run_row_d.data(), run_row.data(), run_row_d.bytes());
+    cuda::DeviceBuffer<std::int64_t> head_nnz(static_cast<std::size_t>(head) + 1);
+    cuda::fill_bytes(head_nnz.data() + head, 0, sizeof(std::int64_t));
+    auto* g2_end = reinterpret_cast<index_t*>(head_nnz.data() + head);
+    constexpr int block = SuraaPolicy::setup_block;
+    suraa_segment_groups_kernel<<<cuda::grid_for(static_cast<std::size_t>(segments), block), block,
+                                  0, cuda::Context::get().stream()>>>(
+        segments, static_cast<int>(runs.size()), run_seg_d.data(), run_row_d.data(), size,
+        sorted_row_ptr, head, head_nnz.data(), g2_end);
+    SPMVKIT_LAUNCH_CHECK();
+    head_host = head_nnz.download();
+    g2_end_host = static_cast<index_t>(head_host.back() & 0xffffffffLL);
+    head_host.pop_back();
+  }
   // G1: suraa_group_segments over the first segments (G1 is a prefix of them).
   std::vector<index_t> bounds;
   for (std::int64_t sg = 0; sg < head; ++sg) {
@@ -298,9 +316,132 @@ static SuraaPlan suraa_groups_on_device(index_t m, index_t n, std::int64_t nnz,
   return plan;
 }
 
+namespace {
+
+// The rows in ascending order of `keys` (end_bit bits), ties in row order: a stable LSD radix
+// sort of 11-bit digits, the order cub::DeviceRadixSort::SortPairs gives the same keys.
+std::vector<index_t> stable_key_order(const std::vector<std::uint64_t>& keys, int end_bit) {
+  const std::size_t m = keys.size();
+  std::vector<index_t> order(m), other(m);
+  for (std::size_t i = 0; i < m; ++i) order[i] = static_cast<index_t>(i);
+  constexpr int kDigit = 11;
+  std::vector<std::size_t> count(std::size_t{1} << kDigit);
+  for (int shift = 0; shift < end_bit; shift += kDigit) {
+    const std::uint64_t mask = (std::uint64_t{1} << kDigit) - 1;
+    std::fill(count.begin(), count.end(), 0);
+    for (std::size_t i = 0; i < m; ++i) ++count[(keys[i] >> shift) & mask];
+    std::size_t sum = 0;
+    for (std::size_t& c : count) sum += std::exchange(c, sum);
+    for (std::size_t i = 0; i < m; ++i) {
+      const index_t r = order[i];
+      other[count[(keys[static_cast<std::size_t>(r)] >> shift) & mask]++] = r;
+    }
+    order.swap(other);
+  }
+  return order;
+}
+
+}  // namespace
+
+// suraa_setup_device for a small matrix the registry uploaded from the host (host_mirror.hpp):
+// the sort (the same keys, stable_key_order), the sorted row pointer, the probes, the segments'
+// nonzeros and G1's partial-sum pointer made there from its row pointer and first columns, and
+// queued up; the device gathers the entries. No wait (the device path waits five times, ~18 us
+// each on the H100 machine, for a small matrix's numbers).
+template <class V>
+SuraaDeviceData<V> suraa_setup_from_host(const DeviceCsrView<V>& a, const NprMoments& mom,
+                                         const SuraaOptions& o, bool list_segments,
+                                         const index_t* h_ptr, const index_t* h_col) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const index_t m = a.rows, n = a.cols;
+  const std::int64_t nnz = a.nnz;
+  SuraaDeviceData<V> d;
+  cuda::build_phase("host_plan");
+  const int col_bits = o.row_order_ties() ? 0 : cuda::bits_for(static_cast<std::uint64_t>(n));
+  const index_t max_class = suraa_order_class(mom.max, o.order);
+  const int end_bit = std::max(1, col_bits + cuda::bits_for(static_cast<std::uint64_t>(max_class)));
+  std::vector<std::uint64_t> keys(static_cast<std::size_t>(m));
+  for (index_t i = 0; i < m; ++i) {  // suraa_sort_keys_kernel's keys
+    const index_t b = h_ptr[i], e = h_ptr[i + 1];
+    const auto first = col_bits == 0 ? 0 : static_cast<std::uint64_t>(e > b ? h_col[b] : n);
+    keys[static_cast<std::size_t>(i)] =
+        (static_cast<std::uint64_t>(max_class - suraa_order_class(e - b, o.order)) << col_bits) |
+        first;
+  }
+  const std::vector<index_t> perm = stable_key_order(keys, end_bit);
+  std::vector<index_t> row_ptr(static_cast<std::size_t>(m) + 1, 0);
+  for (index_t i = 0; i < m; ++i) {
+    const index_t r = perm[static_cast<std::size_t>(i)];
+    row_ptr[static_cast<std::size_t>(i) + 1] =
+        row_ptr[static_cast<std::size_t>(i)] + h_ptr[r + 1] - h_ptr[r];
+  }
+  SuraaProbes probes;  // suraa_probe_kernel's
+  probes.rows = m;
+  probes.npr_max = mom.max;
+  probes.npr_min = mom.min;
+  probes.npr_quarter = row_ptr[m / 4 + 1] - row_ptr[m / 4];
+  const std::int64_t q3 = 3 * static_cast<std::int64_t>(m) / 4;
+  probes.npr_three_quarter = row_ptr[q3 + 1] - row_ptr[q3];
+  probes.rows_over_warp = mom.over_warp;
+  const SuraaSegmentation seg = fd_segmentation(probes, o.segment_size);
+  std::vector<index_t> class_runs;
+  if (o.row_order_ties())
+    class_runs = suraa_class_runs(order_class_count(mom.class_count, o.order));
+  if (!list_segments) {
+    d.plan = suraa_groups_on_device(m, n, nnz, probes, seg, std::move(class_runs), o, nullptr,
+                                    row_ptr.data());
+  } else {
+    const std::vector<index_t> bounds = suraa_segment_bounds(m, seg.segment_size, class_runs);
+    std::vector<std::int64_t> segment_nnz(bounds.size() - 1);
+    for (std::size_t k = 0; k + 1 < bounds.size(); ++k)
+      segment_nnz[k] = std::int64_t{row_ptr[static_cast<std::size_t>(bounds[k + 1])]} -
+                       row_ptr[static_cast<std::size_t>(bounds[k])];
+    d.plan = suraa_finish_plan(m, n, probes, seg, bounds, segment_nnz, o);
+  }
+  const index_t g1 = d.plan.g1_end;
+  std::vector<index_t> partial_ptr;
+  if (g1 > 0 && g1_own_kernels(o)) {  // suraa_g1_blocks_kernel's blocks, scanned
+    partial_ptr.assign(static_cast<std::size_t>(g1) + 1, 0);
+    for (index_t r = 0; r < g1; ++r) {
+      const index_t npr =
+          row_ptr[static_cast<std::size_t>(r) + 1] - row_ptr[static_cast<std::size_t>(r)];
+      partial_ptr[static_cast<std::size_t>(r) + 1] =
+          partial_ptr[static_cast<std::size_t>(r)] +
+          (g1_dynamic(o) ? suraa_child_blocks(npr, o.nnz_per_thread) : suraa_static_blocks(npr));
+    }
+    d.partials = partial_ptr.back();
+  }
+  // Queued once all is made (the stream's first use waits for an upload left to the worker,
+  // upload_beside.hpp, which the host work above ran beside); then the gather.
+  cuda::build_phase("gather");
+  d.perm = cuda::queued_upload(perm);
+  d.row_ptr = cuda::queued_upload(row_ptr);
+  if (!partial_ptr.empty()) d.partial_ptr = cuda::queued_upload(partial_ptr);
+  d.col_idx = cuda::DeviceBuffer<index_t>(static_cast<std::size_t>(nnz));
+  d.values = cuda::DeviceBuffer<V>(static_cast<std::size_t>(nnz));
+  if (nnz > 0) {
+    constexpr int gb = SuraaPolicy::gather_block, gi = SuraaPolicy::gather_items;
+    suraa_gather_kernel<V, gb, gi>
+        <<<cuda::grid_for(static_cast<std::size_t>(nnz), gb * gi), gb, 0,
+           cuda::Context::get().stream()>>>(m, nnz, d.row_ptr.data(), d.perm.data(), a.row_ptr,
+                                            a.col_idx, a.values, d.col_idx.data(), d.values.data());
+    SPMVKIT_LAUNCH_CHECK();
+  }
+  d.host_row_ptr = std::move(row_ptr);  // its upload is staged: the vector may move
+  d.gpu_setup_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return d;
+}
+
 template <class V>
 SuraaDeviceData<V> suraa_setup_device(const DeviceCsrView<V>& a, const NprMoments& mom,
                                       const SuraaOptions& o, bool list_segments) {
+  if (a.rows > 0) {
+    const index_t* h_ptr = cuda::host_row_ptr(a.row_ptr, static_cast<std::size_t>(a.rows) + 1);
+    const index_t* h_col = cuda::host_col_idx(a.col_idx);
+    if (h_ptr && (h_col || o.row_order_ties() || a.nnz == 0))
+      return suraa_setup_from_host(a, mom, o, list_segments, h_ptr, h_col);
+  }
   auto& ctx = cuda::Context::get();
   cudaStream_t s = ctx.stream();
   const index_t m = a.rows, n = a.cols;

@@ -388,27 +388,32 @@ TEST(SuraaCuda, GpuSetupMatchesHostPlan) {
       SCOPED_TRACE(params);
       const SuraaOptions o = suraa_options(Params::parse(params), true);
       const SuraaPlan host = suraa_plan_host(a, o);
-      const SuraaPlan gpu = suraa_plan_cuda(a, o);
-      // Without the list (launch=tiles, static G1): the same groups, count and nonzeros.
-      const SuraaPlan lite = suraa_plan_cuda(a, o, false);
-      EXPECT_TRUE(lite.segments.empty());
-      EXPECT_EQ(lite.segment_count, static_cast<std::int64_t>(host.segments.size()));
-      EXPECT_EQ(lite.g1_end, host.g1_end);
-      EXPECT_EQ(lite.g2_end, host.g2_end);
-      EXPECT_EQ(lite.nnz, host.nnz);
-      EXPECT_EQ(lite.max_child_threads, host.max_child_threads);
-      EXPECT_EQ(gpu.perm, host.perm);
-      EXPECT_EQ(gpu.segmentation.segment_size, host.segmentation.segment_size);
-      EXPECT_EQ(gpu.segmentation.segments, host.segmentation.segments);
-      EXPECT_EQ(gpu.segments.size(), host.segments.size());
-      EXPECT_EQ(gpu.probes.rows_over_warp, host.probes.rows_over_warp);
-      EXPECT_EQ(gpu.max_child_threads, host.max_child_threads);
-      EXPECT_EQ(gpu.g1_end, host.g1_end);
-      EXPECT_EQ(gpu.g2_end, host.g2_end);
-      ASSERT_EQ(gpu.launches.size(), host.launches.size());
-      for (std::size_t i = 0; i < gpu.launches.size(); ++i) {
-        EXPECT_EQ(gpu.launches[i].row_begin, host.launches[i].row_begin);
-        EXPECT_EQ(gpu.launches[i].threads_per_row, host.launches[i].threads_per_row);
+      // Planned on the device, and from the host's copy of a small matrix (the registry's
+      // upload of a host CSR: suraa_setup_from_host).
+      for (const bool host_copy : {false, true}) {
+        SCOPED_TRACE(host_copy ? "from the host's copy" : "on the device");
+        const SuraaPlan gpu = suraa_plan_cuda(a, o, true, host_copy);
+        // Without the list (launch=tiles, static G1): the same groups, count and nonzeros.
+        const SuraaPlan lite = suraa_plan_cuda(a, o, false, host_copy);
+        EXPECT_TRUE(lite.segments.empty());
+        EXPECT_EQ(lite.segment_count, static_cast<std::int64_t>(host.segments.size()));
+        EXPECT_EQ(lite.g1_end, host.g1_end);
+        EXPECT_EQ(lite.g2_end, host.g2_end);
+        EXPECT_EQ(lite.nnz, host.nnz);
+        EXPECT_EQ(lite.max_child_threads, host.max_child_threads);
+        EXPECT_EQ(gpu.perm, host.perm);
+        EXPECT_EQ(gpu.segmentation.segment_size, host.segmentation.segment_size);
+        EXPECT_EQ(gpu.segmentation.segments, host.segmentation.segments);
+        EXPECT_EQ(gpu.segments.size(), host.segments.size());
+        EXPECT_EQ(gpu.probes.rows_over_warp, host.probes.rows_over_warp);
+        EXPECT_EQ(gpu.max_child_threads, host.max_child_threads);
+        EXPECT_EQ(gpu.g1_end, host.g1_end);
+        EXPECT_EQ(gpu.g2_end, host.g2_end);
+        ASSERT_EQ(gpu.launches.size(), host.launches.size());
+        for (std::size_t i = 0; i < gpu.launches.size(); ++i) {
+          EXPECT_EQ(gpu.launches[i].row_begin, host.launches[i].row_begin);
+          EXPECT_EQ(gpu.launches[i].threads_per_row, host.launches[i].threads_per_row);
+        }
       }
     }
   }
