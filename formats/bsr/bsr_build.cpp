@@ -257,20 +257,32 @@ std::unique_ptr<Operator<V>> build_bsr_device(const DeviceCsrView<V>& a, const P
     detected = true;
     return detect_block_size_device(a);
   });
+  // The balancing statistics, lambda and the segments, from a block row pointer.
+  index_t lambda = 0;
+  std::optional<DeviceBsrSegments> segments;
+  const auto plan = [&](const index_t* block_row_ptr, index_t block_rows) {
+    cuda::build_phase("segments");
+    lambda = c.choose_lambda<V>(bsr_row_stats_device(block_row_ptr, block_rows), Backend::cuda);
+    if (c.balanced)
+      segments = make_bsr_segments_device(block_row_ptr, block_rows, lambda, bsr::kSlackBytes);
+  };
+  // Block size 1 of a small matrix from the host: its block row pointer is the CSR's, which
+  // the host holds (host_mirror.hpp): planned from it first (beside the upload, whose wait
+  // comes with the conversion's first use of the stream); the tiles read it there too.
+  const index_t* h = c.bs == 1
+                         ? cuda::host_row_ptr(a.row_ptr, static_cast<std::size_t>(a.rows) + 1)
+                         : nullptr;
+  if (h) plan(a.row_ptr, a.rows);
   cuda::build_phase("blocks");
   DeviceBsrBlocks<V> m = csr_to_bsr_device(a, c.bs, bsr::kSlackBytes, detected);
-  // Block size 1 of a small matrix from the host: its block row pointer is the CSR's, which
-  // the host holds (host_mirror.hpp); the statistics, segments and tiles read it there.
   std::optional<cuda::ScopedHostMirror> blocks_mirror;
-  if (c.bs == 1 && m.block_rows == a.rows)
-    if (const index_t* h = cuda::host_row_ptr(a.row_ptr, static_cast<std::size_t>(a.rows) + 1))
-      blocks_mirror.emplace(m.row_ptr.data(), h, m.block_rows);
-  cuda::build_phase("segments");
-  const index_t lambda =
-      c.choose_lambda<V>(bsr_row_stats_device(m.row_ptr.data(), m.block_rows), Backend::cuda);
-  std::optional<DeviceBsrSegments> segments;
-  if (c.balanced)
-    segments = make_bsr_segments_device(m.row_ptr.data(), m.block_rows, lambda, bsr::kSlackBytes);
+  if (h && m.block_rows == a.rows) blocks_mirror.emplace(m.row_ptr.data(), h, m.block_rows);
+  if (!h) plan(m.row_ptr.data(), m.block_rows);
+  // Segments made on the host: the tma tile walk over them reads the host's copy.
+  std::optional<cuda::ScopedHostMirror> segments_mirror;
+  if (segments && !segments->host_block_ptr.empty())
+    segments_mirror.emplace(segments->segment_block_ptr.data(), segments->host_block_ptr.data(),
+                            segments->segments);
   const SegmentShape shape =
       segments ? SegmentShape{segments->segments, segments->n_split} : SegmentShape{};
   cuda::build_phase("device_layout");

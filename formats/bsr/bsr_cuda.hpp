@@ -3,6 +3,8 @@
 // autotuner (bsr_autotune.cu).
 #pragma once
 
+#include <vector>
+
 #include "backend/cuda/cuda.hpp"
 #include "formats/bsr/bsr.hpp"
 #include "formats/common/bsr_blocks_cuda.hpp"
@@ -21,6 +23,9 @@ struct DeviceBsrSegments {
   cuda::DeviceBuffer<index_t> segment_out;
   cuda::DeviceBuffer<index_t> split_rows;
   cuda::DeviceBuffer<index_t> segment_ptr;
+  // segment_block_ptr's segments + 1 entries on the host, where they were made there (a block
+  // row pointer the host holds): the tma tile walk reads them (host_mirror.hpp).
+  std::vector<index_t> host_block_ptr;
 };
 
 // make_bsr_segments and bsr_row_stats from a block row pointer on the device

@@ -136,7 +136,6 @@ BsrRowStats bsr_row_stats_device(const index_t* block_row_ptr, index_t block_row
 
 DeviceBsrSegments make_bsr_segments_device(const index_t* block_row_ptr, index_t block_rows,
                                            index_t lambda, std::size_t slack_bytes) {
-  cudaStream_t stream = cuda::Context::get().stream();
   DeviceBsrSegments s;
   s.lambda = lambda;
   const auto n = static_cast<std::size_t>(block_rows) + 1;
@@ -158,8 +157,10 @@ DeviceBsrSegments make_bsr_segments_device(const index_t* block_row_ptr, index_t
     s.segment_out = cuda::queued_upload(host.segment_out);
     s.split_rows = cuda::queued_upload(host.split_rows);
     s.segment_ptr = cuda::queued_upload(host.segment_ptr);
+    s.host_block_ptr = host.segment_block_ptr;
     return s;
   }
+  cudaStream_t stream = cuda::Context::get().stream();
   cuda::DeviceBuffer<index_t> segment_offset(n), split_offset(n), max_split(1);
   cuda::fill_bytes(max_split.data(), 0, max_split.bytes());
   bsr_segment_counts_kernel<<<cuda::grid_for(n, kSegmentBlock), kSegmentBlock, 0, stream>>>(

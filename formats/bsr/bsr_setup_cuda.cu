@@ -174,8 +174,7 @@ DeviceBsr<V> device_bsr(DeviceBsrBlocks<V>&& m, DeviceBsrSegments* segments,
     d.row_ptr = std::move(m.row_ptr);
   }
   if (tma_tile_blocks > 0) set_tma_tiles_device(d, tma_tile_blocks);
-  cuda::Context::get().synchronize();
-  return d;
+  return d;  // queued: the registry (or build_operator's device entry) waits once at the end
 }
 
 #define SPMVKIT_INSTANTIATE(V)                                                               \
