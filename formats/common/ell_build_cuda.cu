@@ -553,12 +553,12 @@ std::vector<index_t> host_tail_offsets(const std::vector<index_t>& lengths, inde
 // of the tail lengths; offset[rows] = tail_nnz).
 template <class V>
 cuda::DeviceBuffer<index_t> csr_tail_offsets(const DeviceCsrView<V>& a, index_t width,
-                                             cudaStream_t stream) {
+                                             const CsrTailPlan& plan) {
   constexpr int block = EllBuildPolicy::block_threads;
   const std::int64_t n = std::int64_t{a.rows} + 1;
   // A small matrix the registry uploaded from the host: scanned there and queued up.
-  if (const std::vector<index_t>* lengths = cuda::host_lengths(a.row_ptr, a.rows))
-    return cuda::queued_upload(host_tail_offsets(*lengths, width));
+  if (!plan.offset.empty()) return cuda::queued_upload(plan.offset);
+  cudaStream_t stream = cuda::Context::get().stream();
   // One array, scanned in place: 4 bytes a row beside the format (the peak-memory bound).
   cuda::DeviceBuffer<index_t> offset(static_cast<std::size_t>(n));
   csr_tail_length_kernel<<<static_cast<unsigned>((n + block - 1) / block), block, 0, stream>>>(
@@ -575,17 +575,34 @@ cuda::DeviceBuffer<index_t> csr_tail_offsets(const DeviceCsrView<V>& a, index_t 
 }  // namespace
 
 template <class V>
+CsrTailPlan csr_tail_plan(const DeviceCsrView<V>& a, index_t width, bool list_rows) {
+  CsrTailPlan p;
+  const std::vector<index_t>* lengths = cuda::host_lengths(a.row_ptr, a.rows);
+  if (!lengths || a.rows == 0) return p;
+  p.offset = host_tail_offsets(*lengths, width);
+  if (!list_rows) return p;
+  p.row_ptr.push_back(0);
+  for (index_t r = 0; r < a.rows; ++r)
+    if (const index_t tail = (*lengths)[static_cast<std::size_t>(r)] - width; tail > 0) {
+      p.row_id.push_back(r);
+      p.row_ptr.push_back(p.row_ptr.back() + tail);
+    }
+  return p;
+}
+
+template <class V>
 CooDeviceTail<V> csr_tail_coo_device(const DeviceCsrView<V>& a, index_t width,
-                                     std::int64_t tail_nnz) {
+                                     std::int64_t tail_nnz, const CsrTailPlan* plan) {
   cuda::build_phase("coo_tail");
   CooDeviceTail<V> t;
   t.row = cuda::DeviceBuffer<index_t>(static_cast<std::size_t>(tail_nnz));
   t.col = cuda::DeviceBuffer<index_t>(static_cast<std::size_t>(tail_nnz));
   t.values = cuda::DeviceBuffer<V>(static_cast<std::size_t>(tail_nnz));
   if (tail_nnz == 0 || a.rows == 0) return t;
+  const CsrTailPlan made = plan ? CsrTailPlan{} : csr_tail_plan(a, width, false);
+  const cuda::DeviceBuffer<index_t> offset = csr_tail_offsets(a, width, plan ? *plan : made);
   cudaStream_t stream = cuda::Context::get().stream();
   constexpr int block = EllBuildPolicy::block_threads;
-  const cuda::DeviceBuffer<index_t> offset = csr_tail_offsets(a, width, stream);
   csr_tail_kernel<V><<<cuda::grid_for(static_cast<std::size_t>(tail_nnz), block * cuda::kSpanItems),
                        block, 0, stream>>>(tail_nnz, a.rows, width, a.row_ptr, a.col_idx, a.values,
                                            offset.data(), t.row.data(), t.col.data(),
@@ -596,7 +613,8 @@ CooDeviceTail<V> csr_tail_coo_device(const DeviceCsrView<V>& a, index_t width,
 
 template <class V>
 CsrDeviceTail<V> csr_tail_rows_device(const DeviceCsrView<V>& a, index_t width,
-                                      std::int64_t tail_nnz, index_t tail_rows) {
+                                      std::int64_t tail_nnz, index_t tail_rows,
+                                      const CsrTailPlan* plan) {
   cuda::build_phase("csr_tail");
   CsrDeviceTail<V> t;
   t.rows = tail_rows;
@@ -609,24 +627,17 @@ CsrDeviceTail<V> csr_tail_rows_device(const DeviceCsrView<V>& a, index_t width,
         cudaMemsetAsync(t.row_ptr.data(), 0, sizeof(index_t), cuda::Context::get().stream()));
     return t;
   }
-  cudaStream_t stream = cuda::Context::get().stream();
   constexpr int block = EllBuildPolicy::block_threads;
   const unsigned grid = static_cast<unsigned>((a.rows + block - 1) / block);
-  const std::vector<index_t>* lengths = cuda::host_lengths(a.row_ptr, a.rows);
-  const cuda::DeviceBuffer<index_t> offset = csr_tail_offsets(a, width, stream);
-  if (lengths) {  // a small matrix from the host: the listed rows made there and queued up
-    std::vector<index_t> row_id, row_ptr(1, 0);
-    row_id.reserve(static_cast<std::size_t>(tail_rows));
-    row_ptr.reserve(static_cast<std::size_t>(tail_rows) + 1);
-    for (index_t r = 0; r < a.rows; ++r)
-      if (const index_t tail = (*lengths)[static_cast<std::size_t>(r)] - width; tail > 0) {
-        row_id.push_back(r);
-        row_ptr.push_back(row_ptr.back() + tail);
-      }
-    if (row_id.size() != static_cast<std::size_t>(tail_rows))
+  const CsrTailPlan made = plan ? CsrTailPlan{} : csr_tail_plan(a, width, true);
+  const CsrTailPlan& p = plan ? *plan : made;
+  const cuda::DeviceBuffer<index_t> offset = csr_tail_offsets(a, width, p);
+  cudaStream_t stream = cuda::Context::get().stream();
+  if (!p.offset.empty()) {  // a small matrix from the host: the listed rows made there, queued up
+    if (p.row_id.size() != static_cast<std::size_t>(tail_rows))
       throw std::logic_error("csr_tail_rows_device: the host counts another number of tail rows");
-    cuda::copy_to_device_async(t.row_id.data(), row_id.data(), t.row_id.bytes());
-    cuda::copy_to_device_async(t.row_ptr.data(), row_ptr.data(), t.row_ptr.bytes());
+    cuda::copy_to_device_async(t.row_id.data(), p.row_id.data(), t.row_id.bytes());
+    cuda::copy_to_device_async(t.row_ptr.data(), p.row_ptr.data(), t.row_ptr.bytes());
   } else {
     cuda::DeviceBuffer<index_t> index(static_cast<std::size_t>(a.rows));
     csr_tail_flag_kernel<<<grid, block, 0, stream>>>(a.rows, offset.data(), index.data());
@@ -654,9 +665,11 @@ CsrDeviceTail<V> csr_tail_rows_device(const DeviceCsrView<V>& a, index_t width,
                                         int, bool);                                              \
   template EllDevice<V> ell_pack_device(const DeviceCsrView<V>&, EllShape&, std::int64_t, int,   \
                                         const EllDecisions&, OperatorInfo*);                     \
-  template CooDeviceTail<V> csr_tail_coo_device(const DeviceCsrView<V>&, index_t, std::int64_t); \
-  template CsrDeviceTail<V> csr_tail_rows_device(const DeviceCsrView<V>&, index_t, std::int64_t, \
-                                                 index_t);
+  template CsrTailPlan csr_tail_plan(const DeviceCsrView<V>&, index_t, bool);                     \
+  template CooDeviceTail<V> csr_tail_coo_device(const DeviceCsrView<V>&, index_t, std::int64_t,    \
+                                                const CsrTailPlan*);                               \
+  template CsrDeviceTail<V> csr_tail_rows_device(const DeviceCsrView<V>&, index_t, std::int64_t,   \
+                                                 index_t, const CsrTailPlan*);
 SPMVKIT_INSTANTIATE(float)
 SPMVKIT_INSTANTIATE(double)
 #undef SPMVKIT_INSTANTIATE

@@ -1,6 +1,8 @@
 // The ELL pass on the device, shared by ELL, HYB, HEC and SELL-P (included by .cu files only).
 #pragma once
 
+#include <vector>
+
 #include "backend/cuda/cuda.hpp"
 #include "formats/common/ell_pass.hpp"
 
@@ -83,9 +85,18 @@ struct CooDeviceTail {
   cuda::DeviceBuffer<index_t> col;
   cuda::DeviceBuffer<V> values;
 };
+// What the tails take from the row lengths, made on the host from a small matrix's host copy
+// (host_mirror.hpp) before the build first uses the stream (beside the upload): each row's
+// tail offset (rows + 1) and, with `list_rows`, the listed rows and their pointer (HEC's CSR
+// part). Empty where the host holds no copy (the tails then make them on the device).
+struct CsrTailPlan {
+  std::vector<index_t> offset, row_id, row_ptr;
+};
+template <class V>
+CsrTailPlan csr_tail_plan(const DeviceCsrView<V>& a, index_t width, bool list_rows);
 template <class V>
 CooDeviceTail<V> csr_tail_coo_device(const DeviceCsrView<V>& a, index_t width,
-                                     std::int64_t tail_nnz);
+                                     std::int64_t tail_nnz, const CsrTailPlan* plan = nullptr);
 
 // The same entries as a CSR over the rows that have any (HEC's CSR part, hec_pack's on the
 // host): listed row j is matrix row row_id[j], its entries [row_ptr[j], row_ptr[j + 1]);
@@ -100,6 +111,7 @@ struct CsrDeviceTail {
 };
 template <class V>
 CsrDeviceTail<V> csr_tail_rows_device(const DeviceCsrView<V>& a, index_t width,
-                                      std::int64_t tail_nnz, index_t tail_rows);
+                                      std::int64_t tail_nnz, index_t tail_rows,
+                                      const CsrTailPlan* plan = nullptr);
 
 }  // namespace spmvkit

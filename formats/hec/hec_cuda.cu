@@ -345,11 +345,13 @@ std::unique_ptr<Operator<V>> make_hec_cuda(const DeviceCsrView<V>& a, EllShape& 
                                            std::int64_t csr_nnz, int rows_per_thread,
                                            HecCsrKernel kernel, const EllDecisions& decide) {
   OperatorInfo info;
-  // The CSR part is made while the pack runs (before the pack's wait for its delta fit).
+  // The CSR part's host part first (beside the upload), its device part while the pack runs
+  // (before the pack's wait for its delta fit).
+  const CsrTailPlan plan = csr_tail_plan(a, s.g.width, true);
   std::optional<HecCsrDevice<V>> csr;
   EllDecisions with_tail = decide;
   with_tail.meanwhile = [&] {
-    csr.emplace(csr_tail_rows_device(a, s.g.width, csr_nnz, csr_rows), kernel);
+    csr.emplace(csr_tail_rows_device(a, s.g.width, csr_nnz, csr_rows, &plan), kernel);
   };
   EllDevice<V> ell = ell_pack_device(a, s, pitch, rows_per_thread, with_tail, &info);
   return std::make_unique<HecCudaOperator<V>>(std::move(ell), std::move(*csr), std::move(info));

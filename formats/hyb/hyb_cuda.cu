@@ -60,10 +60,12 @@ std::unique_ptr<Operator<V>> make_hyb_cuda(const DeviceCsrView<V>& a, EllShape& 
                                            std::int64_t pitch, std::int64_t coo_nnz,
                                            int rows_per_thread, const EllDecisions& decide) {
   OperatorInfo info;
-  // The tail is made while the pack runs (before the pack's wait for its delta fit).
+  // The tail's host part first (beside the upload), its device part while the pack runs
+  // (before the pack's wait for its delta fit).
+  const CsrTailPlan plan = csr_tail_plan(a, s.g.width, false);
   CooDeviceTail<V> tail;
   EllDecisions with_tail = decide;
-  with_tail.meanwhile = [&] { tail = csr_tail_coo_device(a, s.g.width, coo_nnz); };
+  with_tail.meanwhile = [&] { tail = csr_tail_coo_device(a, s.g.width, coo_nnz, &plan); };
   EllDevice<V> ell = ell_pack_device(a, s, pitch, rows_per_thread, with_tail, &info);
   return std::make_unique<HybCudaOperator<V>>(std::move(ell), std::move(tail), std::move(info));
 }
