@@ -318,6 +318,32 @@ static SuraaPlan suraa_groups_on_device(index_t m, index_t n, std::int64_t nnz,
 
 namespace {
 
+// Sort (Algorithm 2 line 4) on the device, queued: keys with only the bits they need, so the
+// radix sort makes as few passes as the matrix allows. The permutation (sorted position ->
+// row).
+template <class V>
+cuda::DeviceBuffer<index_t> sorted_rows(const DeviceCsrView<V>& a, const NprMoments& mom,
+                                        const SuraaOptions& o) {
+  const index_t m = a.rows, n = a.cols;
+  constexpr int block = SuraaPolicy::setup_block;
+  cudaStream_t s = cuda::Context::get().stream();
+  const int col_bits = o.row_order_ties() ? 0 : cuda::bits_for(static_cast<std::uint64_t>(n));
+  const index_t max_class = suraa_order_class(mom.max, o.order);
+  const int end_bit = std::max(1, col_bits + cuda::bits_for(static_cast<std::uint64_t>(max_class)));
+  cuda::DeviceBuffer<std::uint64_t> keys_in(m), keys_out(m);
+  cuda::DeviceBuffer<index_t> rows_in(m), perm(m);
+  suraa_sort_keys_kernel<<<cuda::grid_for(m, block), block, 0, s>>>(
+      m, n, max_class, o.order, col_bits, a.row_ptr, a.col_idx, keys_in.data(), rows_in.data());
+  SPMVKIT_LAUNCH_CHECK();
+  cuda::cub_call(
+      [&](void* temp, std::size_t& bytes, cudaStream_t st) {
+        return cub::DeviceRadixSort::SortPairs(temp, bytes, keys_in.data(), keys_out.data(),
+                                               rows_in.data(), perm.data(), m, 0, end_bit, st);
+      },
+      s);
+  return perm;  // the keys freed in stream order
+}
+
 // The rows in ascending order of `keys` (end_bit bits), ties in row order: a stable LSD radix
 // sort of 11-bit digits, the order cub::DeviceRadixSort::SortPairs gives the same keys.
 std::vector<index_t> stable_key_order(const std::vector<std::uint64_t>& keys, int end_bit) {
@@ -344,9 +370,10 @@ std::vector<index_t> stable_key_order(const std::vector<std::uint64_t>& keys, in
 }  // namespace
 
 // suraa_setup_device for a small matrix the registry uploaded from the host (host_mirror.hpp):
-// the sort (the same keys, stable_key_order), the sorted row pointer, the probes, the segments'
-// nonzeros and G1's partial-sum pointer made there from its row pointer and first columns, and
-// queued up; the device gathers the entries. No wait (the device path waits five times, ~18 us
+// the sort (the same keys, stable_key_order; for the paper's order the device's sort, whose
+// sorted lengths the host knows from their counts), the sorted row pointer, the probes, the
+// segments' nonzeros and G1's partial-sum pointer made there from its row pointer and first
+// columns, and queued up; the device gathers the entries. No wait (the device path waits five times, ~18 us
 // each on the H100 machine, for a small matrix's numbers).
 template <class V>
 SuraaDeviceData<V> suraa_setup_from_host(const DeviceCsrView<V>& a, const NprMoments& mom,
@@ -357,23 +384,40 @@ SuraaDeviceData<V> suraa_setup_from_host(const DeviceCsrView<V>& a, const NprMom
   const std::int64_t nnz = a.nnz;
   SuraaDeviceData<V> d;
   cuda::build_phase("host_plan");
-  const int col_bits = o.row_order_ties() ? 0 : cuda::bits_for(static_cast<std::uint64_t>(n));
-  const index_t max_class = suraa_order_class(mom.max, o.order);
-  const int end_bit = std::max(1, col_bits + cuda::bits_for(static_cast<std::uint64_t>(max_class)));
-  std::vector<std::uint64_t> keys(static_cast<std::size_t>(m));
-  for (index_t i = 0; i < m; ++i) {  // suraa_sort_keys_kernel's keys
-    const index_t b = h_ptr[i], e = h_ptr[i + 1];
-    const auto first = col_bits == 0 ? 0 : static_cast<std::uint64_t>(e > b ? h_col[b] : n);
-    keys[static_cast<std::size_t>(i)] =
-        (static_cast<std::uint64_t>(max_class - suraa_order_class(e - b, o.order)) << col_bits) |
-        first;
-  }
-  const std::vector<index_t> perm = stable_key_order(keys, end_bit);
-  std::vector<index_t> row_ptr(static_cast<std::size_t>(m) + 1, 0);
-  for (index_t i = 0; i < m; ++i) {
-    const index_t r = perm[static_cast<std::size_t>(i)];
-    row_ptr[static_cast<std::size_t>(i) + 1] =
-        row_ptr[static_cast<std::size_t>(i)] + h_ptr[r + 1] - h_ptr[r];
+  std::vector<index_t> perm, row_ptr(static_cast<std::size_t>(m) + 1, 0);
+  // The paper's order sorts by npr (descending) first: the sorted row pointer follows from the
+  // row lengths' counts alone, and the permutation is left to the device's sort (queued below,
+  // no wait). Other orders sort by a class first: the lengths within it follow the ties, so
+  // the permutation is made here (and where the longest row would make the counts long).
+  const bool npr_first =
+      o.order == SuraaOrder::paper && mom.max <= 4 * static_cast<std::int64_t>(m) + 64;
+  if (npr_first) {
+    std::vector<index_t> count(static_cast<std::size_t>(mom.max) + 1, 0);
+    for (index_t i = 0; i < m; ++i) ++count[static_cast<std::size_t>(h_ptr[i + 1] - h_ptr[i])];
+    std::size_t at = 0;
+    for (index_t len = mom.max; len >= 0; --len)
+      for (index_t c = count[static_cast<std::size_t>(len)]; c > 0; --c, ++at)
+        row_ptr[at + 1] = row_ptr[at] + len;
+  } else {
+    const int col_bits = o.row_order_ties() ? 0 : cuda::bits_for(static_cast<std::uint64_t>(n));
+    const index_t max_class = suraa_order_class(mom.max, o.order);
+    const int end_bit =
+        std::max(1, col_bits + cuda::bits_for(static_cast<std::uint64_t>(max_class)));
+    std::vector<std::uint64_t> keys(static_cast<std::size_t>(m));
+    for (index_t i = 0; i < m; ++i) {  // suraa_sort_keys_kernel's keys
+      const index_t b = h_ptr[i], e = h_ptr[i + 1];
+      const auto first = col_bits == 0 ? 0 : static_cast<std::uint64_t>(e > b ? h_col[b] : n);
+      keys[static_cast<std::size_t>(i)] =
+          (static_cast<std::uint64_t>(max_class - suraa_order_class(e - b, o.order))
+           << col_bits) |
+          first;
+    }
+    perm = stable_key_order(keys, end_bit);
+    for (index_t i = 0; i < m; ++i) {
+      const index_t r = perm[static_cast<std::size_t>(i)];
+      row_ptr[static_cast<std::size_t>(i) + 1] =
+          row_ptr[static_cast<std::size_t>(i)] + h_ptr[r + 1] - h_ptr[r];
+    }
   }
   SuraaProbes probes;  // suraa_probe_kernel's
   probes.rows = m;
@@ -414,7 +458,7 @@ SuraaDeviceData<V> suraa_setup_from_host(const DeviceCsrView<V>& a, const NprMom
   // Queued once all is made (the stream's first use waits for an upload left to the worker,
   // upload_beside.hpp, which the host work above ran beside); then the gather.
   cuda::build_phase("gather");
-  d.perm = cuda::queued_upload(perm);
+  d.perm = npr_first ? sorted_rows(a, mom, o) : cuda::queued_upload(perm);
   d.row_ptr = cuda::queued_upload(row_ptr);
   if (!partial_ptr.empty()) d.partial_ptr = cuda::queued_upload(partial_ptr);
   d.col_idx = cuda::DeviceBuffer<index_t>(static_cast<std::size_t>(nnz));
@@ -454,26 +498,7 @@ SuraaDeviceData<V> suraa_setup_device(const DeviceCsrView<V>& a, const NprMoment
   const auto t0 = std::chrono::steady_clock::now();
 
   cuda::build_phase("sort");
-  // Sort (Algorithm 2 line 4): keys with only the bits they need, so the radix sort makes
-  // as few passes as the matrix allows.
-  {
-    const int col_bits = o.row_order_ties() ? 0 : cuda::bits_for(static_cast<std::uint64_t>(n));
-    const index_t max_class = suraa_order_class(mom.max, o.order);
-    const int end_bit =
-        std::max(1, col_bits + cuda::bits_for(static_cast<std::uint64_t>(max_class)));
-    cuda::DeviceBuffer<std::uint64_t> keys_in(m), keys_out(m);
-    cuda::DeviceBuffer<index_t> rows_in(m);
-    d.perm = cuda::DeviceBuffer<index_t>(m);
-    suraa_sort_keys_kernel<<<cuda::grid_for(m, block), block, 0, s>>>(
-        m, n, max_class, o.order, col_bits, row_ptr_in, col_in, keys_in.data(), rows_in.data());
-    SPMVKIT_LAUNCH_CHECK();
-    cuda::cub_call(
-        [&](void* temp, std::size_t& bytes, cudaStream_t st) {
-          return cub::DeviceRadixSort::SortPairs(temp, bytes, keys_in.data(), keys_out.data(),
-                                                 rows_in.data(), d.perm.data(), m, 0, end_bit, st);
-        },
-        s);
-  }
+  d.perm = sorted_rows(a, mom, o);
 
   // Sorted row pointer, and the matrix rearranged (line 5).
   cuda::build_phase("gather");
