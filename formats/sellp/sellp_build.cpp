@@ -143,16 +143,100 @@ std::int64_t sellp_slots(const std::vector<index_t>& lengths, const SellpConfig&
   return slots;
 }
 
+namespace {
+
+// sellp_slots of sorted configurations of one slice size b and t whose windows nest (each
+// sigma a multiple of the first, or holding every row), in one pass: each row length's rank
+// among the distinct lengths counted into its smallest window, a window's counts added into
+// the windows of the larger sigmas that hold it, each window's slices read off its counts
+// (longest first). The rule's three windows over a small matrix's rows had cost three counting
+// passes (~35 us of rajat01's 6,833 rows on one core, twice that on the H100 machine's host).
+// False (nothing counted) where the windows do not nest or a row is too long for the ranks.
+bool nested_sorted_slots(const std::vector<index_t>& lengths, int b, int t,
+                         const std::vector<index_t>& sigmas, std::vector<std::int64_t>& slots) {
+  const auto rows = static_cast<std::int64_t>(lengths.size());
+  if (sigmas.empty() || rows == 0) return false;
+  for (std::size_t k = 0; k < sigmas.size(); ++k)
+    if (sigmas[k] <= 1 || sigmas[k] % b != 0 || (k > 0 && sigmas[k] <= sigmas[k - 1]) ||
+        (sigmas[k] % sigmas[0] != 0 && sigmas[k] < rows))
+      return false;
+  const index_t longest = *std::max_element(lengths.begin(), lengths.end());
+  if (longest > 4 * rows + 64) return false;
+  // Ranks of the distinct lengths (ascending), and their values.
+  std::vector<index_t> rank(static_cast<std::size_t>(longest) + 1, -1), value;
+  for (index_t l : lengths) rank[static_cast<std::size_t>(l)] = 0;
+  for (index_t l = 0; l <= longest; ++l)
+    if (rank[static_cast<std::size_t>(l)] == 0) {
+      rank[static_cast<std::size_t>(l)] = static_cast<index_t>(value.size());
+      value.push_back(l);
+    }
+  const std::size_t d = value.size();
+  const std::size_t levels = sigmas.size();
+  std::vector<std::vector<std::int64_t>> count(levels, std::vector<std::int64_t>(d, 0));
+  slots.assign(levels, 0);
+  // A window's slices, longest rows first: b * round_up(the (q b)-th longest, t) for each q.
+  const auto read_off = [&](const std::vector<std::int64_t>& c, std::int64_t n) {
+    std::int64_t total = 0, seen = 0, next = 0;
+    for (std::size_t r = d; r-- > 0 && next < n;) {
+      seen += c[r];
+      for (; next < seen; next += b) total += std::int64_t{b} * round_up_pow2(value[r], t);
+    }
+    return total;
+  };
+  const std::int64_t s0 = sigmas[0];
+  for (std::int64_t begin = 0; begin < rows; begin += s0) {
+    const std::int64_t end = std::min(rows, begin + s0);
+    std::vector<std::int64_t>& c0 = count[0];
+    std::fill(c0.begin(), c0.end(), 0);
+    for (std::int64_t r = begin; r < end; ++r)
+      ++c0[static_cast<std::size_t>(rank[static_cast<std::size_t>(lengths[static_cast<std::size_t>(r)])])];
+    slots[0] += read_off(c0, end - begin);
+    for (std::size_t k = 1; k < levels; ++k) {
+      std::vector<std::int64_t>& ck = count[k];
+      for (std::size_t r = 0; r < d; ++r) ck[r] += c0[r];
+      // The level-k window that holds this one ends here: read it off and start the next.
+      const std::int64_t sk = sigmas[k];
+      const std::int64_t window_begin = begin / sk * sk;
+      if (end == rows || end == window_begin + sk) {
+        slots[k] += read_off(ck, end - window_begin);
+        std::fill(ck.begin(), ck.end(), 0);
+      }
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
 SellpRowCounts sellp_row_counts(const std::vector<index_t>& lengths) {
   SellpRowCounts n;
   n.rows = static_cast<std::int64_t>(lengths.size());
   for (index_t l : lengths) n.nnz += l;
   // The rule asks for its chosen configuration again (the fill check): counted once.
-  auto known = std::make_shared<std::map<std::tuple<int, int, index_t>, std::int64_t>>();
-  n.slots = [&lengths, known](const SellpConfig& c) {
-    const auto key = std::make_tuple(c.slice_size, c.threads_per_row, c.sigma);
-    const auto it = known->find(key);
-    return it != known->end() ? it->second : (*known)[key] = sellp_slots(lengths, c);
+  using Known = std::map<std::tuple<int, int, index_t>, std::int64_t>;
+  auto known = std::make_shared<Known>();
+  const auto key = [](const SellpConfig& c) {
+    return std::make_tuple(c.slice_size, c.threads_per_row, c.sigma);
+  };
+  n.slots = [&lengths, known, key](const SellpConfig& c) {
+    const auto it = known->find(key(c));
+    return it != known->end() ? it->second : (*known)[key(c)] = sellp_slots(lengths, c);
+  };
+  // The sorted windows the rule asks for together, where they nest, in one pass.
+  n.prefetch = [&lengths, known, key](const std::vector<SellpConfig>& asked) {
+    if (asked.size() < 2 || lengths.size() > 65536) return;  // past it sellp_slots is parallel
+    std::vector<index_t> sigmas;
+    for (const SellpConfig& c : asked) {
+      if (c.sigma <= 1 || c.slice_size != asked[0].slice_size ||
+          c.threads_per_row != asked[0].threads_per_row || known->count(key(c)))
+        return;
+      sigmas.push_back(c.sigma);
+    }
+    std::vector<std::int64_t> slots;
+    if (!nested_sorted_slots(lengths, asked[0].slice_size, asked[0].threads_per_row, sigmas,
+                             slots))
+      return;
+    for (std::size_t k = 0; k < asked.size(); ++k) (*known)[key(asked[k])] = slots[k];
   };
   return n;
 }

@@ -90,6 +90,32 @@ TEST(Sellp, SortOrderAndSlotsMatchAStableSort) {
   }
 }
 
+// The host counts' one pass over nested sorted windows (the rule's prefetch) gives
+// sellp_slots' counts, window by window; windows that do not nest are left to sellp_slots.
+TEST(Sellp, NestedWindowCountsMatchSellpSlots) {
+  std::mt19937_64 rng(testing::test_seed());
+  for (int trial = 0; trial < 40; ++trial) {
+    const auto rows = static_cast<std::size_t>(1 + rng() % 5000);
+    const index_t span = trial % 3 == 0 ? 5 : trial % 3 == 1 ? 300 : 20000;
+    std::vector<index_t> lengths(rows);
+    for (auto& l : lengths) l = static_cast<index_t>(rng() % static_cast<std::uint64_t>(span));
+    if (trial % 5 == 0) lengths[rng() % rows] = static_cast<index_t>(4 * rows + 1000);  // too long
+    const int b = trial % 2 == 0 ? 32 : 8, t = trial % 4 < 2 ? 1 : 4;
+    const auto whole = static_cast<index_t>((rows + b - 1) / b * b);
+    for (const std::vector<index_t>& sigmas :
+         {std::vector<index_t>{8 * b, 64 * b, std::min<index_t>(512 * b, whole)},
+          std::vector<index_t>{2 * b, 6 * b}, std::vector<index_t>{4 * b, 6 * b}}) {
+      SCOPED_TRACE("trial " + std::to_string(trial) + ", rows " + std::to_string(rows));
+      const SellpRowCounts n = sellp_row_counts(lengths);
+      std::vector<SellpConfig> asked;
+      for (index_t sigma : sigmas) asked.push_back(SellpConfig{b, t, sigma});
+      n.prefetch(asked);
+      for (const SellpConfig& c : asked)
+        EXPECT_EQ(n.slots(c), sellp_slots(lengths, c)) << "sigma " << c.sigma;
+    }
+  }
+}
+
 TEST(Sellp, SigmaPermutationRoundTrip) {
   const std::vector<index_t> lengths{1, 5, 3, 5, 2, 0, 7, 1};
   // Windows of 4: lengths 1 5 3 5 -> rows 1 3 2 0 (stable); 2 0 7 1 -> rows 6 4 7 5.
