@@ -334,8 +334,8 @@ DeviceBalancedTiling balanced_tiling_device(const index_t* row_ptr, index_t row_
   // A small matrix the registry uploaded from the host: its tiling made there, from the host's
   // row pointer, and queued up (no kernel, no download).
   if (const index_t* host = n_cuts == 0 || host_cuts
-                               ? cuda::host_row_ptr(row_ptr, std::size_t(row_end) + 1)
-                               : nullptr) {
+                                ? cuda::host_row_ptr(row_ptr, std::size_t(row_end) + 1)
+                                : nullptr) {
     BalancedTiling t;
     const std::vector<index_t> cut_list =
         n_cuts > 0 ? std::vector<index_t>(host_cuts, host_cuts + n_cuts) : std::vector<index_t>{};

@@ -675,10 +675,10 @@ CsrDeviceTail<V> csr_tail_rows_device(const DeviceCsrView<V>& a, index_t width,
                                         int, bool);                                              \
   template EllDevice<V> ell_pack_device(const DeviceCsrView<V>&, EllShape&, std::int64_t, int,   \
                                         const EllDecisions&, OperatorInfo*);                     \
-  template CsrTailPlan csr_tail_plan(const DeviceCsrView<V>&, index_t, bool);                     \
-  template CooDeviceTail<V> csr_tail_coo_device(const DeviceCsrView<V>&, index_t, std::int64_t,    \
-                                                const CsrTailPlan*);                               \
-  template CsrDeviceTail<V> csr_tail_rows_device(const DeviceCsrView<V>&, index_t, std::int64_t,   \
+  template CsrTailPlan csr_tail_plan(const DeviceCsrView<V>&, index_t, bool);                    \
+  template CooDeviceTail<V> csr_tail_coo_device(const DeviceCsrView<V>&, index_t, std::int64_t,  \
+                                                const CsrTailPlan*);                             \
+  template CsrDeviceTail<V> csr_tail_rows_device(const DeviceCsrView<V>&, index_t, std::int64_t, \
                                                  index_t, const CsrTailPlan*);
 SPMVKIT_INSTANTIATE(float)
 SPMVKIT_INSTANTIATE(double)

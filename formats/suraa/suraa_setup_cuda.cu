@@ -208,6 +208,24 @@ std::vector<std::int64_t> order_class_count(const std::vector<std::int64_t>& pow
   return count;
 }
 
+// The probes of the Freedman-Diaconis rule from the moments and the sorted npr at m/4 and 3m/4.
+SuraaProbes probes_of(index_t m, const NprMoments& mom, index_t quarter, index_t three_quarter) {
+  SuraaProbes p;
+  p.rows = m;
+  p.npr_max = mom.max;
+  p.npr_min = mom.min;
+  p.npr_quarter = quarter;
+  p.npr_three_quarter = three_quarter;
+  p.rows_over_warp = mom.over_warp;
+  return p;
+}
+
+// The class runs the segments are cut at (orders that keep the row order within a class).
+std::vector<index_t> class_runs_of(const NprMoments& mom, const SuraaOptions& o) {
+  if (!o.row_order_ties()) return {};
+  return suraa_class_runs(order_class_count(mom.class_count, o.order));
+}
+
 }  // namespace
 
 NprMoments npr_moments(index_t m, const index_t* row_ptr) {
@@ -373,8 +391,8 @@ std::vector<index_t> stable_key_order(const std::vector<std::uint64_t>& keys, in
 // the sort (the same keys, stable_key_order; for the paper's order the device's sort, whose
 // sorted lengths the host knows from their counts), the sorted row pointer, the probes, the
 // segments' nonzeros and G1's partial-sum pointer made there from its row pointer and first
-// columns, and queued up; the device gathers the entries. No wait (the device path waits five times, ~18 us
-// each on the H100 machine, for a small matrix's numbers).
+// columns, and queued up; the device gathers the entries. No wait (the device path waits five
+// times, ~18 us each on the H100 machine, for a small matrix's numbers).
 template <class V>
 SuraaDeviceData<V> suraa_setup_from_host(const DeviceCsrView<V>& a, const NprMoments& mom,
                                          const SuraaOptions& o, bool list_segments,
@@ -408,8 +426,7 @@ SuraaDeviceData<V> suraa_setup_from_host(const DeviceCsrView<V>& a, const NprMom
       const index_t b = h_ptr[i], e = h_ptr[i + 1];
       const auto first = col_bits == 0 ? 0 : static_cast<std::uint64_t>(e > b ? h_col[b] : n);
       keys[static_cast<std::size_t>(i)] =
-          (static_cast<std::uint64_t>(max_class - suraa_order_class(e - b, o.order))
-           << col_bits) |
+          (static_cast<std::uint64_t>(max_class - suraa_order_class(e - b, o.order)) << col_bits) |
           first;
     }
     perm = stable_key_order(keys, end_bit);
@@ -419,18 +436,11 @@ SuraaDeviceData<V> suraa_setup_from_host(const DeviceCsrView<V>& a, const NprMom
           row_ptr[static_cast<std::size_t>(i)] + h_ptr[r + 1] - h_ptr[r];
     }
   }
-  SuraaProbes probes;  // suraa_probe_kernel's
-  probes.rows = m;
-  probes.npr_max = mom.max;
-  probes.npr_min = mom.min;
-  probes.npr_quarter = row_ptr[m / 4 + 1] - row_ptr[m / 4];
-  const std::int64_t q3 = 3 * static_cast<std::int64_t>(m) / 4;
-  probes.npr_three_quarter = row_ptr[q3 + 1] - row_ptr[q3];
-  probes.rows_over_warp = mom.over_warp;
+  const std::int64_t q3 = 3 * static_cast<std::int64_t>(m) / 4;  // suraa_probe_kernel's reads
+  const SuraaProbes probes =
+      probes_of(m, mom, row_ptr[m / 4 + 1] - row_ptr[m / 4], row_ptr[q3 + 1] - row_ptr[q3]);
   const SuraaSegmentation seg = fd_segmentation(probes, o.segment_size);
-  std::vector<index_t> class_runs;
-  if (o.row_order_ties())
-    class_runs = suraa_class_runs(order_class_count(mom.class_count, o.order));
+  std::vector<index_t> class_runs = class_runs_of(mom, o);
   if (!list_segments) {
     d.plan = suraa_groups_on_device(m, n, nnz, probes, seg, std::move(class_runs), o, nullptr,
                                     row_ptr.data());
@@ -536,20 +546,13 @@ SuraaDeviceData<V> suraa_setup_device(const DeviceCsrView<V>& a, const NprMoment
     suraa_probe_kernel<<<1, 1, 0, s>>>(m, d.row_ptr.data(), out.data());
     SPMVKIT_LAUNCH_CHECK();
     const std::vector<index_t> h = out.download();
-    probes.rows = m;
-    probes.npr_max = mom.max;
-    probes.npr_min = mom.min;
-    probes.npr_quarter = h[0];
-    probes.npr_three_quarter = h[1];
-    probes.rows_over_warp = mom.over_warp;
+    probes = probes_of(m, mom, h[0], h[1]);
   }
   const SuraaSegmentation seg = fd_segmentation(probes, o.segment_size);
 
   // Segment bounds (cut per class run for bucketed and groups), their nonzeros, then grouping and
   // launches on the host (lines 9-17).
-  std::vector<index_t> class_runs;
-  if (o.row_order_ties())
-    class_runs = suraa_class_runs(order_class_count(mom.class_count, o.order));
+  std::vector<index_t> class_runs = class_runs_of(mom, o);
   if (!list_segments) {
     cuda::build_phase("segment_groups");
     d.plan =
