@@ -47,9 +47,12 @@ CANDIDATES = ['csr_scalar', 'csr_vector', 'csr_balanced', 'ell', 'hyb', 'hec', '
               'suraa_static', 'bsr', 'bsr_balanced', 'cusparse_csr_alg1']
 OURS = [c for c in CANDIDATES if not c.startswith('cusparse')] + ['suraa']
 R = 'bench/results/'
-RUNS = [R + '2026-11-27-h100x4-ff7c415/bench_%s.json' % s
-        for s in ('real', 'csr', 'ell', 'bsr', 'bsr-all_1of2', 'bsr-all_2of2',
-                  'bsr-expand_1of16', 'bsr-expand_5of16', 'bsr-expand_9of16', 'bsr-expand_13of16')]
+# (the large ones gzipped in the tree: whichever of NAME.json and NAME.json.gz is there)
+RUNS = [p + '.gz' if os.path.exists(p + '.gz') else p
+        for p in (R + '2026-11-27-h100x4-ff7c415/bench_%s.json' % s
+                  for s in ('real', 'csr', 'ell', 'bsr', 'bsr-all_1of2', 'bsr-all_2of2',
+                            'bsr-expand_1of16', 'bsr-expand_5of16', 'bsr-expand_9of16',
+                            'bsr-expand_13of16'))]
 
 
 def suite_of(path):
