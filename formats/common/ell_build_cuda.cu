@@ -602,15 +602,14 @@ CsrTailPlan csr_tail_plan(const DeviceCsrView<V>& a, index_t width, bool list_ro
 
 template <class V>
 CooDeviceTail<V> csr_tail_coo_device(const DeviceCsrView<V>& a, index_t width,
-                                     std::int64_t tail_nnz, const CsrTailPlan* plan) {
+                                     std::int64_t tail_nnz, const CsrTailPlan& plan) {
   cuda::build_phase("coo_tail");
   CooDeviceTail<V> t;
   t.row = cuda::DeviceBuffer<index_t>(static_cast<std::size_t>(tail_nnz));
   t.col = cuda::DeviceBuffer<index_t>(static_cast<std::size_t>(tail_nnz));
   t.values = cuda::DeviceBuffer<V>(static_cast<std::size_t>(tail_nnz));
   if (tail_nnz == 0 || a.rows == 0) return t;
-  const CsrTailPlan made = plan ? CsrTailPlan{} : csr_tail_plan(a, width, false);
-  const cuda::DeviceBuffer<index_t> offset = csr_tail_offsets(a, width, plan ? *plan : made);
+  const cuda::DeviceBuffer<index_t> offset = csr_tail_offsets(a, width, plan);
   cudaStream_t stream = cuda::Context::get().stream();
   constexpr int block = EllBuildPolicy::block_threads;
   csr_tail_kernel<V><<<cuda::grid_for(static_cast<std::size_t>(tail_nnz), block * cuda::kSpanItems),
@@ -624,7 +623,7 @@ CooDeviceTail<V> csr_tail_coo_device(const DeviceCsrView<V>& a, index_t width,
 template <class V>
 CsrDeviceTail<V> csr_tail_rows_device(const DeviceCsrView<V>& a, index_t width,
                                       std::int64_t tail_nnz, index_t tail_rows,
-                                      const CsrTailPlan* plan) {
+                                      const CsrTailPlan& p) {
   cuda::build_phase("csr_tail");
   CsrDeviceTail<V> t;
   t.rows = tail_rows;
@@ -639,8 +638,6 @@ CsrDeviceTail<V> csr_tail_rows_device(const DeviceCsrView<V>& a, index_t width,
   }
   constexpr int block = EllBuildPolicy::block_threads;
   const unsigned grid = static_cast<unsigned>((a.rows + block - 1) / block);
-  const CsrTailPlan made = plan ? CsrTailPlan{} : csr_tail_plan(a, width, true);
-  const CsrTailPlan& p = plan ? *plan : made;
   const cuda::DeviceBuffer<index_t> offset = csr_tail_offsets(a, width, p);
   cudaStream_t stream = cuda::Context::get().stream();
   if (!p.offset.empty()) {  // a small matrix from the host: the listed rows made there, queued up
@@ -677,9 +674,9 @@ CsrDeviceTail<V> csr_tail_rows_device(const DeviceCsrView<V>& a, index_t width,
                                         const EllDecisions&, OperatorInfo*);                     \
   template CsrTailPlan csr_tail_plan(const DeviceCsrView<V>&, index_t, bool);                    \
   template CooDeviceTail<V> csr_tail_coo_device(const DeviceCsrView<V>&, index_t, std::int64_t,  \
-                                                const CsrTailPlan*);                             \
+                                                const CsrTailPlan&);                             \
   template CsrDeviceTail<V> csr_tail_rows_device(const DeviceCsrView<V>&, index_t, std::int64_t, \
-                                                 index_t, const CsrTailPlan*);
+                                                 index_t, const CsrTailPlan&);
 SPMVKIT_INSTANTIATE(float)
 SPMVKIT_INSTANTIATE(double)
 #undef SPMVKIT_INSTANTIATE

@@ -69,10 +69,10 @@ template <class V>
 EllDevice<V> ell_pack_device(const DeviceCsrView<V>& a, index_t width, std::int64_t pitch,
                              EllSkip skip, int rows_per_thread, bool deltas);
 // The same from ell_shape_device's `s`, the skip and *info by `decide` (ell_pass.hpp). Where the
-// delta fit is pending the fit kernel runs beside the packing, both encodings (and row lengths,
-// where either choice's skip reads them) are written, the fit comes down in one download
-// (s.deltas_fit set, fit_pending cleared) and what the choice does not read is dropped: a small
-// matrix's ELL part without a wait before its pack.
+// delta fit is pending the pack's one pass writes both encodings (and row lengths, where either
+// choice's skip reads them) and tests the fit, decide.meanwhile runs, the fit comes down in one
+// download (s.deltas_fit set, fit_pending cleared) and what the choice does not read is
+// dropped: a small matrix's ELL part without a wait before its pack.
 template <class V>
 EllDevice<V> ell_pack_device(const DeviceCsrView<V>& a, EllShape& s, std::int64_t pitch,
                              int rows_per_thread, const EllDecisions& decide, OperatorInfo* info);
@@ -85,10 +85,11 @@ struct CooDeviceTail {
   cuda::DeviceBuffer<index_t> col;
   cuda::DeviceBuffer<V> values;
 };
-// What the tails take from the row lengths, made on the host from a small matrix's host copy
-// (host_mirror.hpp) before the build first uses the stream (beside the upload): each row's
-// tail offset (rows + 1) and, with `list_rows`, the listed rows and their pointer (HEC's CSR
-// part). Empty where the host holds no copy (the tails then make them on the device).
+// What the tails take from the row lengths (csr_tail_plan, before the build first uses the
+// stream, beside the upload), made on the host from a small matrix's host copy
+// (host_mirror.hpp): each row's tail offset (rows + 1) and, with `list_rows`, the listed rows
+// and their pointer (HEC's CSR part). Empty where the host holds no copy (the tails then make
+// them on the device).
 struct CsrTailPlan {
   std::vector<index_t> offset, row_id, row_ptr;
 };
@@ -96,7 +97,7 @@ template <class V>
 CsrTailPlan csr_tail_plan(const DeviceCsrView<V>& a, index_t width, bool list_rows);
 template <class V>
 CooDeviceTail<V> csr_tail_coo_device(const DeviceCsrView<V>& a, index_t width,
-                                     std::int64_t tail_nnz, const CsrTailPlan* plan = nullptr);
+                                     std::int64_t tail_nnz, const CsrTailPlan& plan);
 
 // The same entries as a CSR over the rows that have any (HEC's CSR part, hec_pack's on the
 // host): listed row j is matrix row row_id[j], its entries [row_ptr[j], row_ptr[j + 1]);
@@ -112,6 +113,6 @@ struct CsrDeviceTail {
 template <class V>
 CsrDeviceTail<V> csr_tail_rows_device(const DeviceCsrView<V>& a, index_t width,
                                       std::int64_t tail_nnz, index_t tail_rows,
-                                      const CsrTailPlan* plan = nullptr);
+                                      const CsrTailPlan& plan);
 
 }  // namespace spmvkit

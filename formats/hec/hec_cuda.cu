@@ -351,7 +351,7 @@ std::unique_ptr<Operator<V>> make_hec_cuda(const DeviceCsrView<V>& a, EllShape& 
   std::optional<HecCsrDevice<V>> csr;
   EllDecisions with_tail = decide;
   with_tail.meanwhile = [&] {
-    csr.emplace(csr_tail_rows_device(a, s.g.width, csr_nnz, csr_rows, &plan), kernel);
+    csr.emplace(csr_tail_rows_device(a, s.g.width, csr_nnz, csr_rows, plan), kernel);
   };
   EllDevice<V> ell = ell_pack_device(a, s, pitch, rows_per_thread, with_tail, &info);
   return std::make_unique<HecCudaOperator<V>>(std::move(ell), std::move(*csr), std::move(info));

@@ -65,7 +65,7 @@ std::unique_ptr<Operator<V>> make_hyb_cuda(const DeviceCsrView<V>& a, EllShape& 
   const CsrTailPlan plan = csr_tail_plan(a, s.g.width, false);
   CooDeviceTail<V> tail;
   EllDecisions with_tail = decide;
-  with_tail.meanwhile = [&] { tail = csr_tail_coo_device(a, s.g.width, coo_nnz, &plan); };
+  with_tail.meanwhile = [&] { tail = csr_tail_coo_device(a, s.g.width, coo_nnz, plan); };
   EllDevice<V> ell = ell_pack_device(a, s, pitch, rows_per_thread, with_tail, &info);
   return std::make_unique<HybCudaOperator<V>>(std::move(ell), std::move(tail), std::move(info));
 }
