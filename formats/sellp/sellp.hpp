@@ -53,6 +53,16 @@ struct SellpData {
 // longest first (stable: equal lengths keep their order). perm[position] = user row.
 std::vector<index_t> sellp_sort_order(const std::vector<index_t>& lengths, index_t sigma);
 
+// SellpData's layout of `config` over rows of these lengths, without the entries: perm (empty
+// unsorted), row_length in slice order, slice_chunks and slice_ptr (sellp_pack's, and the
+// device build's for a small matrix the host holds).
+struct SellpSlices {
+  index_t slices = 0;
+  std::vector<index_t> perm, row_length, slice_chunks;
+  std::vector<std::int64_t> slice_ptr;
+};
+SellpSlices sellp_slices(const std::vector<index_t>& lengths, const SellpConfig& config);
+
 // Slots (stored entries + padding) that `config` gives rows of these lengths, without packing.
 std::int64_t sellp_slots(const std::vector<index_t>& lengths, const SellpConfig& config);
 

@@ -288,27 +288,42 @@ SellpConfig sellp_default_config(const SellpRowCounts& n) {
   return c;
 }
 
+SellpSlices sellp_slices(const std::vector<index_t>& lengths, const SellpConfig& config) {
+  SellpSlices s;
+  const auto rows = static_cast<std::int64_t>(lengths.size());
+  const std::int64_t b = config.slice_size, t = config.threads_per_row;
+  if (config.sigma > 1) s.perm = sellp_sort_order(lengths, config.sigma);
+  s.slices = static_cast<index_t>((rows + b - 1) / b);
+  s.row_length.assign(static_cast<std::size_t>(std::int64_t{s.slices} * b), 0);
+  for (std::int64_t p = 0; p < rows; ++p)
+    s.row_length[static_cast<std::size_t>(p)] =
+        lengths[static_cast<std::size_t>(s.perm.empty() ? p : s.perm[static_cast<std::size_t>(p)])];
+  s.slice_chunks.assign(static_cast<std::size_t>(s.slices), 0);
+  s.slice_ptr.assign(static_cast<std::size_t>(s.slices) + 1, 0);
+  for (index_t sl = 0; sl < s.slices; ++sl) {
+    const auto first = s.row_length.begin() + std::int64_t{sl} * b;
+    const index_t longest = *std::max_element(first, first + b);
+    s.slice_chunks[static_cast<std::size_t>(sl)] = static_cast<index_t>((longest + t - 1) / t);
+    s.slice_ptr[static_cast<std::size_t>(sl) + 1] =
+        s.slice_ptr[static_cast<std::size_t>(sl)] +
+        std::int64_t{s.slice_chunks[static_cast<std::size_t>(sl)]} * b * t;
+  }
+  return s;
+}
+
 template <class V>
 SellpData<V> sellp_pack(const Csr<V>& a, const SellpConfig& config) {
   SellpData<V> s;
   s.rows = a.rows;
   s.cols = a.cols;
   s.config = config;
-  const std::int64_t b = config.slice_size, t = config.threads_per_row;
-  const std::vector<index_t> lengths = row_lengths(a);
-  if (config.sigma > 1) s.perm = sellp_sort_order(lengths, config.sigma);
-  s.slices = static_cast<index_t>((a.rows + b - 1) / b);
-  const std::int64_t positions = s.slices * b;
-  s.row_length.assign(static_cast<std::size_t>(positions), 0);
-  for (index_t p = 0; p < a.rows; ++p) s.row_length[p] = lengths[s.user_row(p)];
-  s.slice_chunks.assign(static_cast<std::size_t>(s.slices), 0);
-  s.slice_ptr.assign(static_cast<std::size_t>(s.slices) + 1, 0);
-  for (index_t sl = 0; sl < s.slices; ++sl) {
-    const auto first = s.row_length.begin() + sl * b;
-    const index_t longest = *std::max_element(first, first + b);
-    s.slice_chunks[sl] = static_cast<index_t>((longest + t - 1) / t);
-    s.slice_ptr[sl + 1] = s.slice_ptr[sl] + s.slice_chunks[sl] * b * t;
-  }
+  const std::int64_t b = config.slice_size;
+  SellpSlices layout = sellp_slices(row_lengths(a), config);
+  s.slices = layout.slices;
+  s.perm = std::move(layout.perm);
+  s.row_length = std::move(layout.row_length);
+  s.slice_chunks = std::move(layout.slice_chunks);
+  s.slice_ptr = std::move(layout.slice_ptr);
   s.col_idx.resize(static_cast<std::size_t>(s.padded_slots()));
   s.values.resize(static_cast<std::size_t>(s.padded_slots()));
 #pragma omp parallel for schedule(dynamic, 64)

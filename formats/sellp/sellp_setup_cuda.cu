@@ -420,38 +420,23 @@ SellpDevice<V> sellp_pack_device(const DeviceCsrView<V>& a, const SellpConfig& c
   f.slices = static_cast<index_t>((std::int64_t{a.rows} + b - 1) / b);
   f.positions = std::int64_t{f.slices} * b;
   // A small matrix the host holds (its lengths from sellp_row_counts_device's host count): the
-  // permutation (sellp_sort_order), the slice order's row lengths, the slices' chunks and
-  // pointer made there, as sellp_pack makes them, and queued up (no sort, no scan on the device).
+  // permutation, the slice order's row lengths, the slices' chunks and pointer made there
+  // (sellp_slices, as sellp_pack makes them), and queued up (no sort, no scan on the device).
   if (host_lengths && a.rows > 0) {
     cuda::build_phase("slices_on_host");
-    const std::vector<index_t>& lengths = *host_lengths;
-    std::vector<index_t> order;
-    if (config.sigma > 1) order = sellp_sort_order(lengths, config.sigma);
-    std::vector<index_t> row_length(static_cast<std::size_t>(f.positions), 0), chunks(f.slices);
-    std::vector<std::int64_t> slice_ptr(static_cast<std::size_t>(f.slices) + 1, 0);
-    for (index_t p = 0; p < a.rows; ++p)
-      row_length[static_cast<std::size_t>(p)] =
-          lengths[static_cast<std::size_t>(order.empty() ? p : order[static_cast<std::size_t>(p)])];
-    for (index_t sl = 0; sl < f.slices; ++sl) {
-      const auto first = row_length.begin() + std::int64_t{sl} * b;
-      const index_t longest_in = *std::max_element(first, first + b);
-      chunks[static_cast<std::size_t>(sl)] = (longest_in + t - 1) / t;
-      slice_ptr[static_cast<std::size_t>(sl) + 1] =
-          slice_ptr[static_cast<std::size_t>(sl)] +
-          std::int64_t{chunks[static_cast<std::size_t>(sl)]} * group;
-    }
-    if (slice_ptr.back() != slots_counted)
-      throw std::logic_error("sellp: the slices hold " + std::to_string(slice_ptr.back()) +
+    const SellpSlices layout = sellp_slices(*host_lengths, config);
+    if (layout.slice_ptr.back() != slots_counted)
+      throw std::logic_error("sellp: the slices hold " + std::to_string(layout.slice_ptr.back()) +
                              " slots, the rule counted " + std::to_string(slots_counted));
     // Queued once all is made on the host: the stream's first use waits for an upload left to
     // the worker (upload_beside.hpp), which the host work above ran beside.
-    if (!order.empty()) {
-      s.perm = cuda::queued_upload(order);
+    if (!layout.perm.empty()) {
+      s.perm = cuda::queued_upload(layout.perm);
       f.perm_rows = a.rows;
     }
-    s.row_length = cuda::queued_upload(row_length);
-    s.slice_chunks = cuda::queued_upload(chunks);
-    s.slice_ptr = cuda::queued_upload(slice_ptr);
+    s.row_length = cuda::queued_upload(layout.row_length);
+    s.slice_chunks = cuda::queued_upload(layout.slice_chunks);
+    s.slice_ptr = cuda::queued_upload(layout.slice_ptr);
   }
   cudaStream_t stream = cuda::Context::get().stream();
   if (!host_lengths || a.rows == 0) {
