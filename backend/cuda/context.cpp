@@ -120,9 +120,8 @@ thread_local std::uint64_t waits = 0;
 std::uint64_t stream_waits() { return waits; }
 
 void Context::synchronize() const {
-  if (upload_pending) wait_for_pending_upload();
   ++waits;
-  SPMVKIT_CUDA_CHECK(cudaStreamSynchronize(current_));
+  SPMVKIT_CUDA_CHECK(cudaStreamSynchronize(stream()));  // stream(): after a pending upload
 }
 
 void Context::use_stream(cudaStream_t s) {
