@@ -47,7 +47,9 @@ const std::vector<index_t>* host_lengths(const index_t* device_row_ptr, index_t 
       static_cast<std::size_t>(rows) + 1 != m->n_)
     return nullptr;
   if (!m->lengths_made_) {
-    m->lengths_ = host_row_lengths(m->host_, rows);
+    m->lengths_.resize(static_cast<std::size_t>(rows));
+    for (index_t r = 0; r < rows; ++r)
+      m->lengths_[static_cast<std::size_t>(r)] = m->host_[r + 1] - m->host_[r];
     m->lengths_made_ = true;
   }
   return &m->lengths_;

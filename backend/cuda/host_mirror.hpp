@@ -49,14 +49,7 @@ class ScopedHostMirror {
 // The host copy of device row-pointer entries [device, device + n) when they lie inside the
 // registered row pointer of this thread's build (the same offset there); else nullptr.
 const index_t* host_row_ptr(const index_t* device, std::size_t n);
-// The row lengths and the longest row of a host row pointer (rows + 1 entries): what the
-// builders read from host_row_ptr's answer.
-inline std::vector<index_t> host_row_lengths(const index_t* row_ptr, index_t rows) {
-  std::vector<index_t> lengths(static_cast<std::size_t>(rows));
-  for (index_t r = 0; r < rows; ++r)
-    lengths[static_cast<std::size_t>(r)] = row_ptr[r + 1] - row_ptr[r];
-  return lengths;
-}
+// The longest row of a host row pointer (rows + 1 entries), as host_row_ptr answers it.
 inline index_t host_longest_row(const index_t* row_ptr, index_t rows) {
   index_t longest = 0;
   for (index_t r = 0; r < rows; ++r) longest = std::max(longest, row_ptr[r + 1] - row_ptr[r]);
@@ -67,8 +60,8 @@ inline index_t host_longest_row(const index_t* row_ptr, index_t rows) {
 // `device`, or nullptr.
 const index_t* host_col_idx(const index_t* device);
 // The row lengths of the registered build whose device row pointer is `device_row_ptr` with
-// `rows` rows (host_row_lengths, made once a build and kept for its scope: the histogram, the
-// shape, the tails and the rules of one build each read them), or nullptr.
+// `rows` rows (made once a build and kept for its scope: the histogram, the shape, the tails
+// and the rules of one build each read them), or nullptr.
 const std::vector<index_t>* host_lengths(const index_t* device_row_ptr, index_t rows);
 
 }  // namespace spmvkit::cuda
