@@ -1,7 +1,8 @@
 // What the CUDA runtime calls a small build is made of cost on this host and GPU (issue 24):
 // cudaMalloc + cudaFree, cudaMallocAsync + cudaFreeAsync from the device's pool (release
 // threshold raised), a launch + stream sync, a small download, pageable and pinned uploads of
-// 0.25-8 MB. Medians of 200 (50 for the uploads) after 20 warm-ups, microseconds.
+// 0.25-8 MB; then the host side alone of the calls a build queues (no waits), and a host loop
+// over 6,833 row lengths. Medians of 200 (50 for the uploads) after 20 warm-ups, microseconds.
 //   nvcc -arch=sm_90 -std=c++17 -O2 -o p scripts/api_cost_probe.cu && ./p
 #include <algorithm>
 #include <chrono>
@@ -120,5 +121,63 @@ int main() {
     std::printf("upload %8zu B: pageable %7.1f us (%.1f GB/s), memcpy to pinned + pinned %7.1f us (%.1f GB/s); pageable download %7.1f us\n",
                 n, pg, n / pg / 1e3, pn, n / pn / 1e3, pd);
   }
+  // The host's side alone of what a small build queues: 100 calls back to back, no sync inside,
+  // per call (the queue drained after each sample): what a host plan pays beside the device.
+  const auto per_call_us = [&](auto f) {
+    return median_us(50, [&] {
+             for (int i = 0; i < 100; ++i) f();
+           }) / 100.0;
+  };
+  const auto drained = [&](auto f) {
+    std::vector<double> t;
+    for (int k = 0; k < 70; ++k) {
+      const auto t0 = std::chrono::steady_clock::now();
+      for (int i = 0; i < 100; ++i) f();
+      const double us =
+          std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+      cudaStreamSynchronize(s);
+      if (k >= 20) t.push_back(us / 100.0);
+    }
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
+  };
+  int dev = 0;
+  std::printf("host side: cudaGetDevice %.3f us, cudaSetDevice (same) %.3f us\n",
+              per_call_us([&] { cudaGetDevice(&dev); }), per_call_us([&] { cudaSetDevice(dev); }));
+  std::printf("host side: launch %.2f us, cudaMemsetAsync %.2f us, pool alloc+free %.2f us\n",
+              drained([&] { touch<<<1, 32, 0, s>>>(d, 32); }),
+              drained([&] { cudaMemsetAsync(d, 0, 64, s); }), drained([&] {
+                void* q = nullptr;
+                cudaMallocAsync(&q, 4096, s);
+                cudaFreeAsync(q, s);
+              }));
+  cudaEvent_t ev;
+  CK(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
+  std::printf("host side: cudaEventRecord %.2f us, cudaStreamCreate+Destroy %.2f us\n",
+              drained([&] { cudaEventRecord(ev, s); }), median_us(200, [&] {
+                cudaStream_t t;
+                cudaStreamCreateWithFlags(&t, cudaStreamNonBlocking);
+                cudaStreamDestroy(t);
+              }));
+  for (std::size_t n : {std::size_t{256}, std::size_t{4} << 10, std::size_t{32} << 10,
+                        std::size_t{128} << 10}) {
+    const double pg = drained([&] { cudaMemcpyAsync(d, host.data(), n, cudaMemcpyHostToDevice, s); });
+    const double pn = drained([&] { cudaMemcpyAsync(d, pinned, n, cudaMemcpyHostToDevice, s); });
+    std::printf("host side: upload call %7zu B pageable %.2f us, pinned %.2f us\n", n, pg, pn);
+  }
+  // Host loops of a plan: a pass over 6,833 row lengths (rajat01's rows) into a kept vector, and
+  // into a fresh one (its page faults).
+  std::vector<int> ptr(6834), len(6833);
+  for (int i = 0; i <= 6833; ++i) ptr[i] = 6 * i + (i % 7);
+  std::printf("host loop: 6,833 row lengths %.2f us (kept vector), %.2f us (fresh vector)\n",
+              median_us(200, [&] {
+                for (int i = 0; i < 6833; ++i) len[i] = ptr[i + 1] - ptr[i];
+                asm volatile("" : : "r"(len.data()) : "memory");
+              }),
+              median_us(200, [&] {
+                std::vector<int> fresh(6833);
+                for (int i = 0; i < 6833; ++i) fresh[i] = ptr[i + 1] - ptr[i];
+                asm volatile("" : : "r"(fresh.data()) : "memory");
+              }));
   return 0;
 }

@@ -128,6 +128,11 @@ std::unique_ptr<Operator<V>> build_operator(std::string_view format, const Csr<V
   if (b == Backend::cuda && f.builds_on_device() && !f.peer && !host_build) {
     synchronize(b);
     const auto t0 = clock::now();
+    std::unique_ptr<Operator<V>> op;
+    std::size_t kept = 0;
+    // Made before the upload: a trace's device times start from an idle stream.
+    std::optional<cuda::BuildProfile> profile(f.name.c_str());
+    profile->phase("upload");
     // A small matrix's builder plans from the host's copy (host_mirror.hpp), so its upload is
     // queued by a worker thread meanwhile (upload_beside.hpp: the build's first use of the
     // stream waits for it); build_ms is then what the setup took beyond the upload's own time.
@@ -138,10 +143,8 @@ std::unique_ptr<Operator<V>> build_operator(std::string_view format, const Csr<V
     std::optional<cuda::UploadBeside> upload;
     if (beside) upload.emplace(*d, a);
     const cuda::PeakBytes peak;
-    std::unique_ptr<Operator<V>> op;
-    std::size_t kept = 0;
     {
-      cuda::BuildProfile profile(f.name.c_str());
+      profile->phase("build");
       const cuda::ScopedHostMirror mirror(d->row_ptr.data(), host_plan ? a.row_ptr.data() : nullptr,
                                           a.rows, d->col_idx.data(), a.col_idx.data());
       if (f.keeps_device_csr()) {
@@ -150,9 +153,10 @@ std::unique_ptr<Operator<V>> build_operator(std::string_view format, const Csr<V
       } else {
         op = f.device_builder<V>()(d->view(), valid);
       }
-      profile.phase("details");
+      profile->phase("details");
       op = with_details(std::move(op), f, valid, b);
     }
+    profile.reset();
     if (upload) {
       upload->wait();
       upload_ms += upload->queued_ms();
