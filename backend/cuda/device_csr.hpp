@@ -51,17 +51,6 @@ struct OwnedDeviceCsr {
 // a (validated by its producer) onto the device by upload_staged.
 template <class V>
 OwnedDeviceCsr<V> upload_csr(const Csr<V>& a);
-// A small CSR's upload, queued and not waited for: the calling thread copies a's arrays into a
-// pinned staging buffer it keeps (piece by piece, each piece's transfer queued as soon as it is
-// copied, so the transfers run beside the next piece's copy and beside whatever the thread does
-// after), and returns. On the H100 machine a 0.55 MB pageable upload kept its host busy ~56 us
-// and a worker thread took ~18 us to wake for it, while from pinned memory the transfer took
-// ~20 us and a thread's copy of the same bytes ~17 us (issue 24). What is queued on the context
-// stream after it runs after it; the staging buffer is reused once its transfers are done.
-// At most kQueuedUploadBytes bytes in all (the larger go through upload_csr).
-inline constexpr std::size_t kQueuedUploadBytes = std::size_t{4} << 20;
-template <class V>
-OwnedDeviceCsr<V> upload_csr_queued(const Csr<V>& a);
 // Device arrays of a's shape, not filled (upload_csr's, or UploadBeside's destination).
 template <class V>
 OwnedDeviceCsr<V> device_csr_like(const Csr<V>& a);

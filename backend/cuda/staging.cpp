@@ -6,7 +6,6 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <utility>
 
 #include "backend/cuda/device_csr.hpp"
 #include "backend/cuda/pinned.hpp"
@@ -98,76 +97,6 @@ void upload_staged(void* dst, const void* src, std::size_t bytes, bool wait) {
   }
   SPMVKIT_CUDA_CHECK(cudaStreamSynchronize(stream));
 }
-
-namespace {
-
-// The calling thread's pinned buffer for queued uploads (upload_csr_queued), and the event
-// recorded after the transfers that last read it (of `device`).
-struct QueuedStaging {
-  PinnedBuffer<unsigned char> buffer;
-  cudaEvent_t read = nullptr;
-  int device = -1;
-  bool pending = false;
-  ~QueuedStaging() {
-    if (read) cudaEventDestroy(read);
-  }
-};
-QueuedStaging& queued_staging() {
-  static thread_local QueuedStaging s;
-  return s;
-}
-
-}  // namespace
-
-template <class V>
-OwnedDeviceCsr<V> upload_csr_queued(const Csr<V>& a) {
-  OwnedDeviceCsr<V> d = device_csr_like(a);
-  const std::pair<void*, std::pair<const void*, std::size_t>> arrays[] = {
-      {d.row_ptr.data(), {a.row_ptr.data(), d.row_ptr.bytes()}},
-      {d.col_idx.data(), {a.col_idx.data(), d.col_idx.bytes()}},
-      {d.values.data(), {a.values.data(), d.values.bytes()}}};
-  constexpr std::size_t align = 256;
-  std::size_t total = 0;
-  for (const auto& [dst, src] : arrays) total += (src.second + align - 1) / align * align;
-  if (total > kQueuedUploadBytes) return upload_csr(a);
-  // The buffer free (its last transfers done: nearly always long since), on this device.
-  QueuedStaging& s = queued_staging();
-  if (s.pending) SPMVKIT_CUDA_CHECK(cudaEventSynchronize(s.read));
-  s.pending = false;
-  const int device = Context::get().device();
-  if (s.device != device) {
-    if (s.read) cudaEventDestroy(s.read);
-    s.read = nullptr;
-    SPMVKIT_CUDA_CHECK(cudaEventCreateWithFlags(&s.read, cudaEventDisableTiming));
-    s.device = device;
-  }
-  if (s.buffer.size() < total) {
-    constexpr std::size_t grain = std::size_t{1} << 20;
-    s.buffer = PinnedBuffer<unsigned char>(
-        std::max((total + grain - 1) / grain * grain, 2 * s.buffer.size()));
-  }
-  // Pieces of at most kPiece bytes: a piece's transfer runs beside the next one's copy (a
-  // queued transfer costs the host ~2 us).
-  constexpr std::size_t kPiece = std::size_t{256} << 10;
-  cudaStream_t stream = Context::get().stream();
-  unsigned char* at = s.buffer.data();
-  for (const auto& [dst, src] : arrays) {
-    const auto* from = static_cast<const unsigned char*>(src.first);
-    for (std::size_t off = 0; off < src.second; off += kPiece) {
-      const std::size_t n = std::min(kPiece, src.second - off);
-      std::memcpy(at + off, from + off, n);
-      SPMVKIT_CUDA_CHECK(cudaMemcpyAsync(static_cast<unsigned char*>(dst) + off, at + off, n,
-                                         cudaMemcpyHostToDevice, stream));
-    }
-    at += (src.second + align - 1) / align * align;
-  }
-  SPMVKIT_CUDA_CHECK(cudaEventRecord(s.read, stream));
-  s.pending = true;
-  return d;
-}
-
-template OwnedDeviceCsr<float> upload_csr_queued(const Csr<float>&);
-template OwnedDeviceCsr<double> upload_csr_queued(const Csr<double>&);
 
 void download_staged(void* dst, const void* src, std::size_t bytes) {
   if (bytes == 0) return;

@@ -124,13 +124,7 @@ std::unique_ptr<Operator<V>> build_operator(std::string_view format, const Csr<V
   };
   static const bool host_build = env_flag("SPMVKIT_HOST_BUILD", false);
   static const bool host_plan = env_flag("SPMVKIT_HOST_PLAN", true);
-  // How a small matrix's upload goes (a measurement switch too): queued from the thread's
-  // pinned staging (upload_csr_queued, the default), `beside` (handed to the worker thread,
-  // upload_beside.hpp) or `before` (waited for before the build).
-  static const std::string small_upload = [] {
-    const char* v = std::getenv("SPMVKIT_SMALL_UPLOAD");
-    return std::string(v && *v ? v : "queued");
-  }();
+  static const bool upload_beside = env_flag("SPMVKIT_UPLOAD_BESIDE", true);
   if (b == Backend::cuda && f.builds_on_device() && !f.peer && !host_build) {
     synchronize(b);
     const auto t0 = clock::now();
@@ -140,14 +134,11 @@ std::unique_ptr<Operator<V>> build_operator(std::string_view format, const Csr<V
     std::optional<cuda::BuildProfile> profile(f.name.c_str());
     profile->phase("upload");
     // A small matrix's builder plans from the host's copy (host_mirror.hpp), so its upload is
-    // only queued (the transfer runs beside the plan); build_ms is then what the setup took
-    // beyond the upload's host side.
-    const bool small = host_plan && a.rows <= cuda::kHostPlanRows;
-    const bool beside = small && small_upload == "beside";
-    auto d = std::make_shared<cuda::OwnedDeviceCsr<V>>(
-        beside ? cuda::device_csr_like(a)
-               : small && small_upload == "queued" ? cuda::upload_csr_queued(a)
-                                                   : cuda::upload_csr(a));
+    // queued by a worker thread meanwhile (upload_beside.hpp: the build's first use of the
+    // stream waits for it); build_ms is then what the setup took beyond the upload's own time.
+    const bool beside = upload_beside && host_plan && a.rows <= cuda::kHostPlanRows;
+    auto d = std::make_shared<cuda::OwnedDeviceCsr<V>>(beside ? cuda::device_csr_like(a)
+                                                              : cuda::upload_csr(a));
     double upload_ms = ms_since(t0);
     std::optional<cuda::UploadBeside> upload;
     if (beside) upload.emplace(*d, a);
