@@ -1,55 +1,38 @@
-// The registry's upload of a small host CSR, queued beside the build's host plan (host_mirror.hpp:
-// the histogram, the rules, the tilings read the host's copy). The arrays go in pieces: each
-// piece copied into the calling thread's pinned staging buffer and its transfer queued at once.
-// A pool of a few threads takes pieces while the calling thread plans, and the calling thread
-// takes the pieces left when it first needs the stream. On the H100 machine a 0.55 MB pageable
-// upload kept one thread ~56 us, a sleeping thread took ~18 us to wake, a thread's copy of the
-// same bytes into pinned memory ~17-50 us, the transfer from there ~20 us, and while a pageable
-// copy ran the driver held up the other threads' calls on the stream (an allocation there waited
-// ~64 us); pinned pieces are queued in ~2 us each (issue 24, scripts/api_cost_probe.cu).
+// The registry's upload of a small host CSR, queued by a worker thread while the calling thread
+// goes on with the build's host plan (host_mirror.hpp: the histogram, the rules, the tilings read
+// the host's copy). A pageable upload keeps the host busy staging it (rajat01's 0.55 MB: ~60 us
+// on the H100 machine, 35-45% of a small format's setup), so the two overlap instead of running
+// one after the other (issue 24: "the transfer overlapped with the build where the format
+// allows").
 //
 // Ordering: while an UploadBeside is alive, the calling thread's first use of the context stream
-// (Context::stream(), Context::synchronize()) waits until every piece is queued, so all the build
-// queues runs after them in stream order. Allocation and free (stream-ordered themselves, on
-// other buffers) do not wait. Not for a build that hands the arrays to another thread before it
-// uses the stream.
+// (Context::stream(), Context::synchronize()) waits until the worker has queued every copy, so
+// all the build queues runs after them in stream order. Allocation and free (stream-ordered
+// themselves, on other buffers) do not wait. Not for a build that hands the arrays to another
+// thread before it uses the stream.
 #pragma once
-
-#include <cstddef>
-#include <vector>
 
 #include "backend/cuda/device_csr.hpp"
 
 namespace spmvkit::cuda {
 
-// At most this many bytes go through the pinned pieces (a larger upload is queued from pageable
-// memory by the calling thread).
-inline constexpr std::size_t kQueuedUploadBytes = std::size_t{4} << 20;
-
 class UploadBeside {
  public:
-  // Starts queuing a's arrays into d's (allocated by the caller, the sizes of a's). Where the
-  // pool is busy (another thread's build) or the arrays are larger than kQueuedUploadBytes, they
-  // are queued here and now from pageable memory. Both d and a must outlive this object.
+  // Starts queuing a's arrays into d's (allocated by the caller, the sizes of a's) on the
+  // worker; where the worker is busy (another thread's build) they are queued here and now.
+  // Both d and a must outlive this object.
   template <class V>
   UploadBeside(OwnedDeviceCsr<V>& d, const Csr<V>& a);
-  // Waits for the pieces (a build that threw before it used the stream), errors dropped.
+  // Waits for the worker (a build that threw before it used the stream), errors dropped.
   ~UploadBeside();
   UploadBeside(const UploadBeside&) = delete;
   UploadBeside& operator=(const UploadBeside&) = delete;
 
-  // Takes the pieces left, then waits until every piece is queued; rethrows a piece's error (a
-  // CudaError).
+  // Waits until the copies are queued; rethrows the worker's error (a CudaError).
   void wait();
-  // How long queuing took (ms, after wait()): from the start until the last piece was queued.
+  // How long queuing the copies took (ms, after wait()): the upload's host side, pageable
+  // staging included.
   double queued_ms() const { return queued_ms_; }
-
-  struct Piece {
-    void* dst;
-    const void* src;
-    unsigned char* staging;
-    std::size_t bytes;
-  };
 
  private:
   struct Copy {
@@ -58,11 +41,10 @@ class UploadBeside {
     std::size_t bytes;
   };
   void start(const Copy (&copies)[3]);
-  std::vector<Piece> pieces_;
+  Copy copies_[3]{};  // read by the worker until wait()
   bool waited_ = false;
-  bool on_pool_ = false;
+  bool on_worker_ = false;
   double queued_ms_ = 0;
-  double start_ms_ = 0;  // steady clock, ms
   UploadBeside* outer_ = nullptr;  // the thread's pending upload before this one
 };
 
