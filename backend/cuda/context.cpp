@@ -141,17 +141,56 @@ StreamRedirect::~StreamRedirect() {
   }
 }
 
-SideStreams::SideStreams(int count, bool high_priority) {
+namespace {
+// Side streams and their events, kept for the process by device and priority once made: an
+// operator that makes its side streams at each build (SURAA's launches) had paid a stream's
+// creation and destruction, ~6.5 us on the H100 host, for each (issue 24). A lane is one
+// SideStreams' at a time; one handed back may still have work queued, which only orders it
+// before the next owner's.
+struct LanePool {
+  std::mutex m;
+  std::map<std::pair<int, bool>, std::vector<std::pair<cudaStream_t, cudaEvent_t>>> lanes;
+  std::map<int, std::vector<cudaEvent_t>> events;  // the fork events
+};
+LanePool& lane_pool() {
+  static LanePool* p = new LanePool;  // never destroyed: its streams outlive no context use
+  return *p;
+}
+}  // namespace
+
+SideStreams::SideStreams(int count, bool high_priority) : high_priority_(high_priority) {
+  int device = 0;
+  SPMVKIT_CUDA_CHECK(cudaGetDevice(&device));
+  device_ = device;
+  LanePool& pool = lane_pool();
   try {
-    SPMVKIT_CUDA_CHECK(cudaEventCreateWithFlags(&forked_, cudaEventDisableTiming));
+    {
+      const std::lock_guard<std::mutex> lock(pool.m);
+      auto& free_events = pool.events[device];
+      if (!free_events.empty()) {
+        forked_ = free_events.back();
+        free_events.pop_back();
+      }
+      auto& free_lanes = pool.lanes[{device, high_priority}];
+      while (static_cast<int>(streams_.size()) < count && !free_lanes.empty()) {
+        streams_.push_back(free_lanes.back().first);
+        done_.push_back(free_lanes.back().second);
+        free_lanes.pop_back();
+      }
+    }
+    if (!forked_) SPMVKIT_CUDA_CHECK(cudaEventCreateWithFlags(&forked_, cudaEventDisableTiming));
     int least = 0, greatest = 0;
-    if (high_priority) SPMVKIT_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
-    for (int i = 0; i < count; ++i) {
+    if (high_priority && static_cast<int>(streams_.size()) < count)
+      SPMVKIT_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    while (static_cast<int>(streams_.size()) < count) {
       cudaStream_t s = nullptr;
       SPMVKIT_CUDA_CHECK(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, greatest));
-      streams_.push_back(s);
       cudaEvent_t e = nullptr;
-      SPMVKIT_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+      if (cudaEventCreateWithFlags(&e, cudaEventDisableTiming) != cudaSuccess) {
+        cudaStreamDestroy(s);
+        SPMVKIT_CUDA_CHECK(cudaGetLastError());
+      }
+      streams_.push_back(s);
       done_.push_back(e);
     }
   } catch (...) {
@@ -163,11 +202,12 @@ SideStreams::SideStreams(int count, bool high_priority) {
 SideStreams::~SideStreams() { release(); }
 
 void SideStreams::release() noexcept {
-  // Destruction cannot report errors; queued work still completes (cudaStreamDestroy and
-  // cudaEventDestroy return at once and release the handles when the work is done).
-  for (cudaEvent_t e : done_) cudaEventDestroy(e);
-  for (cudaStream_t s : streams_) cudaStreamDestroy(s);
-  if (forked_) cudaEventDestroy(forked_);
+  // Back to the pool (queued work still completes in its stream's order).
+  LanePool& pool = lane_pool();
+  const std::lock_guard<std::mutex> lock(pool.m);
+  auto& free_lanes = pool.lanes[{device_, high_priority_}];
+  for (std::size_t i = 0; i < streams_.size(); ++i) free_lanes.emplace_back(streams_[i], done_[i]);
+  if (forked_) pool.events[device_].push_back(forked_);
   done_.clear();
   streams_.clear();
   forked_ = nullptr;

@@ -218,8 +218,8 @@ class DeviceBuffer {
 // fork/join events that keep them ordered with it: fork(origin) makes every side stream wait
 // for the work queued on `origin` so far; join(origin) makes `origin` wait for everything
 // queued on the side streams. Work queued between the two is thus ordered after earlier and
-// before later work on `origin`. Owns its streams and events (created non-blocking / without
-// timing on the current device, destroyed with the object).
+// before later work on `origin`. Its streams and events (non-blocking / without timing, of the
+// current device) come from a pool kept for the process and go back to it with the object.
 class SideStreams {
  public:
   // high_priority: the streams get the device's greatest priority, so their blocks are
@@ -237,6 +237,8 @@ class SideStreams {
 
  private:
   void release() noexcept;
+  int device_ = 0;
+  bool high_priority_ = false;
   std::vector<cudaStream_t> streams_;
   std::vector<cudaEvent_t> done_;  // one per side stream, recorded by join
   cudaEvent_t forked_ = nullptr;   // recorded on the origin by fork

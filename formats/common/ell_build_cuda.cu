@@ -427,8 +427,13 @@ EllShape ell_shape_device(const DeviceCsrView<V>& a, std::int64_t pitch, index_t
   out.g.rows = a.rows;
   out.g.width = width < 0 ? 0 : width;
   if (a.rows == 0 || width == 0) return out;
+  const bool always_fit = fit_deltas && deltas_always_fit(a.cols);
   const std::vector<index_t>* lengths = cuda::host_lengths(a.row_ptr, a.rows);
-  if (!lengths) return ell_shape_on_device(a, pitch, width, fit_deltas);
+  if (!lengths) {
+    out = ell_shape_on_device(a, pitch, width, fit_deltas && !always_fit);
+    if (always_fit) out.deltas_fit = out.g.width > 0;
+    return out;
+  }
   // A small matrix the registry uploaded from the host: the longest row and the group maxima
   // counted there, no download; the delta fit too up to kHostFitEntries entries, else left to
   // the pack (fit_pending) up to kSpeculativeEllSlots slots, else on the device.
@@ -437,6 +442,10 @@ EllShape ell_shape_device(const DeviceCsrView<V>& a, std::int64_t pitch, index_t
   out.g = ell_group_maxima(*lengths, a.rows, out.g.width);
   const std::int64_t groups = pitch / ell_delta_group;
   if (!fit_deltas || out.g.width == 0) return out;
+  if (always_fit) {  // no pass, no pending fit: one encoding packed, no download
+    out.deltas_fit = true;
+    return out;
+  }
   const index_t* hc = cuda::host_col_idx(a.col_idx);
   const index_t* h = cuda::host_row_ptr(a.row_ptr, static_cast<std::size_t>(a.rows) + 1);
   if (groups == 0 || (hc && a.nnz <= kHostFitEntries))

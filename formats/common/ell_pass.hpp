@@ -135,6 +135,10 @@ std::vector<ParamSpec> ell_pass_params();
 constexpr std::uint16_t delta_padding = 0xFFFF;
 constexpr std::int64_t delta_max_span = 0xFFFE;
 constexpr index_t ell_delta_group = 32;
+// Whether every group's columns span at most delta_max_span whatever the matrix holds: its
+// columns are indices 0 .. cols - 1 (every matrix of at most 65,535 columns, all the small
+// real ones among them), so the deltas fit without a column being read.
+constexpr bool deltas_always_fit(index_t cols) { return cols - 1 <= delta_max_span; }
 struct ColumnDeltas {
   std::vector<index_t> base;         // ELL: slot k of group g at k * (pitch / 32) + g
   std::vector<std::uint16_t> delta;  // the same layout as col_idx

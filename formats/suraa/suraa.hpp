@@ -254,9 +254,13 @@ SPMVKIT_SURAA_HD inline index_t suraa_static_blocks(index_t npr) {
 // twofold in length. The class boundary 32 | 63 matches the paper's warp threshold.
 SPMVKIT_SURAA_HD inline index_t suraa_sort_class(index_t npr, bool class_sort) {
   if (!class_sort) return npr;
-  index_t b = 0;
-  for (auto v = static_cast<std::uint32_t>(npr); v != 0; v >>= 1) ++b;
-  return b;
+  const auto v = static_cast<std::uint32_t>(npr);
+  if (v == 0) return 0;
+#if defined(__CUDA_ARCH__)
+  return 32 - __clz(v);
+#else
+  return 32 - __builtin_clz(v);
+#endif
 }
 // order=groups merges the power-of-two classes: 0 (empty), 1 (1..31 entries: classes 1..5),
 // 2 (32 or more: classes 6..32).

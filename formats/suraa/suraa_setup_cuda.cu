@@ -2,8 +2,10 @@
 // rearranged matrix, the order statistics of the Freedman-Diaconis rule and G1's partial-sum
 // layout; see suraa_cuda.cu's file comment for the whole.
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <cub/block/block_radix_sort.cuh>
 #include <cub/block/block_reduce.cuh>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
@@ -79,6 +81,17 @@ __global__ void __launch_bounds__(BLOCK)
   }
 }
 
+// The sort key of row i (suraa_sort_keys_kernel's).
+__device__ __forceinline__ std::uint64_t suraa_sort_key(index_t i, index_t cols, index_t max_class,
+                                                        SuraaOrder order, int col_bits,
+                                                        const index_t* __restrict__ row_ptr,
+                                                        const index_t* __restrict__ col_idx) {
+  const index_t b = row_ptr[i], e = row_ptr[i + 1];
+  const auto first = col_bits == 0 ? 0 : static_cast<std::uint64_t>(e > b ? col_idx[b] : cols);
+  return (static_cast<std::uint64_t>(max_class - suraa_order_class(e - b, order)) << col_bits) |
+         first;
+}
+
 // Sort keys of Section 4.1: (max_class - class(npr)) in the high bits (class = npr, or its
 // power-of-two class with class_sort), the first column (cols for an empty row) in the low
 // `col_bits` bits; an ascending sort gives npr descending, ties by first column ascending.
@@ -91,11 +104,41 @@ __global__ void suraa_sort_keys_kernel(index_t m, index_t cols, index_t max_clas
                                        index_t* __restrict__ rows) {
   const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= m) return;
-  const index_t b = row_ptr[i], e = row_ptr[i + 1];
-  const auto first = col_bits == 0 ? 0 : static_cast<std::uint64_t>(e > b ? col_idx[b] : cols);
-  const index_t cls = suraa_order_class(e - b, order);
-  keys[i] = (static_cast<std::uint64_t>(max_class - cls) << col_bits) | first;
+  keys[i] = suraa_sort_key(static_cast<index_t>(i), cols, max_class, order, col_bits, row_ptr,
+                           col_idx);
   rows[i] = static_cast<index_t>(i);
+}
+
+// The sort of a matrix of at most kSmallSortRows rows in one block and one launch: the keys
+// made, sorted (a stable block radix sort: the order cub::DeviceRadixSort::SortPairs gives the
+// same keys), the permutation written. The device sort's keys kernel, size query, scratch and
+// passes had cost a small build ~50 us of the host's time on the H100 machine (~3.6 us a
+// launch there). Rows past m get all-ones keys and sit past the real ones (stable sort, last in
+// the blocked order).
+constexpr int kSmallSortThreads = 512, kSmallSortItems = 16;
+constexpr index_t kSmallSortRows = kSmallSortThreads * kSmallSortItems;
+using SmallSort = cub::BlockRadixSort<std::uint64_t, kSmallSortThreads, kSmallSortItems, index_t>;
+__global__ void __launch_bounds__(kSmallSortThreads)
+    suraa_small_sort_kernel(index_t m, index_t cols, index_t max_class, SuraaOrder order,
+                            int col_bits, int end_bit, const index_t* __restrict__ row_ptr,
+                            const index_t* __restrict__ col_idx, index_t* __restrict__ perm) {
+  extern __shared__ unsigned char smem[];
+  auto& temp = *reinterpret_cast<SmallSort::TempStorage*>(smem);
+  std::uint64_t keys[kSmallSortItems];
+  index_t rows[kSmallSortItems];
+#pragma unroll
+  for (int k = 0; k < kSmallSortItems; ++k) {
+    const index_t i = static_cast<index_t>(threadIdx.x) * kSmallSortItems + k;
+    rows[k] = i;
+    keys[k] = i < m ? suraa_sort_key(i, cols, max_class, order, col_bits, row_ptr, col_idx)
+                    : ~std::uint64_t{0};
+  }
+  SmallSort(temp).Sort(keys, rows, 0, end_bit);
+#pragma unroll
+  for (int k = 0; k < kSmallSortItems; ++k) {
+    const index_t at = static_cast<index_t>(threadIdx.x) * kSmallSortItems + k;
+    if (at < m) perm[at] = rows[k];
+  }
 }
 
 // npr in sorted order (nprSort of Algorithm 2). A thread a row.
@@ -348,6 +391,23 @@ cuda::DeviceBuffer<index_t> sorted_rows(const DeviceCsrView<V>& a, const NprMome
   const int col_bits = o.row_order_ties() ? 0 : cuda::bits_for(static_cast<std::uint64_t>(n));
   const index_t max_class = suraa_order_class(mom.max, o.order);
   const int end_bit = std::max(1, col_bits + cuda::bits_for(static_cast<std::uint64_t>(max_class)));
+  if (m <= kSmallSortRows) {  // one block, one launch
+    cuda::DeviceBuffer<index_t> perm(m);
+    if (m == 0) return perm;
+    constexpr int smem = static_cast<int>(sizeof(SmallSort::TempStorage));
+    static std::atomic<unsigned long long> sized{0};  // devices whose limit was raised
+    const int device = cuda::Context::get().device();
+    const unsigned long long bit = 1ull << (device % 64);
+    if ((sized.load() & bit) == 0) {
+      SPMVKIT_CUDA_CHECK(cudaFuncSetAttribute(
+          suraa_small_sort_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+      sized.fetch_or(bit);
+    }
+    suraa_small_sort_kernel<<<1, kSmallSortThreads, smem, s>>>(
+        m, n, max_class, o.order, col_bits, end_bit, a.row_ptr, a.col_idx, perm.data());
+    SPMVKIT_LAUNCH_CHECK();
+    return perm;
+  }
   cuda::DeviceBuffer<std::uint64_t> keys_in(m), keys_out(m);
   cuda::DeviceBuffer<index_t> rows_in(m), perm(m);
   suraa_sort_keys_kernel<<<cuda::grid_for(m, block), block, 0, s>>>(
@@ -385,6 +445,25 @@ std::vector<index_t> stable_key_order(const std::vector<std::uint64_t>& keys, in
   return order;
 }
 
+// The rows in ascending order of their class key (max_class - class), ties in row order: a
+// stable counting sort over at most kSuraaClasses keys, stable_key_order's order for keys
+// without column bits (bucketed and groups orders) in two passes over the rows.
+std::vector<index_t> stable_class_order(const index_t* h_ptr, index_t m, SuraaOrder order,
+                                        index_t max_class) {
+  std::vector<index_t> key(static_cast<std::size_t>(m));
+  std::int64_t start[kSuraaClasses + 1] = {};
+  for (index_t i = 0; i < m; ++i) {
+    const index_t k = max_class - suraa_order_class(h_ptr[i + 1] - h_ptr[i], order);
+    key[static_cast<std::size_t>(i)] = k;
+    ++start[k + 1];
+  }
+  for (int k = 0; k < kSuraaClasses; ++k) start[k + 1] += start[k];
+  std::vector<index_t> order_rows(static_cast<std::size_t>(m));
+  for (index_t i = 0; i < m; ++i)
+    order_rows[static_cast<std::size_t>(start[key[static_cast<std::size_t>(i)]]++)] = i;
+  return order_rows;
+}
+
 }  // namespace
 
 // suraa_setup_device for a small matrix the registry uploaded from the host (host_mirror.hpp):
@@ -417,19 +496,24 @@ SuraaDeviceData<V> suraa_setup_from_host(const DeviceCsrView<V>& a, const NprMom
       for (index_t c = count[static_cast<std::size_t>(len)]; c > 0; --c, ++at)
         row_ptr[at + 1] = row_ptr[at] + len;
   } else {
-    const int col_bits = o.row_order_ties() ? 0 : cuda::bits_for(static_cast<std::uint64_t>(n));
     const index_t max_class = suraa_order_class(mom.max, o.order);
-    const int end_bit =
-        std::max(1, col_bits + cuda::bits_for(static_cast<std::uint64_t>(max_class)));
-    std::vector<std::uint64_t> keys(static_cast<std::size_t>(m));
-    for (index_t i = 0; i < m; ++i) {  // suraa_sort_keys_kernel's keys
-      const index_t b = h_ptr[i], e = h_ptr[i + 1];
-      const auto first = col_bits == 0 ? 0 : static_cast<std::uint64_t>(e > b ? h_col[b] : n);
-      keys[static_cast<std::size_t>(i)] =
-          (static_cast<std::uint64_t>(max_class - suraa_order_class(e - b, o.order)) << col_bits) |
-          first;
+    if (o.row_order_ties()) {
+      perm = stable_class_order(h_ptr, m, o.order, max_class);
+    } else {
+      const int col_bits = cuda::bits_for(static_cast<std::uint64_t>(n));
+      const int end_bit =
+          std::max(1, col_bits + cuda::bits_for(static_cast<std::uint64_t>(max_class)));
+      std::vector<std::uint64_t> keys(static_cast<std::size_t>(m));
+      for (index_t i = 0; i < m; ++i) {  // suraa_sort_keys_kernel's keys
+        const index_t b = h_ptr[i], e = h_ptr[i + 1];
+        const auto first = static_cast<std::uint64_t>(e > b ? h_col[b] : n);
+        keys[static_cast<std::size_t>(i)] =
+            (static_cast<std::uint64_t>(max_class - suraa_order_class(e - b, o.order))
+             << col_bits) |
+            first;
+      }
+      perm = stable_key_order(keys, end_bit);
     }
-    perm = stable_key_order(keys, end_bit);
     for (index_t i = 0; i < m; ++i) {
       const index_t r = perm[static_cast<std::size_t>(i)];
       row_ptr[static_cast<std::size_t>(i) + 1] =
