@@ -72,24 +72,49 @@ std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
   return h ^ (h >> 32);
 }
 
-// `lengths` in increasing order: a counting sort of those up to 4,096 (counts in 16 KB: larger
-// fresh arrays cost page faults of ~2 us a page on the H100 host), the longer ones (a power
-// law's few long rows) by std::sort after them. std::sort of the whole 16K sample had taken
-// 0.4 ms of auto's selection on a power law.
-void sort_lengths(std::vector<index_t>& lengths) {
-  constexpr index_t cap = 4096;
-  index_t count[cap + 1] = {};
+// The sampled row lengths as a histogram: counts of the lengths up to kLengthCap (16 KB of
+// counts, kept for the thread: fresh pages cost ~2 us each on the H100 host), the longer ones
+// (a power law's few long rows) listed and sorted. Counted in the sampling pass itself: the
+// lengths had been pushed into a list, sorted by a counting sort and read three more times
+// (~70 instructions a row, most of a small matrix's selection).
+struct LengthSample {
+  static constexpr index_t kLengthCap = 4096;
+  std::vector<std::int64_t> count;  // kLengthCap + 1 entries, zero between uses
   std::vector<index_t> longer;
-  for (index_t len : lengths)
-    if (len <= cap)
-      ++count[len];
+  std::int64_t n = 0;
+  index_t cap_used = -1;  // the largest counted length up to kLengthCap, -1: none
+  void clear() {
+    if (count.size() != static_cast<std::size_t>(kLengthCap) + 1)
+      count.assign(static_cast<std::size_t>(kLengthCap) + 1, 0);
     else
+      std::fill(count.begin(), count.begin() + (cap_used + 1), 0);
+    longer.clear();
+    n = 0;
+    cap_used = -1;
+  }
+  void add(index_t len) {
+    ++n;
+    if (len <= kLengthCap) {
+      ++count[static_cast<std::size_t>(len)];
+      cap_used = std::max(cap_used, len);
+    } else {
       longer.push_back(len);
-  std::sort(longer.begin(), longer.end());
-  auto out = lengths.begin();
-  for (index_t len = 0; len <= cap; ++len) out = std::fill_n(out, count[len], len);
-  std::copy(longer.begin(), longer.end(), out);
-}
+    }
+  }
+  // f(length, how many), lengths increasing.
+  template <class F>
+  void each(F&& f) {
+    std::sort(longer.begin(), longer.end());
+    for (index_t len = 0; len <= cap_used; ++len)
+      if (const std::int64_t c = count[static_cast<std::size_t>(len)]; c > 0) f(len, c);
+    for (std::size_t i = 0; i < longer.size();) {
+      std::size_t j = i;
+      while (j < longer.size() && longer[j] == longer[i]) ++j;
+      f(longer[i], static_cast<std::int64_t>(j - i));
+      i = j;
+    }
+  }
+};
 
 // bs by core's detect_block_size on the whole matrix when small, else the same test (every
 // aligned bs x bs block holding an entry is full) on kBlockSampleRows rows in windows aligned
@@ -132,12 +157,13 @@ std::size_t distinct_block_cols(const R& a, index_t r0, index_t bs, std::vector<
   return static_cast<std::size_t>(std::unique(scratch.begin(), scratch.end()) - scratch.begin());
 }
 
-// g = gcd(rows, cols, sampled row lengths): the block sizes to try divide it. `lengths` sorted:
-// one gcd a distinct length (one a row had taken 0.2 ms of auto's selection, H100 host).
-index_t block_gcd(index_t rows, index_t cols, const std::vector<index_t>& lengths) {
+// g = gcd(rows, cols, sampled row lengths): the block sizes to try divide it. One gcd a
+// distinct length (one a row had taken 0.2 ms of auto's selection, H100 host).
+index_t block_gcd(index_t rows, index_t cols, LengthSample& lengths) {
   index_t g = std::gcd(rows, cols);
-  for (std::size_t i = 0; i < lengths.size() && g > 1; ++i)
-    if (i == 0 || lengths[i] != lengths[i - 1]) g = std::gcd(g, lengths[i]);
+  lengths.each([&](index_t len, std::int64_t) {
+    if (g > 1) g = std::gcd(g, len);
+  });
   return g;
 }
 
@@ -210,10 +236,10 @@ int sampled_block_size(const R& a, index_t g,
 }
 
 // Every feature but the block size and the longest row, from the length sample's windows
-// (sample_windows(rows, 1)) read through `a`; `lengths` gets the sampled row lengths, sorted.
+// (sample_windows(rows, 1)) read through `a`; `lengths` gets the sampled row lengths.
 template <class R>
 Features sampled_features(const R& a, int value_bytes, std::size_t l2_bytes, index_t row_max,
-                          std::vector<index_t>& lengths) {
+                          LengthSample& lengths) {
   Features f;
   f.rows = a.rows();
   f.cols = a.cols();
@@ -224,70 +250,79 @@ Features sampled_features(const R& a, int value_bytes, std::size_t l2_bytes, ind
   h = mix(mix(mix(h, static_cast<std::uint64_t>(f.rows)), static_cast<std::uint64_t>(f.cols)),
           static_cast<std::uint64_t>(f.nnz));
   lengths.clear();
-  lengths.reserve(static_cast<std::size_t>(std::min<index_t>(f.rows, kSampleRows + kWindow)));
   double slice_pad = 0;   // sum over sampled 32-row slices of 32 * slice max
   double offset_sum = 0;  // over slices with entries: |middle entry's column - diagonal| / cols
   std::size_t offsets = 0;
+  index_t sample_max = 0;
   const double diagonal = f.rows > 0 ? static_cast<double>(f.cols) / f.rows : 0.0;
   for (const auto& [r0, r1] : sample_windows(f.rows, 1)) {
     // The window's row pointers as one span (one lookup a window, not three a row).
     const index_t* ptr = a.ptrs(r0, r1 - r0 + 1);
-    const auto at = [&](index_t r) { return ptr[r - r0]; };
-    for (index_t s0 = r0; s0 < r1; s0 += 32) {
+    for (index_t s0 = 0; s0 < r1 - r0; s0 += 32) {
+      const index_t s1 = std::min(r1 - r0, s0 + 32);
       index_t slice_max = 0;
-      for (index_t r = s0; r < std::min(r1, s0 + 32); ++r) {
-        const index_t len = at(r + 1) - at(r);
-        lengths.push_back(len);
+      for (index_t r = s0; r < s1; ++r) {
+        const index_t len = ptr[r + 1] - ptr[r];
+        lengths.add(len);
         slice_max = std::max(slice_max, len);
-        h = mix(h, static_cast<std::uint64_t>(at(r)));
+        h = mix(h, static_cast<std::uint64_t>(ptr[r]));
       }
       slice_pad += 32.0 * slice_max;
+      sample_max = std::max(sample_max, slice_max);
       // The structure hash reads the slice's row pointers and one column index (a cache miss a
       // slice, not a row).
-      const index_t s1 = std::min(r1, s0 + 32), k0 = at(s0), k1 = at(s1);
+      const index_t k0 = ptr[s0], k1 = ptr[s1];
       if (k1 > k0) {
         const index_t c = a.col(k0 + (k1 - k0) / 2);
         h = mix(h, static_cast<std::uint64_t>(c));
-        offset_sum += std::abs(c - 0.5 * (s0 + s1) * diagonal);
+        offset_sum += std::abs(c - 0.5 * (2 * r0 + s0 + s1) * diagonal);
         ++offsets;
       }
     }
   }
   f.structure_hash = h;
   f.diagonal_offset = offsets > 0 && f.cols > 0 ? offset_sum / offsets / f.cols : 0.0;
-  f.sampled_rows = static_cast<index_t>(lengths.size());
-  if (f.rows == 0 || lengths.empty()) return f;
-  const double n = static_cast<double>(lengths.size());
+  f.sampled_rows = static_cast<index_t>(lengths.n);
+  if (f.rows == 0 || lengths.n == 0) return f;
+  const double n = static_cast<double>(lengths.n);
   f.row_mean = static_cast<double>(f.nnz) / f.rows;
-  double sq = 0;
-  for (index_t len : lengths) sq += (len - f.row_mean) * (len - f.row_mean);
   // Over every row, not the sample: expand_bs17_hangGlider_2 has 17 rows past 1,219 entries
   // among 28K (sampled max 221), and the walk down the longest row is what a row-per-thread or
-  // -warp format waits for (csr_vector there took 0.176 ms, the fastest format 0.025).
-  f.row_max = row_max;
-  f.row_variance = sq / n;
+  // -warp format waits for (csr_vector there took 0.176 ms, the fastest format 0.025). The
+  // sample's when it holds every row (row_max < 0).
+  f.row_max = row_max < 0 ? sample_max : row_max;
   const double scale = f.rows / n;  // sample -> whole matrix
   const double entry = value_bytes + 4.0;
   f.ell_bytes = static_cast<double>(f.rows) * f.row_max * entry;
   f.sellp_bytes = slice_pad * scale * entry + (f.rows / 32.0 + 1) * 4;
-  // HEC's ELL width: min over l of w(l) = l*n + p_r*nz(l), p_r = 20 (HEC paper eq. (1)).
-  sort_lengths(lengths);
-  const std::vector<index_t>& sorted = lengths;
-  double best_w = 0, best_bytes = 0, above = 0;
+  // The variance about the whole matrix's mean, and HEC's ELL width: min over l of
+  // w(l) = l*n + p_r*nz(l), p_r = 20 (HEC paper eq. (1)), l over 0 and the sampled lengths.
+  double sq = 0, above = 0;
+  std::int64_t left = lengths.n;  // lengths longer than l
+  lengths.each([&](index_t len, std::int64_t c) {
+    sq += c * ((len - f.row_mean) * (len - f.row_mean));
+    above += static_cast<double>(len) * c;
+  });
+  f.row_variance = sq / n;
+  double best_w = 0, best_bytes = 0;
   index_t best_l = 0;
-  for (index_t v : sorted) above += v;
-  std::size_t i = 0;
-  for (index_t l = 0;; l = sorted[i]) {
-    while (i < sorted.size() && sorted[i] <= l) above -= sorted[i++];
-    const double over = above - static_cast<double>(sorted.size() - i) * l;  // entries past l
+  const auto consider = [&](index_t l) {
+    const double over = above - static_cast<double>(left) * l;  // entries past l
     const double w = l * n + 20.0 * over;
     if (l == 0 || w < best_w) {
       best_w = w;
       best_l = l;
       best_bytes = (l * n + over) * entry * scale + (over > 0 ? f.rows * 4.0 : 0);
     }
-    if (i >= sorted.size()) break;
-  }
+  };
+  bool zero_seen = false;
+  lengths.each([&](index_t len, std::int64_t c) {
+    if (!zero_seen && len > 0) consider(0);  // l = 0 first, with no length removed
+    zero_seen = true;
+    above -= static_cast<double>(len) * c;
+    left -= c;
+    consider(len);
+  });
   f.hybrid_bytes = best_bytes;
   f.hybrid_width = best_l;
   return f;
@@ -437,8 +472,8 @@ cuda::EntryRanges block_rows_any_g(index_t rows, index_t cols) {
 // The thread's reused buffers: the sampled row lengths, and the values gathered from a device
 // CSR (SampledRows' store). Kept for the thread: fresh pages cost ~2 us each on the H100 host,
 // 0.3-0.6 ms a selection when they were allocated a call.
-std::vector<index_t>& sampled_lengths() {
-  static thread_local std::vector<index_t> lengths;
+LengthSample& sampled_lengths() {
+  static thread_local LengthSample lengths;
   return lengths;
 }
 std::vector<index_t>& gathered_store() {
@@ -449,13 +484,9 @@ std::vector<index_t>& gathered_store() {
 }  // namespace
 
 void prepare_features() {
-  // Touched now (resize writes every element): the largest sample, and the length sample's
+  // Touched now (assign writes every element): the length histogram, and the length sample's
   // row pointers with the block test's largest column gather.
-  std::vector<index_t>& lengths = sampled_lengths();
-  if (lengths.capacity() < static_cast<std::size_t>(kSampleRows + kWindow)) {
-    lengths.resize(static_cast<std::size_t>(kSampleRows + kWindow));
-    lengths.clear();  // the capacity, and its pages, stay
-  }
+  sampled_lengths().clear();
   std::vector<index_t>& store = gathered_store();
   const auto want = static_cast<std::size_t>(2 * kSampleRows + kMaxBlockSampleEntries);
   if (store.size() < want) store.resize(want);
@@ -467,12 +498,15 @@ namespace {
 
 // measure_features from a host structure, for values of `value_bytes` bytes.
 Features measure_host_features(const HostRows& rows, int value_bytes, std::size_t l2_bytes) {
-  index_t longest = 0;
-  for (index_t r = 0; r < rows.n_rows; ++r)
-    longest = std::max(longest, rows.row_ptr[r + 1] - rows.row_ptr[r]);
-  std::vector<index_t>& lengths = sampled_lengths();
+  index_t longest = -1;  // the length sample's, where it holds every row
+  if (rows.n_rows > kSampleRows) {
+    longest = 0;
+    for (index_t r = 0; r < rows.n_rows; ++r)
+      longest = std::max(longest, rows.row_ptr[r + 1] - rows.row_ptr[r]);
+  }
+  LengthSample& lengths = sampled_lengths();
   Features f = sampled_features(rows, value_bytes, l2_bytes, longest, lengths);
-  if (f.rows == 0 || lengths.empty()) return f;
+  if (f.rows == 0 || lengths.n == 0) return f;
   if (rows.nnz() <= kSmallNnz) {
     f.block_size = detect_block_size(rows.n_rows, rows.n_cols, rows.row_ptr, rows.col_idx);
     return f;
@@ -532,9 +566,9 @@ Features measure_features(const DeviceCsrView<V>& a, std::size_t l2_bytes) {
     ++mid;
   }
   cuda::build_phase("features_sampled");
-  std::vector<index_t>& lengths = sampled_lengths();
+  LengthSample& lengths = sampled_lengths();
   Features f = sampled_features(s, sizeof(V), l2_bytes, longest, lengths);
-  if (f.rows == 0 || lengths.empty()) return f;
+  if (f.rows == 0 || lengths.n == 0) return f;
   const index_t g = block_gcd(a.rows, a.cols, lengths);
   if (g < 2) return f;
   cuda::build_phase("features_block_rows");

@@ -117,11 +117,14 @@ using Neighbours = std::vector<std::pair<double, const NeighbourTable::Entry*>>;
 // The table's kNeighbours entries nearest to f (by distance, then table order).
 Neighbours nearest(const NeighbourTable& t, const Features& f) {
   Neighbours near;
+  near.reserve(t.entries.size());
   const NeighbourPoint z = neighbour_point(f);
+  NeighbourPoint inv{};  // a multiply an entry's dimension, not a division (half of choose())
+  for (std::size_t i = 0; i < kNeighbourDims; ++i) inv[i] = 1.0 / t.scale[i];
   for (const NeighbourTable::Entry& e : t.entries) {
     double d2 = 0;
     for (std::size_t i = 0; i < kNeighbourDims; ++i) {
-      const double u = (z[i] - e.point[i]) / t.scale[i];
+      const double u = (z[i] - e.point[i]) * inv[i];
       d2 += u * u;
     }
     near.emplace_back(d2, &e);
