@@ -64,6 +64,10 @@ struct Record {
   // SpMV-equivalents; upload -1 where the format builds on the host (its upload is inside the
   // build). build_peak_bytes: device memory high-water mark of the setup.
   double upload_ms = -1, upload_spmv_equiv = -1, build_ms = 0, build_spmv_equiv = 0;
+  // CSR-3's host reordering, which issue 24 times apart (its details' reorder_ms; auto's where
+  // it chose csr3): each build's own taken out of that build, then the medians (the reordering
+  // alone moves by more than a small matrix's whole setup from build to build). -1: none.
+  double host_reorder_ms = -1, setup_apart_ms = -1, build_apart_ms = -1;
   std::size_t build_peak_bytes = 0, format_bytes = 0;  // device memory (BuildTiming)
   bool built_on_device = false;
   double reorder_ms = 0, reorder_spmv_equiv = 0;  // --reorder: ordering + permutation cost

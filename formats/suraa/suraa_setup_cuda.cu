@@ -520,6 +520,7 @@ SuraaDeviceData<V> suraa_setup_from_host(const DeviceCsrView<V>& a, const NprMom
           row_ptr[static_cast<std::size_t>(i)] + h_ptr[r + 1] - h_ptr[r];
     }
   }
+  cuda::build_phase("host_groups");
   const std::int64_t q3 = 3 * static_cast<std::int64_t>(m) / 4;  // suraa_probe_kernel's reads
   const SuraaProbes probes =
       probes_of(m, mom, row_ptr[m / 4 + 1] - row_ptr[m / 4], row_ptr[q3 + 1] - row_ptr[q3]);
@@ -536,6 +537,7 @@ SuraaDeviceData<V> suraa_setup_from_host(const DeviceCsrView<V>& a, const NprMom
                        row_ptr[static_cast<std::size_t>(bounds[k])];
     d.plan = suraa_finish_plan(m, n, probes, seg, bounds, segment_nnz, o);
   }
+  cuda::build_phase("host_partials");
   const index_t g1 = d.plan.g1_end;
   std::vector<index_t> partial_ptr;
   if (g1 > 0 && g1_own_kernels(o)) {  // suraa_g1_blocks_kernel's blocks, scanned
