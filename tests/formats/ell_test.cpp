@@ -228,6 +228,44 @@ TEST(Ell, SixteenBitColumnDeltas) {
     testing::expect_spmv_matches_everywhere("ell", band, Params::parse(p));
 }
 
+// A matrix of at most 65,535 columns always fits 16-bit deltas (the device builders then skip
+// the fit); one of 65,536 need not. Even rows hold column 0 and fresh random ones, odd rows column
+// cols - 1 alone, so every group's first slot spans the whole range.
+TEST(Ell, DeltasAlwaysFitUpTo65535Columns) {
+  EXPECT_TRUE(deltas_always_fit(1));
+  EXPECT_TRUE(deltas_always_fit(65535));
+  EXPECT_FALSE(deltas_always_fit(65536));
+  std::mt19937_64 rng(testing::test_seed());
+  for (const index_t cols : {index_t{65535}, index_t{40000}, index_t{65536}}) {
+    SCOPED_TRACE(cols);
+    std::uniform_int_distribution<index_t> col(1, cols - 1), len(0, 6);
+    std::uniform_real_distribution<double> value(-1, 1);
+    std::vector<index_t> ptr{0}, idx;
+    std::vector<double> val;
+    for (index_t r = 0; r < 300; ++r) {
+      std::vector<index_t> c{r % 2 ? cols - 1 : 0};
+      for (index_t k = len(rng); r % 2 == 0 && k > 0; --k) c.push_back(col(rng));
+      std::sort(c.begin(), c.end());
+      c.erase(std::unique(c.begin(), c.end()), c.end());
+      for (index_t v : c) {
+        idx.push_back(v);
+        val.push_back(value(rng));
+      }
+      ptr.push_back(static_cast<index_t>(idx.size()));
+    }
+    const Csr<double> a = make_csr<double>(300, cols, ptr, idx, val);
+    const std::optional<ColumnDeltas> d = ell_column_deltas(ell_pack(a, 7));
+    EXPECT_EQ(d.has_value(), deltas_always_fit(cols));
+    for (const char* f : {"ell", "hyb", "hec"}) testing::expect_spmv_matches_everywhere(f, a, {});
+    if (cuda_available()) {
+      EXPECT_NE(build_operator<double>("ell", a, {}, Backend::cuda)
+                    ->info()
+                    .details.find(deltas_always_fit(cols) ? "index_bits=16" : "index_bits=32"),
+                std::string::npos);
+    }
+  }
+}
+
 TEST(Ell, ParameterValidation) {
   const Csr<double> a = matrix_with_lengths(40, 40, [](index_t r) { return 1 + r % 3; });
   for (const char* bad : {"max_fill=0.5", "max_fill=abc", "max_fill=inf", "rows_per_thread=3",

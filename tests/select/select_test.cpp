@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <fstream>
+#include <random>
 #include <string>
 
 #include "select/model.hpp"
@@ -17,6 +18,7 @@
 #include "spmvkit/tuning.hpp"
 #include "tests/common/tuning_file.hpp"
 #include "tests/common/zoo.hpp"
+#include "tests/formats/spmv_check.hpp"
 
 #if SPMVKIT_HAVE_CUDA
 #include "backend/cuda/device_csr.hpp"
@@ -52,6 +54,55 @@ TEST(SelectFeatures, MatchCoreStatisticsWhenExact) {
     EXPECT_NEAR(f.row_mean, s.row_mean, 1e-12 * (1 + s.row_mean));
     EXPECT_NEAR(f.row_variance, s.row_variance, 1e-9 * (1 + s.row_variance));
     EXPECT_EQ(f.block_size, s.block_size);
+  }
+}
+
+// HEC's ELL width (eq. (1), p_r = 20) and the byte predictions, against a direct count over every
+// row: fresh random lengths, with and without empty rows, and lengths past the histogram's 4,096
+// (the list of longer rows), the whole matrix sampled.
+TEST(SelectFeatures, WidthRuleAndBytesMatchADirectCount) {
+  std::mt19937_64 rng(testing::test_seed());
+  for (int round = 0; round < 4; ++round) {
+    SCOPED_TRACE(round);
+    const index_t rows = 1500 + 700 * round, cols = 12000;
+    std::uniform_int_distribution<index_t> small(round % 2, 9 + 20 * round);  // odd: no empty row
+    std::vector<index_t> len(static_cast<std::size_t>(rows));
+    for (index_t& l : len) l = small(rng);
+    len[7] = 5000 + round;  // past the histogram
+    len[rows - 1] = 9000;
+    len[rows / 2] = 4096;  // its last bin
+    const Csr<double> a = testing::matrix_with_lengths(
+        rows, cols, [&](index_t r) { return len[static_cast<std::size_t>(r)]; });
+    const select::Features f = select::measure_features(a, kH100L2);
+    ASSERT_EQ(f.sampled_rows, rows);
+    const double n = rows, entry = 12.0;
+    std::vector<index_t> candidates{0};
+    for (index_t l : len) candidates.push_back(l);
+    std::sort(candidates.begin(), candidates.end());
+    candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
+    double best_w = -1, best_bytes = 0;
+    index_t best_l = -1;
+    for (index_t l : candidates) {
+      double over = 0;
+      for (index_t v : len) over += std::max<index_t>(0, v - l);
+      const double w = l * n + 20.0 * over;
+      if (best_l < 0 || w < best_w) {
+        best_w = w;
+        best_l = l;
+        best_bytes = (l * n + over) * entry + (over > 0 ? rows * 4.0 : 0);
+      }
+    }
+    EXPECT_EQ(f.hybrid_width, best_l);
+    EXPECT_NEAR(f.hybrid_bytes, best_bytes, 1e-9 * best_bytes);
+    double pad = 0, mean = 0, sq = 0;
+    for (index_t s0 = 0; s0 < rows; s0 += 32)
+      pad += 32.0 * *std::max_element(len.begin() + s0, len.begin() + std::min(rows, s0 + 32));
+    for (index_t v : len) mean += v;
+    mean /= rows;
+    for (index_t v : len) sq += (v - mean) * (v - mean);
+    EXPECT_NEAR(f.sellp_bytes, pad * entry + (rows / 32.0 + 1) * 4, 1e-9 * f.sellp_bytes);
+    EXPECT_EQ(f.row_max, 9000);
+    EXPECT_NEAR(f.row_variance, sq / rows, 1e-9 * (sq / rows));
   }
 }
 
