@@ -101,10 +101,11 @@ struct LengthSample {
       longer.push_back(len);
     }
   }
-  // f(length, how many), lengths increasing.
+  // Once every length is added: the longer ones in order.
+  void close() { std::sort(longer.begin(), longer.end()); }
+  // f(length, how many), lengths increasing (after close()).
   template <class F>
-  void each(F&& f) {
-    std::sort(longer.begin(), longer.end());
+  void each(F&& f) const {
     for (index_t len = 0; len <= cap_used; ++len)
       if (const std::int64_t c = count[static_cast<std::size_t>(len)]; c > 0) f(len, c);
     for (std::size_t i = 0; i < longer.size();) {
@@ -159,7 +160,7 @@ std::size_t distinct_block_cols(const R& a, index_t r0, index_t bs, std::vector<
 
 // g = gcd(rows, cols, sampled row lengths): the block sizes to try divide it. One gcd a
 // distinct length (one a row had taken 0.2 ms of auto's selection, H100 host).
-index_t block_gcd(index_t rows, index_t cols, LengthSample& lengths) {
+index_t block_gcd(index_t rows, index_t cols, const LengthSample& lengths) {
   index_t g = std::gcd(rows, cols);
   lengths.each([&](index_t len, std::int64_t) {
     if (g > 1) g = std::gcd(g, len);
@@ -280,6 +281,7 @@ Features sampled_features(const R& a, int value_bytes, std::size_t l2_bytes, ind
       }
     }
   }
+  lengths.close();
   f.structure_hash = h;
   f.diagonal_offset = offsets > 0 && f.cols > 0 ? offset_sum / offsets / f.cols : 0.0;
   f.sampled_rows = static_cast<index_t>(lengths.n);

@@ -60,7 +60,10 @@ bool build_profile_enabled() {
 }
 
 bool build_trace_enabled() {
-  static const bool on = profile_setting() != nullptr && std::strcmp(profile_setting(), "trace") == 0;
+  static const bool on = [] {
+    const char* v = profile_setting();
+    return v != nullptr && std::strcmp(v, "trace") == 0;
+  }();
   return on;
 }
 

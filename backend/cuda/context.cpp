@@ -186,10 +186,9 @@ SideStreams::SideStreams(int count, bool high_priority) : high_priority_(high_pr
       cudaStream_t s = nullptr;
       SPMVKIT_CUDA_CHECK(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, greatest));
       cudaEvent_t e = nullptr;
-      if (cudaEventCreateWithFlags(&e, cudaEventDisableTiming) != cudaSuccess) {
-        cudaStreamDestroy(s);
-        SPMVKIT_CUDA_CHECK(cudaGetLastError());
-      }
+      const cudaError_t made = cudaEventCreateWithFlags(&e, cudaEventDisableTiming);
+      if (made != cudaSuccess) cudaStreamDestroy(s);  // a lane is a stream with its event
+      SPMVKIT_CUDA_CHECK(made);
       streams_.push_back(s);
       done_.push_back(e);
     }

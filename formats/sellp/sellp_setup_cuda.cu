@@ -504,10 +504,10 @@ SellpDevice<V> sellp_pack_device(const DeviceCsrView<V>& a, const SellpConfig& c
     constexpr std::int64_t kPackThreads = std::int64_t{1} << 20;
     const std::int64_t lanes = std::int64_t{f.slices} * group;
     const std::int64_t most_chunks = (std::int64_t{longest} + t - 1) / t;
-    const auto splits = static_cast<unsigned>(std::clamp<std::int64_t>(
-        std::min((most_chunks + 3) / 4,
-                 std::max(f.padded_slots / lanes + 1, kPackThreads / std::max<std::int64_t>(lanes, 1))),
-        1, 65535));
+    const std::int64_t spread = std::max(f.padded_slots / lanes + 1,
+                                         kPackThreads / std::max<std::int64_t>(lanes, 1));
+    const auto splits = static_cast<unsigned>(
+        std::clamp<std::int64_t>(std::min((most_chunks + 3) / 4, spread), 1, 65535));
     sellp_pack_kernel<V><<<dim3(grid(lanes, pack_block), splits), pack_block, 0, stream>>>(a.rows, f.slices, b, t, s.slice_ptr.data(),
                                      s.slice_chunks.data(), s.row_length.data(), perm, a.row_ptr,
                                      a.col_idx, a.values, s.col_idx.data(), s.values.data());

@@ -81,11 +81,10 @@ __global__ void __launch_bounds__(BLOCK)
   }
 }
 
-// The sort key of row i (suraa_sort_keys_kernel's).
-__device__ __forceinline__ std::uint64_t suraa_sort_key(index_t i, index_t cols, index_t max_class,
-                                                        SuraaOrder order, int col_bits,
-                                                        const index_t* __restrict__ row_ptr,
-                                                        const index_t* __restrict__ col_idx) {
+// The sort key of row i (below), on the device and in a small matrix's plan on the host.
+__host__ __device__ __forceinline__ std::uint64_t suraa_sort_key(
+    index_t i, index_t cols, index_t max_class, SuraaOrder order, int col_bits,
+    const index_t* __restrict__ row_ptr, const index_t* __restrict__ col_idx) {
   const index_t b = row_ptr[i], e = row_ptr[i + 1];
   const auto first = col_bits == 0 ? 0 : static_cast<std::uint64_t>(e > b ? col_idx[b] : cols);
   return (static_cast<std::uint64_t>(max_class - suraa_order_class(e - b, order)) << col_bits) |
@@ -453,7 +452,7 @@ std::vector<index_t> stable_class_order(const index_t* h_ptr, index_t m, SuraaOr
   std::vector<index_t> key(static_cast<std::size_t>(m));
   std::int64_t start[kSuraaClasses + 1] = {};
   for (index_t i = 0; i < m; ++i) {
-    const index_t k = max_class - suraa_order_class(h_ptr[i + 1] - h_ptr[i], order);
+    const auto k = static_cast<index_t>(suraa_sort_key(i, 0, max_class, order, 0, h_ptr, nullptr));
     key[static_cast<std::size_t>(i)] = k;
     ++start[k + 1];
   }
@@ -504,14 +503,9 @@ SuraaDeviceData<V> suraa_setup_from_host(const DeviceCsrView<V>& a, const NprMom
       const int end_bit =
           std::max(1, col_bits + cuda::bits_for(static_cast<std::uint64_t>(max_class)));
       std::vector<std::uint64_t> keys(static_cast<std::size_t>(m));
-      for (index_t i = 0; i < m; ++i) {  // suraa_sort_keys_kernel's keys
-        const index_t b = h_ptr[i], e = h_ptr[i + 1];
-        const auto first = static_cast<std::uint64_t>(e > b ? h_col[b] : n);
+      for (index_t i = 0; i < m; ++i)
         keys[static_cast<std::size_t>(i)] =
-            (static_cast<std::uint64_t>(max_class - suraa_order_class(e - b, o.order))
-             << col_bits) |
-            first;
-      }
+            suraa_sort_key(i, n, max_class, o.order, col_bits, h_ptr, h_col);
       perm = stable_key_order(keys, end_bit);
     }
     for (index_t i = 0; i < m; ++i) {
