@@ -7,6 +7,8 @@
 #include <exception>
 #include <vector>
 
+#include <sys/resource.h>
+
 #include "backend/cuda/cuda.hpp"
 
 namespace spmvkit::cuda {
@@ -47,6 +49,15 @@ int record_trace_event() noexcept {
   return trace_events_used++;
 }
 
+// Minor page faults of this thread so far (a host plan's fresh pages), or 0 where unknown.
+std::uint64_t thread_faults() noexcept {
+#ifdef RUSAGE_THREAD
+  rusage u{};
+  if (getrusage(RUSAGE_THREAD, &u) == 0) return static_cast<std::uint64_t>(u.ru_minflt);
+#endif
+  return 0;
+}
+
 const char* profile_setting() {
   const char* v = std::getenv("SPMVKIT_BUILD_PROFILE");
   return v != nullptr && *v != '\0' && std::strcmp(v, "0") != 0 ? v : nullptr;
@@ -81,7 +92,7 @@ BuildProfile::BuildProfile(const char* build) : on_(build_profile_enabled()) {
     if (outer_ == nullptr) trace_events_used = 0;
     start_ = std::chrono::steady_clock::now();
     first_event_ = trace_events_used;
-    marks_.push_back({"(start)", 0.0, record_trace_event(), stream_waits()});
+    marks_.push_back({"(start)", 0.0, record_trace_event(), stream_waits(), thread_faults()});
     return;
   }
   settle();  // work queued before the build is not the build's
@@ -111,7 +122,8 @@ void BuildProfile::next(const char* name) {
 
 void BuildProfile::trace_mark(const char* name) {
   const double ms = ms_between(start_, std::chrono::steady_clock::now());
-  marks_.push_back({name, ms, upload_pending ? -1 : record_trace_event(), stream_waits()});
+  marks_.push_back(
+      {name, ms, upload_pending ? -1 : record_trace_event(), stream_waits(), thread_faults()});
 }
 
 // After the build: each mark's host time, its event's time on the device from the start's
@@ -143,13 +155,16 @@ void BuildProfile::trace_print() {
     const double d = device_ms(m.event);
     char device[32] = "-";
     if (d >= 0) std::snprintf(device, sizeof device, "%.3f", d);
-    std::fprintf(stderr, "spmvkit build-trace: %s %s host %.3f +%.3f device %s %llu waits\n",
+    std::fprintf(stderr,
+                 "spmvkit build-trace: %s %s host %.3f +%.3f device %s %llu waits %llu faults\n",
                  build_.c_str(), m.phase, m.host_ms, marks_[i + 1].host_ms - m.host_ms, device,
-                 static_cast<unsigned long long>(marks_[i + 1].waits - m.waits));
+                 static_cast<unsigned long long>(marks_[i + 1].waits - m.waits),
+                 static_cast<unsigned long long>(marks_[i + 1].faults - m.faults));
   }
-  std::fprintf(stderr, "spmvkit build-trace: %s end host %.3f device %.3f %llu waits\n",
+  std::fprintf(stderr, "spmvkit build-trace: %s end host %.3f device %.3f %llu waits %llu faults\n",
                build_.c_str(), end_host, device_ms(marks_.back().event),
-               static_cast<unsigned long long>(marks_.back().waits - marks_.front().waits));
+               static_cast<unsigned long long>(marks_.back().waits - marks_.front().waits),
+               static_cast<unsigned long long>(marks_.back().faults - marks_.front().faults));
   std::fflush(stderr);
   trace_events_used = first_event_;
 }

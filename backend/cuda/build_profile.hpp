@@ -6,10 +6,11 @@
 // phase's kernels are counted in it. SPMVKIT_BUILD_PROFILE=trace instead changes nothing of the
 // build's timing (no synchronisation, an event recorded on the stream at each boundary, read at
 // the end) and prints, after the build, one line a phase
-//   spmvkit build-trace: <build> <phase> host <start> +<length> device <done> [<n> waits]
+//   spmvkit build-trace: <build> <phase> host <start> +<length> device <done> <n> waits <f> faults
 // (ms from the build's start: when the host began the phase and how long it took, and when the
 // device had finished what was queued before it; "device -" while an upload left to the worker
-// was pending, upload_beside.hpp) and a last line `<build> end host <t> device <t>`: what of a
+// was pending, upload_beside.hpp; f: the thread's minor page faults in the phase, fresh host
+// pages) and a last line `<build> end host <t> device <t> ...`: what of a
 // small build's time is the host's plan and what the device's queue. Without the variable it
 // neither synchronises nor reads the clock (one branch a phase). A profile made while another is
 // live on the same thread names itself `<outer>/<build>` (SURAA's fallback to csr_balanced).
@@ -60,6 +61,7 @@ class BuildProfile {
     double host_ms;  // from the start
     int event;       // this thread's event index, or -1 (an upload was pending)
     std::uint64_t waits;
+    std::uint64_t faults;  // the thread's minor page faults so far
   };
   std::vector<Mark> marks_;
   int first_event_ = 0;

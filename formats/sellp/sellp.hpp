@@ -121,6 +121,12 @@ struct SellpFootprint {
 };
 template <class V>
 SellpFootprint sellp_footprint(const SellpData<V>& s);
+// The same counts from the layout alone (sellp_slices of `config`), with no slot written: a
+// row of length L fills the first L of its t-lane runs chunk by chunk, so a group of g <= t
+// slots holds an entry in ceil(L / g) chunks of the row, a group of g = r*t slots (r rows of a
+// chunk) in ceil(longest of the r rows / t), and every chunk of a slice holds one of its
+// longest row's entries (so does every group of whole chunks, b*t <= g).
+SellpFootprint sellp_footprint(const SellpSlices& layout, const SellpConfig& config);
 
 // Byte model, sector-exact as ell_pass_bytes: value sectors holding an entry; column-index
 // sectors (2-byte with `deltas`): all of them (sentinel: every slot of a slice is read) or

@@ -363,6 +363,37 @@ SellpFootprint sellp_footprint(const SellpData<V>& s) {
   return f;
 }
 
+SellpFootprint sellp_footprint(const SellpSlices& layout, const SellpConfig& config) {
+  SellpFootprint f;
+  f.config = config;
+  f.slices = layout.slices;
+  f.padded_slots = layout.slice_ptr.empty() ? 0 : layout.slice_ptr.back();
+  f.positions = static_cast<std::int64_t>(layout.row_length.size());
+  f.perm_rows = static_cast<std::int64_t>(layout.perm.size());
+  const std::int64_t b = config.slice_size, t = config.threads_per_row, group = b * t;
+  const std::vector<index_t>& len = layout.row_length;
+  std::int64_t* used[3] = {&f.used_groups_4, &f.used_groups_8, &f.used_groups_16};
+  for (int k = 0; k < 3; ++k) {
+    const std::int64_t g = std::int64_t{4} << k;
+    std::int64_t n = 0;
+    if (group <= g) {  // whole chunks, each holding an entry of its slice's longest row
+      n = (f.padded_slots + g - 1) / g;
+    } else if (g <= t) {
+      for (const index_t l : len) n += (l + g - 1) / g;
+    } else {  // r = g / t whole rows of a chunk (r divides b: both powers of two)
+      const std::int64_t r = g / t;
+      for (std::size_t p = 0; p < len.size(); p += static_cast<std::size_t>(r))
+        n += (*std::max_element(len.begin() + static_cast<std::ptrdiff_t>(p),
+                                len.begin() + static_cast<std::ptrdiff_t>(p) + r) +
+              t - 1) /
+             t;
+    }
+    *used[k] = n;
+  }
+  for (const index_t c : layout.slice_chunks) f.used_chunks += c;
+  return f;
+}
+
 template <class V>
 std::size_t sellp_bytes(const SellpFootprint& f, EllSkip skip, bool deltas) {
   // Groups of 32 / sizeof(element) slots are the 32-byte sectors of an array of that element.

@@ -135,12 +135,14 @@ __global__ void sellp_slice_size_kernel(index_t slices, int slice_size, int thre
 
 // The slots (sellp_pack): thread (i, tj) of slice s, as in the SpMV kernel, writes slot
 // slice_ptr[s] + c*(b*t) + i*t + tj for every chunk c = blockIdx.y + n gridDim.y of its slice:
-// entry j = c*t + tj of its row, or padding (column -1, value 0). Writes coalesced; reads the
+// entry j = c*t + tj of its row, or padding (column `padding`, value 0). C: index_t (padding
+// -1), or uint16_t where every column fits 16 bits (deltas from a base of 0, padding
+// delta_padding: sellp_column_deltas's encoding with zero bases). Writes coalesced; reads the
 // row's entries (a gather across rows, as the ELL pack). Bytes: per entry column + value read;
 // per slot column + value written. gridDim.y splits a long slice's chunks among that many
 // threads (one thread a lane walking 3,000 chunks of rajat01's longest slice had taken ~0.14
 // ms of a 0.4 ms build).
-template <class V>
+template <class V, class C>
 __global__ void sellp_pack_kernel(index_t rows, index_t slices, int slice_size,
                                   int threads_per_row, const std::int64_t* __restrict__ slice_ptr,
                                   const index_t* __restrict__ slice_chunks,
@@ -148,7 +150,8 @@ __global__ void sellp_pack_kernel(index_t rows, index_t slices, int slice_size,
                                   const index_t* __restrict__ perm,
                                   const index_t* __restrict__ row_ptr,
                                   const index_t* __restrict__ col_idx,
-                                  const V* __restrict__ values, index_t* out_col, V* out_val) {
+                                  const V* __restrict__ values, C padding, C* out_col,
+                                  V* out_val) {
   const int group = slice_size * threads_per_row;
   const std::int64_t gid = thread_id();
   const std::int64_t s = gid / group;
@@ -168,18 +171,19 @@ __global__ void sellp_pack_kernel(index_t rows, index_t slices, int slice_size,
     const index_t j = c * threads_per_row + tj;
     const bool used = j < len;
     const std::int64_t slot = first + static_cast<std::int64_t>(c) * group;
-    out_col[slot] = used ? col_idx[start + j] : -1;
+    out_col[slot] = used ? static_cast<C>(col_idx[start + j]) : padding;
     out_val[slot] = used ? values[start + j] : V(0);
   }
 }
 
 // The byte model's sector counts (SellpFootprint::used_groups_*): aligned groups of 4, 8 and
-// 16 slots holding an entry, from one ballot a warp; summed a block, one atomic a block and
-// count. A thread a slot.
-__global__ void sellp_used_groups_kernel(std::int64_t slots, const index_t* __restrict__ col,
+// 16 slots holding an entry (a column other than `padding`), from one ballot a warp; summed a
+// block, one atomic a block and count. A thread a slot.
+template <class C>
+__global__ void sellp_used_groups_kernel(std::int64_t slots, const C* __restrict__ col, C padding,
                                          unsigned long long* used) {
   const std::int64_t k = thread_id();
-  const unsigned mask = __ballot_sync(0xffffffffu, k < slots && col[k] >= 0);
+  const unsigned mask = __ballot_sync(0xffffffffu, k < slots && col[k] != padding);
   unsigned long long count[3] = {0, 0, 0};
   if (threadIdx.x % 32 == 0) {
     int n = 0;
@@ -423,12 +427,16 @@ SellpDevice<V> sellp_pack_device(const DeviceCsrView<V>& a, const SellpConfig& c
   // A small matrix the host holds (its lengths from sellp_row_counts_device's host count): the
   // permutation, the slice order's row lengths, the slices' chunks and pointer made there
   // (sellp_slices, as sellp_pack makes them), and queued up (no sort, no scan on the device).
-  if (host_lengths && a.rows > 0) {
+  // The footprint's counts too, from the layout (sellp_footprint): no count on the device, no
+  // download.
+  const bool counted_on_host = host_lengths && a.rows > 0;
+  if (counted_on_host) {
     cuda::build_phase("slices_on_host");
     const SellpSlices layout = sellp_slices(*host_lengths, config);
     if (layout.slice_ptr.back() != slots_counted)
       throw std::logic_error("sellp: the slices hold " + std::to_string(layout.slice_ptr.back()) +
                              " slots, the rule counted " + std::to_string(slots_counted));
+    f = sellp_footprint(layout, config);
     // Queued once all is made on the host: the stream's first use waits for an upload left to
     // the worker (upload_beside.hpp), which the host work above ran beside.
     if (!layout.perm.empty()) {
@@ -481,12 +489,26 @@ SellpDevice<V> sellp_pack_device(const DeviceCsrView<V>& a, const SellpConfig& c
   // against it with the footprint's counts below, not waited for here.
   f.padded_slots = slots_counted;
   const auto slots = static_cast<std::size_t>(f.padded_slots);
-  s.col_idx = cuda::DeviceBuffer<index_t>(slots);
+  const std::int64_t chunks = f.padded_slots / group;
+  // Every column fits 16 bits: the pack writes them as deltas from a base of 0 (no column
+  // array, no chunk bases to find, no fit to check).
+  const bool narrow = try_deltas && deltas_always_fit(a.cols);
+  if (narrow) {
+    s.col_delta = cuda::DeviceBuffer<std::uint16_t>(slots);
+    s.col_base = cuda::DeviceBuffer<index_t>(static_cast<std::size_t>(chunks));
+    cuda::fill_bytes(s.col_base.data(), 0, s.col_base.bytes());
+    s.index_bits = 16;
+  } else {
+    s.col_idx = cuda::DeviceBuffer<index_t>(slots);
+  }
   s.values = cuda::DeviceBuffer<V>(slots);
   if (slots == 0) {  // no chunks: deltas fit trivially (as sellp_column_deltas finds)
-    std::int64_t total = 0;
-    cuda::copy_to_host(&total, ptr + f.slices, sizeof total);
-    if (total != 0) throw std::logic_error("sellp: the slices hold slots the rule did not count");
+    if (!counted_on_host) {
+      std::int64_t total = 0;
+      cuda::copy_to_host(&total, ptr + f.slices, sizeof total);
+      if (total != 0)
+        throw std::logic_error("sellp: the slices hold slots the rule did not count");
+    }
     if (try_deltas) {
       s.col_idx = {};
       s.index_bits = 16;
@@ -508,28 +530,44 @@ SellpDevice<V> sellp_pack_device(const DeviceCsrView<V>& a, const SellpConfig& c
                                          kPackThreads / std::max<std::int64_t>(lanes, 1));
     const auto splits = static_cast<unsigned>(
         std::clamp<std::int64_t>(std::min((most_chunks + 3) / 4, spread), 1, 65535));
-    sellp_pack_kernel<V><<<dim3(grid(lanes, pack_block), splits), pack_block, 0, stream>>>(a.rows, f.slices, b, t, s.slice_ptr.data(),
-                                     s.slice_chunks.data(), s.row_length.data(), perm, a.row_ptr,
-                                     a.col_idx, a.values, s.col_idx.data(), s.values.data());
+    const dim3 grid_dims(grid(lanes, pack_block), splits);
+    if (narrow)
+      sellp_pack_kernel<V, std::uint16_t><<<grid_dims, pack_block, 0, stream>>>(
+          a.rows, f.slices, b, t, ptr, s.slice_chunks.data(), s.row_length.data(), perm,
+          a.row_ptr, a.col_idx, a.values, delta_padding, s.col_delta.data(), s.values.data());
+    else
+      sellp_pack_kernel<V, index_t><<<grid_dims, pack_block, 0, stream>>>(
+          a.rows, f.slices, b, t, ptr, s.slice_chunks.data(), s.row_length.data(), perm,
+          a.row_ptr, a.col_idx, a.values, index_t{-1}, s.col_idx.data(), s.values.data());
     SPMVKIT_LAUNCH_CHECK();
   }
+  // Counted on the host and nothing left to fit: done, with nothing to wait for.
+  if (counted_on_host && (narrow || !try_deltas)) return s;
 
   // The footprint's counts, the chunk bases, the delta fit and the deltas themselves (dropped
   // where they do not fit), all before the one download of the counts.
   cuda::build_phase("footprint_deltas");
-  const std::int64_t chunks = f.padded_slots / group;
   // groups of 4, 8, 16; used chunks; a chunk whose deltas do not fit; the scan's total.
   cuda::DeviceBuffer<unsigned long long> counts(6);
   cuda::fill_bytes(counts.data(), 0, counts.bytes());
-  sellp_used_groups_kernel<<<grid(f.padded_slots, block), block, 0, stream>>>(
-      f.padded_slots, s.col_idx.data(), counts.data());
-  SPMVKIT_LAUNCH_CHECK();
-  if (try_deltas) s.col_base = cuda::DeviceBuffer<index_t>(static_cast<std::size_t>(chunks));
+  if (!counted_on_host) {
+    if (narrow)
+      sellp_used_groups_kernel<std::uint16_t><<<grid(f.padded_slots, block), block, 0, stream>>>(
+          f.padded_slots, s.col_delta.data(), delta_padding, counts.data());
+    else
+      sellp_used_groups_kernel<index_t><<<grid(f.padded_slots, block), block, 0, stream>>>(
+          f.padded_slots, s.col_idx.data(), index_t{-1}, counts.data());
+    SPMVKIT_LAUNCH_CHECK();
+  }
+  const bool find_bases = try_deltas && !narrow;
+  if (find_bases) s.col_base = cuda::DeviceBuffer<index_t>(static_cast<std::size_t>(chunks));
   constexpr int chunk_block = SellpSetupPolicy::chunk_warps * 32;
-  sellp_chunk_kernel<<<grid(chunks * 32, chunk_block), chunk_block, 0, stream>>>(
-      chunks, group, s.col_idx.data(), try_deltas ? s.col_base.data() : nullptr, counts.data() + 4,
-      counts.data() + 3);
-  SPMVKIT_LAUNCH_CHECK();
+  if (!narrow) {  // narrow: every chunk holds an entry of its slice's longest row
+    sellp_chunk_kernel<<<grid(chunks * 32, chunk_block), chunk_block, 0, stream>>>(
+        chunks, group, s.col_idx.data(), find_bases ? s.col_base.data() : nullptr,
+        counts.data() + 4, counts.data() + 3);
+    SPMVKIT_LAUNCH_CHECK();
+  }
   // Up to kSpeculativeDeltaSlots the deltas are made before the fit is known (a round trip
   // saved); past it only where they fit (on powerlaw_8000000, 1e8 slots that do not fit, making
   // them anyway added 4 ms to a 27 ms build, H100).
@@ -539,18 +577,21 @@ SellpDevice<V> sellp_pack_device(const DeviceCsrView<V>& a, const SellpConfig& c
         f.padded_slots, group, s.col_idx.data(), s.col_base.data(), s.col_delta.data());
     SPMVKIT_LAUNCH_CHECK();
   };
-  const bool speculate = try_deltas && slots <= kSpeculativeDeltaSlots;
+  const bool speculate = find_bases && slots <= kSpeculativeDeltaSlots;
   if (speculate) make_deltas();
   cuda::copy_on_device(counts.data() + 5, ptr + f.slices, sizeof(std::int64_t));
   const std::vector<unsigned long long> used = counts.download();
-  if (try_deltas && !speculate && used[4] == 0) make_deltas();
+  if (find_bases && !speculate && used[4] == 0) make_deltas();
   if (static_cast<std::int64_t>(used[5]) != f.padded_slots)
     throw std::logic_error("sellp: the slices hold " + std::to_string(used[5]) +
                            " slots, the rule counted " + std::to_string(f.padded_slots));
-  f.used_groups_4 = static_cast<std::int64_t>(used[0]);
-  f.used_groups_8 = static_cast<std::int64_t>(used[1]);
-  f.used_groups_16 = static_cast<std::int64_t>(used[2]);
-  f.used_chunks = static_cast<std::int64_t>(used[3]);
+  if (!counted_on_host) {  // else the fit of a wide matrix's deltas was all it was for
+    f.used_groups_4 = static_cast<std::int64_t>(used[0]);
+    f.used_groups_8 = static_cast<std::int64_t>(used[1]);
+    f.used_groups_16 = static_cast<std::int64_t>(used[2]);
+    f.used_chunks = narrow ? chunks : static_cast<std::int64_t>(used[3]);
+  }
+  if (narrow) return s;
   if (try_deltas && used[4] == 0) {
     s.col_idx = {};
     s.index_bits = 16;

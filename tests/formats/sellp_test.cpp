@@ -294,6 +294,41 @@ TEST(Sellp, ByteModel) {
   EXPECT_EQ(sellp_choose_skip(g), EllSkip::row_length);
 }
 
+// The byte model's counts from the layout alone (what the device build of a small matrix uses,
+// with no slot written) equal those counted from a pack's column indices, for every slice
+// size and threads a row (chunks narrower than a 16-slot group included), sorted or not, on
+// fresh random lengths with empty rows and one long row.
+TEST(Sellp, FootprintFromTheLayoutMatchesThePack) {
+  std::mt19937_64 rng(testing::test_seed());
+  int compared = 0;
+  for (int trial = 0; trial < 6; ++trial) {
+    const auto rows = static_cast<index_t>(1 + rng() % 300);
+    std::vector<index_t> lengths(static_cast<std::size_t>(rows));
+    for (index_t& l : lengths) l = rng() % 4 == 0 ? 0 : static_cast<index_t>(rng() % 40);
+    lengths[rng() % lengths.size()] = trial % 2 == 0 ? 0 : 500;  // none, or one long row
+    const Csr<double> a = with_lengths_exact(lengths, 600);
+    for (int b = 1; b <= 64; b *= 2)
+      for (int t = 1; t <= 32; t *= 2)
+        for (const index_t sigma : {index_t{1}, static_cast<index_t>(b * 4)}) {
+          const SellpConfig c{b, t, sigma};
+          SCOPED_TRACE("rows " + std::to_string(rows) + " b " + std::to_string(b) + " t " +
+                       std::to_string(t) + " sigma " + std::to_string(sigma));
+          const SellpFootprint want = sellp_footprint(sellp_pack(a, c));
+          const SellpFootprint got = sellp_footprint(sellp_slices(lengths, c), c);
+          EXPECT_EQ(got.slices, want.slices);
+          EXPECT_EQ(got.padded_slots, want.padded_slots);
+          EXPECT_EQ(got.positions, want.positions);
+          EXPECT_EQ(got.perm_rows, want.perm_rows);
+          EXPECT_EQ(got.used_groups_4, want.used_groups_4);
+          EXPECT_EQ(got.used_groups_8, want.used_groups_8);
+          EXPECT_EQ(got.used_groups_16, want.used_groups_16);
+          EXPECT_EQ(got.used_chunks, want.used_chunks);
+          ++compared;
+        }
+  }
+  EXPECT_EQ(compared, 6 * 7 * 6 * 2);
+}
+
 TEST(Sellp, SixteenBitDeltasPerChunk) {
   // b = 2, t = 1: chunk 0 = [r0 e0 = 10, r1 e0 = 15], chunk 1 = [r0 e1 = 20, pad],
   // chunk 2 = [r2 e0 = 0, r3 e0 = 65534], chunk 3 = [r2 e1 = 65534, r3 e1 = 69999].
