@@ -372,21 +372,29 @@ SellpFootprint sellp_footprint(const SellpSlices& layout, const SellpConfig& con
   f.perm_rows = static_cast<std::int64_t>(layout.perm.size());
   const std::int64_t b = config.slice_size, t = config.threads_per_row, group = b * t;
   const std::vector<index_t>& len = layout.row_length;
+  // b and t are powers of two: shifts.
+  const auto log2 = [](std::int64_t v) {
+    int k = 0;
+    while ((std::int64_t{1} << k) < v) ++k;
+    return k;
+  };
+  const int t_bits = log2(t);
   std::int64_t* used[3] = {&f.used_groups_4, &f.used_groups_8, &f.used_groups_16};
   for (int k = 0; k < 3; ++k) {
-    const std::int64_t g = std::int64_t{4} << k;
+    const int g_bits = 2 + k;
+    const std::int64_t g = std::int64_t{1} << g_bits;
     std::int64_t n = 0;
     if (group <= g) {  // whole chunks, each holding an entry of its slice's longest row
-      n = (f.padded_slots + g - 1) / g;
+      n = (f.padded_slots + g - 1) >> g_bits;
     } else if (g <= t) {
-      for (const index_t l : len) n += (l + g - 1) / g;
+      for (const index_t l : len) n += (std::int64_t{l} + g - 1) >> g_bits;
     } else {  // r = g / t whole rows of a chunk (r divides b: both powers of two)
-      const std::int64_t r = g / t;
-      for (std::size_t p = 0; p < len.size(); p += static_cast<std::size_t>(r))
-        n += (*std::max_element(len.begin() + static_cast<std::ptrdiff_t>(p),
-                                len.begin() + static_cast<std::ptrdiff_t>(p) + r) +
-              t - 1) /
-             t;
+      const std::size_t r = static_cast<std::size_t>(g >> t_bits);
+      for (std::size_t p = 0; p < len.size(); p += r) {
+        index_t longest = 0;
+        for (std::size_t q = p; q < p + r; ++q) longest = std::max(longest, len[q]);
+        n += (std::int64_t{longest} + t - 1) >> t_bits;
+      }
     }
     *used[k] = n;
   }
