@@ -75,8 +75,6 @@ class Context {
   }
   // The same without that wait: for stream-ordered allocation and free, which need not.
   cudaStream_t stream_unwaited() const { return current_; }
-  // Whether a StreamRedirect has the context queue elsewhere than on its own stream.
-  bool redirected() const { return current_ != stream_; }
   cusparseHandle_t cusparse() const { return cusparse_; }
   cublasHandle_t cublas() const { return cublas_; }
   const cudaDeviceProp& props() const { return props_; }
@@ -252,22 +250,14 @@ inline unsigned grid_for(std::size_t work, std::size_t per_block) {
   return static_cast<unsigned>(g == 0 ? 1 : g);
 }
 
-// A small host table (a build's plan: a permutation, pointers, a list) copied to device `dst`
-// on the context stream without a wait; `src` may change or go at once. Up to kTableBytes it is
-// copied into a pinned ring kept a device for the process and queued from there (an
-// asynchronous transfer: a pageable one waits for the stream's earlier copies, and a small
-// build's plan queues several right behind its CSR's upload); larger, or while the stream is
-// redirected or captured, a pageable copy (copy_to_device_async). SPMVKIT_PINNED_TABLES=0 (a
-// measurement switch) makes every table a pageable copy.
-inline constexpr std::size_t kTableBytes = std::size_t{256} << 10;
-void upload_table(void* dst, const void* src, std::size_t bytes);
-
-// A device copy of host `h`, queued on the context stream without a wait (upload_table): `h`
-// may change or go at once.
+// A device copy of host `h`, queued on the context stream without a wait (a build's small
+// tables, where a synchronous upload would be one more round trip): a host-to-device
+// cudaMemcpyAsync from pageable memory returns once the driver has staged the source (CUDA's
+// "API synchronization behavior"), so `h` may change or go at once.
 template <class T>
 DeviceBuffer<T> queued_upload(const std::vector<T>& h) {
   DeviceBuffer<T> d(h.size());
-  if (!h.empty()) upload_table(d.data(), h.data(), d.bytes());
+  if (!h.empty()) copy_to_device_async(d.data(), h.data(), d.bytes());
   return d;
 }
 

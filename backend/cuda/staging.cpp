@@ -2,7 +2,6 @@
 // OpenMP).
 #include <algorithm>
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -63,67 +62,7 @@ const std::unique_ptr<Event[]>& ready(Staging& s) {
   return events;
 }
 
-// upload_table's rings: per device, two halves of kTableRingHalf pinned bytes; tables are
-// copied into the current half and queued from it. Leaving a half, the ring records an event
-// on the context stream (every copy queued from the half was queued there before it); it
-// enters a half only after that half's last event (long done: a small build's plan takes tens
-// of kilobytes).
-constexpr std::size_t kTableRingHalf = std::size_t{1} << 20;
-static_assert(kTableBytes <= kTableRingHalf);
-struct TableRing {
-  PinnedBuffer<unsigned char> buffer{2 * kTableRingHalf};
-  Event left[2];
-  bool recorded[2] = {false, false};
-  int half = 0;
-  std::size_t used = 0;  // bytes of the current half taken
-};
-struct TableRings {
-  std::mutex m;
-  std::map<int, std::unique_ptr<TableRing>> by_device;
-};
-TableRings& table_rings() {
-  static TableRings* r = new TableRings;  // kept for the process, as the staging buffers
-  return *r;
-}
-
-bool stream_capturing(cudaStream_t s) {
-  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
-  return cudaStreamIsCapturing(s, &status) != cudaSuccess || status != cudaStreamCaptureStatusNone;
-}
-
 }  // namespace
-
-void upload_table(void* dst, const void* src, std::size_t bytes) {
-  if (bytes == 0) return;
-  static const bool pinned = [] {
-    const char* v = std::getenv("SPMVKIT_PINNED_TABLES");
-    return v == nullptr || std::strcmp(v, "0") != 0;
-  }();
-  Context& ctx = Context::get();
-  cudaStream_t stream = ctx.stream();  // after an upload this thread left to the worker
-  if (!pinned || bytes > kTableBytes || ctx.redirected() || stream_capturing(stream)) {
-    copy_to_device_async(dst, src, bytes);
-    return;
-  }
-  TableRings& rings = table_rings();
-  std::lock_guard<std::mutex> lock(rings.m);
-  std::unique_ptr<TableRing>& ring = rings.by_device[ctx.device()];
-  if (!ring) ring = std::make_unique<TableRing>();
-  TableRing& r = *ring;
-  constexpr std::size_t align = 256;
-  const std::size_t need = (bytes + align - 1) / align * align;
-  if (r.used + need > kTableRingHalf) {
-    SPMVKIT_CUDA_CHECK(cudaEventRecord(r.left[r.half].get(), stream));
-    r.recorded[r.half] = true;
-    r.half ^= 1;
-    r.used = 0;
-    if (r.recorded[r.half]) SPMVKIT_CUDA_CHECK(cudaEventSynchronize(r.left[r.half].get()));
-  }
-  unsigned char* at = r.buffer.data() + static_cast<std::size_t>(r.half) * kTableRingHalf + r.used;
-  std::memcpy(at, src, bytes);
-  SPMVKIT_CUDA_CHECK(cudaMemcpyAsync(dst, at, bytes, cudaMemcpyHostToDevice, stream));
-  r.used += need;
-}
 
 void upload_staged(void* dst, const void* src, std::size_t bytes, bool wait) {
   if (bytes == 0) return;

@@ -342,10 +342,13 @@ static SuraaPlan suraa_groups_on_device(index_t m, index_t n, std::int64_t nnz,
         g2_end_host = std::max(g2_end_host, rows.stop);
     }
   } else {
-    // The runs up without a wait, and the head's nonzeros and g2_end down in one download: the
-    // last slot of head_nnz holds g2_end (an index_t in its zeroed low bytes).
-    const cuda::DeviceBuffer<std::int64_t> run_seg_d = cuda::queued_upload(run_seg);
-    const cuda::DeviceBuffer<index_t> run_row_d = cuda::queued_upload(run_row);
+    // The runs up without a wait (run_seg and run_row live past the download below), and the
+    // head's nonzeros and g2_end down in one download: the last slot of head_nnz holds g2_end
+    // (an index_t in its zeroed low bytes).
+    cuda::DeviceBuffer<std::int64_t> run_seg_d(run_seg.size());
+    cuda::DeviceBuffer<index_t> run_row_d(run_row.size());
+    cuda::copy_to_device_async(run_seg_d.data(), run_seg.data(), run_seg_d.bytes());
+    cuda::copy_to_device_async(run_row_d.data(), run_row.data(), run_row_d.bytes());
     cuda::DeviceBuffer<std::int64_t> head_nnz(static_cast<std::size_t>(head) + 1);
     cuda::fill_bytes(head_nnz.data() + head, 0, sizeof(std::int64_t));
     auto* g2_end = reinterpret_cast<index_t*>(head_nnz.data() + head);
@@ -544,11 +547,10 @@ SuraaDeviceData<V> suraa_setup_from_host(const DeviceCsrView<V>& a, const NprMom
   }
   // Queued once all is made (the stream's first use waits for an upload left to the worker,
   // upload_beside.hpp, which the host work above ran beside); then the gather.
-  cuda::build_phase("plan_uploads");
+  cuda::build_phase("gather");
   d.perm = npr_first ? sorted_rows(a, mom, o) : cuda::queued_upload(perm);
   d.row_ptr = cuda::queued_upload(row_ptr);
   if (!partial_ptr.empty()) d.partial_ptr = cuda::queued_upload(partial_ptr);
-  cuda::build_phase("gather");
   d.col_idx = cuda::DeviceBuffer<index_t>(static_cast<std::size_t>(nnz));
   d.values = cuda::DeviceBuffer<V>(static_cast<std::size_t>(nnz));
   if (nnz > 0) {
