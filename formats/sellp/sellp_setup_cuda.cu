@@ -439,6 +439,7 @@ SellpDevice<V> sellp_pack_device(const DeviceCsrView<V>& a, const SellpConfig& c
     f = sellp_footprint(layout, config);
     // Queued once all is made on the host: the stream's first use waits for an upload left to
     // the worker (upload_beside.hpp), which the host work above ran beside.
+    cuda::build_phase("plan_uploads");
     if (!layout.perm.empty()) {
       s.perm = cuda::queued_upload(layout.perm);
       f.perm_rows = a.rows;

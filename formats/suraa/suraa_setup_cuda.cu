@@ -547,10 +547,11 @@ SuraaDeviceData<V> suraa_setup_from_host(const DeviceCsrView<V>& a, const NprMom
   }
   // Queued once all is made (the stream's first use waits for an upload left to the worker,
   // upload_beside.hpp, which the host work above ran beside); then the gather.
-  cuda::build_phase("gather");
+  cuda::build_phase("plan_uploads");
   d.perm = npr_first ? sorted_rows(a, mom, o) : cuda::queued_upload(perm);
   d.row_ptr = cuda::queued_upload(row_ptr);
   if (!partial_ptr.empty()) d.partial_ptr = cuda::queued_upload(partial_ptr);
+  cuda::build_phase("gather");
   d.col_idx = cuda::DeviceBuffer<index_t>(static_cast<std::size_t>(nnz));
   d.values = cuda::DeviceBuffer<V>(static_cast<std::size_t>(nnz));
   if (nnz > 0) {
