@@ -594,7 +594,8 @@ std::unique_ptr<Operator<V>> build_sellp(const Csr<V>& a, const Params& p, Backe
 // permutation, slices, packing, delta fit and the byte model's counts made on the device
 // (sellp_setup_cuda.cu); only the longest row, the rule's slot counts (on a small matrix the
 // longest row and the first two counts in one download, the sorted ones in another) and the
-// footprint's counts come to the host.
+// footprint's counts come to the host. A small matrix the registry uploaded plans all of it on
+// the host's copy of its row pointer instead: no download.
 template <class V>
 std::unique_ptr<Operator<V>> build_sellp_device(const DeviceCsrView<V>& a, const Params& p) {
   cuda::build_phase("row_lengths");

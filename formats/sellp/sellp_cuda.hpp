@@ -33,12 +33,14 @@ struct SellpDevice {
 // over the slice's row lengths, slice_ptr by a scan, the slots by one kernel a thread a slot
 // of a chunk; the footprint counted there. With `try_deltas`, 16-bit deltas replace col_idx
 // when every chunk's columns span at most delta_max_span (sellp_column_deltas's rule;
-// index_bits says which). `longest`: the longest row (the sort key's range); `slots`: the
-// configuration's slots as the rule counted them (sellp_slots), the arrays' size, checked
-// against the slices in the pack's one download. row_length is kept (the skip is chosen after
-// the pack; make_sellp_cuda drops it when unused).
+// index_bits says which); a matrix of at most 65,535 columns is packed straight into deltas
+// from a base of 0 (no column array, no fit to find). `longest`: the longest row (the sort
+// key's range); `slots`: the configuration's slots as the rule counted them (sellp_slots), the
+// arrays' size, checked against the slices in the pack's one download. row_length is kept (the
+// skip is chosen after the pack; make_sellp_cuda drops it when unused).
 // `host_lengths`: a's row lengths where the host holds them (SellpDeviceCounts::host_lengths):
-// the permutation and the slices are then made on the host.
+// the permutation, the slices and the footprint (sellp_footprint of the layout) are then made
+// on the host, and a narrow matrix's build queues its pack with nothing to wait for.
 template <class V>
 SellpDevice<V> sellp_pack_device(const DeviceCsrView<V>& a, const SellpConfig& config,
                                  index_t longest, std::int64_t slots, bool try_deltas,
