@@ -10,6 +10,8 @@
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
 #include <memory>
+#include <stdexcept>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -444,23 +446,33 @@ std::vector<index_t> stable_key_order(const std::vector<std::uint64_t>& keys, in
   return order;
 }
 
-// The rows in ascending order of their class key (max_class - class), ties in row order: a
-// stable counting sort over at most kSuraaClasses keys, stable_key_order's order for keys
-// without column bits (bucketed and groups orders) in two passes over the rows.
+// The rows in ascending order of their class key (max_class - class), ties in row order (the
+// bucketed and groups orders: stable_key_order's order for keys without column bits), and
+// `row_ptr` (m + 1 entries) their sorted row pointer. The classes' row counts are known
+// (npr_moments's power-of-two counts), so each row goes straight to its place in one pass over
+// the row pointer, its length beside it (the pointer then a sequential sum, not a second pass
+// through the permutation).
 std::vector<index_t> stable_class_order(const index_t* h_ptr, index_t m, SuraaOrder order,
-                                        index_t max_class) {
-  std::vector<index_t> key(static_cast<std::size_t>(m));
-  std::int64_t start[kSuraaClasses + 1] = {};
-  for (index_t i = 0; i < m; ++i) {
-    const auto k = static_cast<index_t>(suraa_sort_key(i, 0, max_class, order, 0, h_ptr, nullptr));
-    key[static_cast<std::size_t>(i)] = k;
-    ++start[k + 1];
-  }
+                                        index_t max_class, const std::vector<std::int64_t>& pow2,
+                                        std::vector<index_t>& row_ptr) {
+  const std::vector<std::int64_t> count = order_class_count(pow2, order);
+  std::int64_t start[kSuraaClasses + 1] = {};  // by key = max_class - class
+  for (index_t c = 0; c <= max_class; ++c)
+    start[max_class - c + 1] = count[static_cast<std::size_t>(c)];
   for (int k = 0; k < kSuraaClasses; ++k) start[k + 1] += start[k];
-  std::vector<index_t> order_rows(static_cast<std::size_t>(m));
-  for (index_t i = 0; i < m; ++i)
-    order_rows[static_cast<std::size_t>(start[key[static_cast<std::size_t>(i)]]++)] = i;
-  return order_rows;
+  if (start[kSuraaClasses] != m)
+    throw std::logic_error("suraa: the class counts hold " + std::to_string(start[kSuraaClasses]) +
+                           " rows, the matrix " + std::to_string(m));
+  std::vector<index_t> perm(static_cast<std::size_t>(m)), len(static_cast<std::size_t>(m));
+  for (index_t i = 0; i < m; ++i) {
+    const index_t l = h_ptr[i + 1] - h_ptr[i];
+    const auto at = static_cast<std::size_t>(start[max_class - suraa_order_class(l, order)]++);
+    perm[at] = i;
+    len[at] = l;
+  }
+  row_ptr[0] = 0;
+  for (std::size_t i = 0; i < len.size(); ++i) row_ptr[i + 1] = row_ptr[i] + len[i];
+  return perm;
 }
 
 }  // namespace
@@ -497,7 +509,7 @@ SuraaDeviceData<V> suraa_setup_from_host(const DeviceCsrView<V>& a, const NprMom
   } else {
     const index_t max_class = suraa_order_class(mom.max, o.order);
     if (o.row_order_ties()) {
-      perm = stable_class_order(h_ptr, m, o.order, max_class);
+      perm = stable_class_order(h_ptr, m, o.order, max_class, mom.class_count, row_ptr);
     } else {
       const int col_bits = cuda::bits_for(static_cast<std::uint64_t>(n));
       const int end_bit =
@@ -507,11 +519,11 @@ SuraaDeviceData<V> suraa_setup_from_host(const DeviceCsrView<V>& a, const NprMom
         keys[static_cast<std::size_t>(i)] =
             suraa_sort_key(i, n, max_class, o.order, col_bits, h_ptr, h_col);
       perm = stable_key_order(keys, end_bit);
-    }
-    for (index_t i = 0; i < m; ++i) {
-      const index_t r = perm[static_cast<std::size_t>(i)];
-      row_ptr[static_cast<std::size_t>(i) + 1] =
-          row_ptr[static_cast<std::size_t>(i)] + h_ptr[r + 1] - h_ptr[r];
+      for (index_t i = 0; i < m; ++i) {
+        const index_t r = perm[static_cast<std::size_t>(i)];
+        row_ptr[static_cast<std::size_t>(i) + 1] =
+            row_ptr[static_cast<std::size_t>(i)] + h_ptr[r + 1] - h_ptr[r];
+      }
     }
   }
   cuda::build_phase("host_groups");
