@@ -49,6 +49,7 @@ std::int64_t used_sectors(const std::vector<index_t>& col, std::int64_t group) {
 }  // namespace
 
 std::vector<index_t> sellp_sort_order(const std::vector<index_t>& lengths, index_t sigma) {
+  constexpr int kParts = 4;
   const auto rows = static_cast<std::int64_t>(lengths.size());
   std::vector<index_t> perm(lengths.size());
   std::iota(perm.begin(), perm.end(), index_t{0});
@@ -66,15 +67,32 @@ std::vector<index_t> sellp_sort_order(const std::vector<index_t>& lengths, index
                        [&](index_t a, index_t b) { return lengths[a] > lengths[b]; });
       return;
     }
-    // count[hi - L + 1]: the rows of length L; after the scan count[hi - L]: the rows longer.
-    count.assign(static_cast<std::size_t>(hi - lo) + 2, 0);
-    for (std::int64_t r = begin; r < end; ++r)
-      ++count[static_cast<std::size_t>(hi - lengths[static_cast<std::size_t>(r)]) + 1];
-    for (std::size_t i = 1; i < count.size(); ++i) count[i] += count[i - 1];
-    for (std::int64_t r = begin; r < end; ++r)
-      perm[static_cast<std::size_t>(
-          begin + count[static_cast<std::size_t>(hi - lengths[static_cast<std::size_t>(r)])]++)] =
-          static_cast<index_t>(r);
+    // The window in kParts parts of consecutive rows, each with its own counts: part p's
+    // count[p][k] the rows of key k = hi - L in it, then (scanned in key order, part order
+    // within a key) where its first row of key k goes. The parts' rows are placed side by side:
+    // kParts independent chains of count increments instead of one (consecutive rows of one
+    // length each waited for the previous increment's store).
+    const auto keys = static_cast<std::size_t>(hi - lo) + 1;
+    const std::int64_t n = end - begin, part = (n + kParts - 1) / kParts;
+    count.assign(keys * kParts, 0);
+    std::int64_t* c[kParts];
+    for (int q = 0; q < kParts; ++q) c[q] = count.data() + keys * static_cast<std::size_t>(q);
+    const index_t* len = lengths.data() + begin;
+    const auto key = [&](std::int64_t i) { return static_cast<std::size_t>(hi - len[i]); };
+    for (std::int64_t i = 0; i < part; ++i)
+      for (int q = 0; q < kParts; ++q)
+        if (const std::int64_t j = q * part + i; j < n) ++c[q][key(j)];
+    std::int64_t at = begin;
+    for (std::size_t k = 0; k < keys; ++k)
+      for (int q = 0; q < kParts; ++q) {
+        const std::int64_t rows_here = c[q][k];
+        c[q][k] = at;
+        at += rows_here;
+      }
+    for (std::int64_t i = 0; i < part; ++i)
+      for (int q = 0; q < kParts; ++q)
+        if (const std::int64_t j = q * part + i; j < n)
+          perm[static_cast<std::size_t>(c[q][key(j)]++)] = static_cast<index_t>(begin + j);
   };
   std::vector<std::int64_t> count;
   if (rows <= 65536) {
