@@ -112,6 +112,10 @@ void run_matrix(const std::string& name, const Csr<double>& a64, const Options& 
       a.rows > 0 ? std::max(0.0, npr_sq / a.rows - npr_mean * npr_mean) : 0.0;
   const double tol = tolerance<V>(npr_max);
   const std::size_t first = report.results.size();
+  // The setup baseline, where the run measures it (setup_baseline()).
+  const FormatEntry* baseline = nullptr;
+  for (const FormatEntry* e : list)
+    if (e->name == setup_baseline(opt.backend)) baseline = e;
   for (std::size_t i = 0; i < list.size(); ++i) {
     const FormatEntry& f = *list[i];
     const auto pit = params.find(f.name);
@@ -150,8 +154,31 @@ void run_matrix(const std::string& name, const Csr<double>& a64, const Options& 
             setups{setup_of(timing)};
         std::vector<std::string> build_details{op->info().details};
         double spent = setups.front();
+        // Paired with the baseline where cheap (kPairedSetupMaxMs): pair k is this build then
+        // the baseline's for even k, the other way round for odd k (F P P F F P ...), each
+        // operator gone as soon as it is built, so that each side follows itself as often as
+        // the other (a build right after another format's ran 1.2-6x slower than one after
+        // its own on the CPU: allocator and cache state). The operator timed below is built
+        // again after them.
+        std::vector<double> peer_setups;
+        bool paired = baseline && !f.peer && opt.setup_reps > 1 &&
+                      setups.front() <= kPairedSetupMaxMs;
+        const auto build_baseline = [&] {
+          if (!paired) return;
+          try {
+            BuildTiming t;
+            build_operator<V>(baseline->name, a, Params{}, b, &t);
+            peer_setups.push_back(setup_of(t));
+            spent += peer_setups.back();
+          } catch (const Error&) {
+            paired = false;  // the baseline's own record says why
+          }
+        };
+        if (paired) op.reset();
+        build_baseline();
         for (int k = 1; k < opt.setup_reps && spent < kSetupRepsBudgetMs; ++k) {
           op.reset();
+          if (k % 2 == 1) build_baseline();
           BuildTiming t;
           op = build_operator<V>(f.name, a, p, b, &t);
           uploads.push_back(t.upload_ms);
@@ -159,7 +186,10 @@ void run_matrix(const std::string& name, const Csr<double>& a64, const Options& 
           setups.push_back(setup_of(t));
           build_details.push_back(op->info().details);
           spent += setups.back();
+          if (paired) op.reset();
+          if (k % 2 == 0) build_baseline();
         }
+        if (!op) op = build_operator<V>(f.name, a, p, b);
         r.setup_first_ms = setups.front();
         r.setup_reps = static_cast<int>(setups.size());
         r.upload_ms = median(uploads);
@@ -182,6 +212,18 @@ void run_matrix(const std::string& name, const Csr<double>& a64, const Options& 
           r.host_reorder_ms = median(reorders);
           r.build_apart_ms = median(builds_apart);
           r.setup_apart_ms = median(setups_apart);
+        }
+        if (paired && peer_setups.size() == setups.size()) {
+          const std::vector<double>& mine =
+              reorders.size() == builds.size() ? setups_apart : setups;
+          std::vector<double> ratios;
+          for (std::size_t k = 0; k < mine.size(); ++k)
+            if (peer_setups[k] > 0) ratios.push_back(mine[k] / peer_setups[k]);
+          if (ratios.size() == mine.size()) {
+            r.paired_builds = static_cast<int>(ratios.size());
+            r.setup_vs_peer_paired = median(ratios);
+            r.peer_setup_paired_ms = median(peer_setups);
+          }
         }
         r.build_peak_bytes = timing.build_peak_bytes;
         r.format_bytes = timing.format_bytes;
@@ -280,6 +322,10 @@ void run_matrix(const std::string& name, const Csr<double>& a64, const Options& 
 }
 
 }  // namespace
+
+const char* setup_baseline(Backend b) {
+  return b == Backend::cuda ? "cusparse_csr_alg1" : "eigen_csr";
+}
 
 double check_tolerance(index_t longest, std::size_t value_bytes) {
   return value_bytes == 4 ? tolerance<float>(longest) : tolerance<double>(longest);

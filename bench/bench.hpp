@@ -16,6 +16,15 @@ namespace spmvkit::bench {
 
 // --setup-reps: no further build once the builds so far have taken this long.
 inline constexpr double kSetupRepsBudgetMs = 2000;
+// --setup-reps > 1: a format whose first setup takes at most this long has each of its builds
+// followed by a build of the backend's setup baseline (setup_baseline()), and the median of
+// the pairs' ratios recorded (Record::setup_vs_peer_paired). A small setup moves by 10-50%
+// with the host's state from one spell to the next; a ratio of two builds made one after the
+// other cancels that, where two medians taken minutes apart do not.
+inline constexpr double kPairedSetupMaxMs = 5;
+// The peer whose setup issue 24's ratio is taken against: cuSPARSE CSR ALG1 (cuda), Eigen's
+// CSR (cpu).
+const char* setup_baseline(Backend b);
 
 struct Options {
   Backend backend = Backend::cuda;
@@ -68,6 +77,11 @@ struct Record {
   // it chose csr3): each build's own taken out of that build, then the medians (the reordering
   // alone moves by more than a small matrix's whole setup from build to build). -1: none.
   double host_reorder_ms = -1, setup_apart_ms = -1, build_apart_ms = -1;
+  // Builds paired with the setup baseline's (kPairedSetupMaxMs; 0: none): the median of the
+  // pairs' setup ratios (this build's setup, CSR-3's reordering apart, over the baseline's
+  // build right after it) and of the baseline's setups in them. -1: not paired.
+  int paired_builds = 0;
+  double setup_vs_peer_paired = -1, peer_setup_paired_ms = -1;
   std::size_t build_peak_bytes = 0, format_bytes = 0;  // device memory (BuildTiming)
   bool built_on_device = false;
   double reorder_ms = 0, reorder_spmv_equiv = 0;  // --reorder: ordering + permutation cost

@@ -94,6 +94,13 @@ nlohmann::json to_json(const Report& rep) {
          {"upload_spmv_equiv",
           r.upload_spmv_equiv >= 0 ? nlohmann::json(r.upload_spmv_equiv) : nlohmann::json(nullptr)},
          {"build_spmv_equiv", r.build_spmv_equiv},
+         {"paired_builds", r.paired_builds},
+         {"setup_vs_peer_paired", r.setup_vs_peer_paired >= 0
+                                      ? nlohmann::json(r.setup_vs_peer_paired)
+                                      : nlohmann::json(nullptr)},
+         {"peer_setup_paired_ms", r.peer_setup_paired_ms >= 0
+                                      ? nlohmann::json(r.peer_setup_paired_ms)
+                                      : nlohmann::json(nullptr)},
          {"build_peak_bytes", r.build_peak_bytes},
          {"format_bytes", r.format_bytes},
          {"built_on", r.built_on_device ? "device" : "host"},

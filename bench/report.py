@@ -317,7 +317,9 @@ def setup(paths):
     upload is counted whole and the build beyond both at least 0); then per format the worst of each
     over every matrix, and over those of >= 1e7 nonzeros. With --setup-reps N the times are
     medians of up to N builds; the first build's setup (which also loads kernels) is shown
-    apart, and so is its ratio to cuSPARSE CSR's first."""
+    apart, and so is its ratio to cuSPARSE CSR's first. Where bench paired a format's builds
+    with cuSPARSE CSR's (kPairedSetupMaxMs: small setups, --setup-reps > 1), the median of the
+    pairs' ratios is shown beside the ratio of the two medians, and the worst of each is listed."""
     heads, records = load(paths)
     print(header(heads))
     print()
@@ -327,8 +329,9 @@ def setup(paths):
                   for r in records if ok(r) and r["format"] == "cusparse_csr_alg1"}
     print("| matrix | format | built on | upload ms | build ms | host reorder ms | "
           "upload SpMV-eq | build SpMV-eq | peak MB | format MB | setup ms | "
-          "vs cuSPARSE CSR setup | builds | first build's setup ms | first vs cuSPARSE's first |")
-    print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+          "vs cuSPARSE CSR setup | paired (pairs) | builds | first build's setup ms | "
+          "first vs cuSPARSE's first |")
+    print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     worst = {}
     for r in records:
         if not ok(r) or "build_ms" not in r:
@@ -354,32 +357,39 @@ def setup(paths):
         up_eq = r.get("upload_spmv_equiv")
         first = r.get("setup_first_ms", r["setup_ms"]) - reorder
         bf = base_first.get((r["_file"], r["matrix"]))
+        paired = r.get("setup_vs_peer_paired")
+        paired_col = "-" if paired is None else f"{paired:.2f}x ({r.get('paired_builds', 0)})"
         print(f"| {r['matrix']} | {r['format']} | {r.get('built_on', '-')} | "
               f"{'-' if up is None else f'{up:.2f}'} | {build:.2f} | "
               f"{f'{reorder:.0f}' if reorder else '-'} | "
               f"{'-' if up_eq is None else f'{up_eq:.1f}'} | {build_eq:.1f} | "
               f"{r.get('build_peak_bytes', 0) / 1e6:.0f} | {r.get('format_bytes', 0) / 1e6:.0f} | "
               f"{setup_ms:.2f} | {'-' if ratio is None else f'{ratio:.2f}x'} | "
+              f"{paired_col} | "
               f"{r.get('setup_reps', 1)} | {first:.2f} | "
               f"{'-' if not bf else f'{first / bf:.2f}x'} |")
         if not r.get("peer") and ratio is not None:
             for scope in ("all", "big") if r["nnz"] >= 1e7 else ("all",):
-                w = worst.setdefault((scope, r["format"]), [0.0, "", 0.0, ""])
+                w = worst.setdefault((scope, r["format"]), [0.0, "", 0.0, "", None, ""])
                 if ratio > w[0]:
                     w[0:2] = [ratio, r["matrix"]]
                 if build_eq > w[2]:
                     w[2:4] = [build_eq, r["matrix"]]
+                if paired is not None and (w[4] is None or paired > w[4]):
+                    w[4:6] = [paired, r["matrix"]]
     for scope, title in (("all", "every matrix"), ("big", "matrices of >= 1e7 nonzeros")):
         print()
         print(f"Worst over {title}:")
         print()
-        print("| format | worst setup vs cuSPARSE CSR (<= 1.5x) | on | worst build SpMV-eq "
-              "(<= 20) | on |")
-        print("|---|---:|---|---:|---|")
-        for (sc, f), (ratio, rm, eq, em) in sorted(worst.items()):
+        print("| format | worst setup vs cuSPARSE CSR (<= 1.5x) | on | worst paired | on | "
+              "worst build SpMV-eq (<= 20) | on |")
+        print("|---|---:|---|---:|---|---:|---|")
+        for (sc, f), (ratio, rm, eq, em, pr, pm) in sorted(worst.items()):
             if sc == scope:
+                pcol = "- | -" if pr is None else \
+                    f"{pr:.2f}x{'' if pr <= 1.5 else ' (over)'} | {pm}"
                 print(f"| {f} | {ratio:.2f}x{'' if ratio <= 1.5 else ' (over)'} | {rm} | "
-                      f"{eq:.1f}{'' if eq <= 20 else ' (over)'} | {em} |")
+                      f"{pcol} | {eq:.1f}{'' if eq <= 20 else ' (over)'} | {em} |")
 
 
 if __name__ == "__main__":
