@@ -11,6 +11,10 @@
 #include <thread>
 #include <utility>
 
+#if defined(__linux__)
+#include <pthread.h>
+#endif
+
 namespace spmvkit::cuda {
 
 namespace {
@@ -95,6 +99,9 @@ class Worker {
   Worker() : thread_([this] { loop(); }) { thread_.detach(); }
 
   void loop() {
+#if defined(__linux__)
+    pthread_setname_np(pthread_self(), "spmvkit-upload");  // for ps, top and /proc
+#endif
     std::unique_lock<std::mutex> lock(m_);
     unsigned long long seen = 0, seen_ahead = 0;
     for (;;) {
