@@ -47,10 +47,11 @@ struct Job {
 constexpr std::chrono::microseconds kCallerSpin{2000}, kWorkerSpin{300};
 
 // A spin's step: a pause, then the CPU offered to any other thread that waits for it. Where the
-// OS has put the caller and the worker on one CPU, a spin without the yield holds it until the
-// scheduler takes it away (a small upload then took the spin's whole bound: Groebner_id2003_aug's
-// 0.18 ms upload ran 0.3-0.6 ms in whole series of builds on the H100 machine while cuSPARSE's,
-// built between them, did not).
+// OS puts the caller and the worker on one CPU, a spin without the yield holds it until the
+// scheduler takes it away: with both held to one CPU (taskset, H100 machine), Groebner_id2003_aug's
+// 0.17-0.20 ms upload took 0.47-0.50 ms, and 0.18 ms with the yield. Series of builds whose
+// upload ran 2-3x slow while cuSPARSE's, built between them, did not had been seen on all 16
+// CPUs too.
 inline void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_ia32_pause();
