@@ -7,6 +7,7 @@
 #include <numeric>
 #include <sstream>
 #include <tuple>
+#include <type_traits>
 
 #include "formats/sellp/sellp.hpp"
 #if SPMVKIT_HAVE_CUDA
@@ -49,7 +50,6 @@ std::int64_t used_sectors(const std::vector<index_t>& col, std::int64_t group) {
 }  // namespace
 
 std::vector<index_t> sellp_sort_order(const std::vector<index_t>& lengths, index_t sigma) {
-  constexpr int kParts = 4;
   const auto rows = static_cast<std::int64_t>(lengths.size());
   std::vector<index_t> perm(lengths.size());
   std::iota(perm.begin(), perm.end(), index_t{0});
@@ -67,32 +67,41 @@ std::vector<index_t> sellp_sort_order(const std::vector<index_t>& lengths, index
                        [&](index_t a, index_t b) { return lengths[a] > lengths[b]; });
       return;
     }
-    // The window in kParts parts of consecutive rows, each with its own counts: part p's
+    // The window in 4 parts of consecutive rows, each with its own counts: part p's
     // count[p][k] the rows of key k = hi - L in it, then (scanned in key order, part order
     // within a key) where its first row of key k goes. The parts' rows are placed side by side:
-    // kParts independent chains of count increments instead of one (consecutive rows of one
-    // length each waited for the previous increment's store).
+    // independent chains of count increments instead of one (consecutive rows of one length
+    // each waited for the previous increment's store). One part where the keys outnumber a
+    // quarter of the rows (the counts' clearing and scan would cost more than the chains).
     const auto keys = static_cast<std::size_t>(hi - lo) + 1;
-    const std::int64_t n = end - begin, part = (n + kParts - 1) / kParts;
-    count.assign(keys * kParts, 0);
-    std::int64_t* c[kParts];
-    for (int q = 0; q < kParts; ++q) c[q] = count.data() + keys * static_cast<std::size_t>(q);
+    const std::int64_t n = end - begin;
     const index_t* len = lengths.data() + begin;
     const auto key = [&](std::int64_t i) { return static_cast<std::size_t>(hi - len[i]); };
-    for (std::int64_t i = 0; i < part; ++i)
-      for (int q = 0; q < kParts; ++q)
-        if (const std::int64_t j = q * part + i; j < n) ++c[q][key(j)];
-    std::int64_t at = begin;
-    for (std::size_t k = 0; k < keys; ++k)
-      for (int q = 0; q < kParts; ++q) {
-        const std::int64_t rows_here = c[q][k];
-        c[q][k] = at;
-        at += rows_here;
-      }
-    for (std::int64_t i = 0; i < part; ++i)
-      for (int q = 0; q < kParts; ++q)
-        if (const std::int64_t j = q * part + i; j < n)
-          perm[static_cast<std::size_t>(c[q][key(j)]++)] = static_cast<index_t>(begin + j);
+    const auto place = [&](auto parts_constant) {
+      constexpr int parts = decltype(parts_constant)::value;
+      const std::int64_t part = (n + parts - 1) / parts;
+      count.assign(keys * parts, 0);
+      std::int64_t* c[parts];
+      for (int q = 0; q < parts; ++q) c[q] = count.data() + keys * static_cast<std::size_t>(q);
+      for (std::int64_t i = 0; i < part; ++i)
+        for (int q = 0; q < parts; ++q)
+          if (const std::int64_t j = q * part + i; j < n) ++c[q][key(j)];
+      std::int64_t at = begin;
+      for (std::size_t k = 0; k < keys; ++k)
+        for (int q = 0; q < parts; ++q) {
+          const std::int64_t rows_here = c[q][k];
+          c[q][k] = at;
+          at += rows_here;
+        }
+      for (std::int64_t i = 0; i < part; ++i)
+        for (int q = 0; q < parts; ++q)
+          if (const std::int64_t j = q * part + i; j < n)
+            perm[static_cast<std::size_t>(c[q][key(j)]++)] = static_cast<index_t>(begin + j);
+    };
+    if (keys <= static_cast<std::size_t>(n / 4))
+      place(std::integral_constant<int, 4>{});
+    else
+      place(std::integral_constant<int, 1>{});
   };
   std::vector<std::int64_t> count;
   if (rows <= 65536) {
