@@ -150,7 +150,9 @@ void add_bench(CLI::App& app) {
   cmd->add_option("--setup-reps", a->setup_reps,
                   "Time the setup over this many builds and report their median (the first "
                   "build's, with auto[tune=1]'s measuring, as setup_first_ms; no further "
-                  "build once they took 2 s; default 1)")
+                  "build once they took 2 s; default 1). Over 1, a setup of at most 5 ms is "
+                  "paired build by build with the setup baseline's (cusparse_csr_alg1, or "
+                  "eigen_csr on the CPU) where the run measures it: setup_vs_peer_paired")
       ->check(CLI::Range(1, 100));
   cmd->add_option("--reorder", a->reorder, "Reorder every matrix first: none or rcm");
   cmd->add_option("--json", a->json, "Also write the full results as JSON to this file");
