@@ -465,10 +465,10 @@ std::vector<index_t> stable_class_order(const index_t* h_ptr, index_t m, SuraaOr
                            " rows, the matrix " + std::to_string(m));
   std::vector<index_t> perm(static_cast<std::size_t>(m)), len(static_cast<std::size_t>(m));
   for (index_t i = 0; i < m; ++i) {
-    const index_t l = h_ptr[i + 1] - h_ptr[i];
-    const auto at = static_cast<std::size_t>(start[max_class - suraa_order_class(l, order)]++);
+    const auto key = suraa_sort_key(i, 0, max_class, order, 0, h_ptr, nullptr);
+    const auto at = static_cast<std::size_t>(start[key]++);
     perm[at] = i;
-    len[at] = l;
+    len[at] = h_ptr[i + 1] - h_ptr[i];
   }
   row_ptr[0] = 0;
   for (std::size_t i = 0; i < len.size(); ++i) row_ptr[i + 1] = row_ptr[i] + len[i];
