@@ -157,9 +157,9 @@ void run_matrix(const std::string& name, const Csr<double>& a64, const Options& 
         // Paired with the baseline where cheap (kPairedSetupMaxMs): pair k is this build then
         // the baseline's for even k, the other way round for odd k (F P P F F P ...), each
         // operator gone as soon as it is built, so that each side follows itself as often as
-        // the other (a build right after another format's ran 1.2-6x slower than one after
-        // its own on the CPU: allocator and cache state). The operator timed below is built
-        // again after them.
+        // the other and builds with no other operator alive (on the CPU, Eigen's build while
+        // another format's operator was alive ran 1.2-6x slower than alone: allocator and
+        // cache state). The operator timed below is built again after them.
         std::vector<double> peer_setups;
         bool paired = baseline && !f.peer && opt.setup_reps > 1 &&
                       setups.front() <= kPairedSetupMaxMs;
