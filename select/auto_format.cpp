@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <iostream>
 #include <limits>
+#include <memory>
 #include <type_traits>
 
 #include "select/model.hpp"
@@ -87,7 +88,9 @@ Prediction decode(const std::string& v) {
 
 // The matrix as build_auto reads it: a host CSR on its backend, or a CSR in device memory
 // (CUDA, checked by the registry once: the candidates are built from it without a second
-// check and without a trip through the host).
+// check and without a trip through the host). `keep` holds the device arrays where they are the
+// registry's own upload of a host CSR: a pick that keeps a CSR (csr_scalar, csr_vector,
+// csr_balanced, cuSPARSE ALG1/ALG2) reads them in place instead of copying them.
 template <class V>
 struct HostMatrix {
   const Csr<V>& a;
@@ -102,12 +105,13 @@ struct HostMatrix {
 template <class V>
 struct DeviceMatrix {
   const DeviceCsrView<V>& a;
+  std::shared_ptr<const void> keep;  // null: the user's arrays (a pick copies them)
   static constexpr Backend b = Backend::cuda;
   index_t rows() const { return a.rows; }
   index_t cols() const { return a.cols; }
   Features features() const { return select::measure_features(a, last_level_cache_bytes(b)); }
   std::unique_ptr<Operator<V>> build(const Prediction& p) const {
-    return build_operator_from_checked<V>(p.format, a, p.params);
+    return build_operator_from_checked<V>(p.format, a, p.params, keep);
   }
 };
 
@@ -231,7 +235,13 @@ FormatEntry auto_format() {
   // its own device builder, so a matrix on the GPU never goes through the host.
   set_device_builder(e, [](const auto& a, const Params& p) {
     using V = std::decay_t<decltype(a.values[0])>;
-    return build_auto<V>(DeviceMatrix<V>{a}, p);
+    return build_auto<V>(DeviceMatrix<V>{a, nullptr}, p);
+  });
+  // From the registry's upload of a host CSR: a pick that keeps a CSR keeps that upload (no
+  // second copy of the matrix on the device, nor the time to make it).
+  set_device_keeper(e, [](const auto& a, const std::shared_ptr<const void>& keep, const Params& p) {
+    using V = std::decay_t<decltype(a.values[0])>;
+    return build_auto<V>(DeviceMatrix<V>{a, keep}, p);
   });
   select::prepare();
   e.tune = tune_auto;

@@ -36,12 +36,14 @@ ParamSpec bsr_peer_block_size() {
 }
 
 // The CSR peers also build from a CSR in device memory (format=auto may choose ALG1 for a
-// user's device arrays); from a host CSR they build as a cuSPARSE user would (the registry
-// keeps peers on their host builder there).
+// user's device arrays, copied, or for the registry's upload of a host CSR, kept); from a host
+// CSR they build as a cuSPARSE user would (the registry keeps peers on their host builder there).
 FormatEntry with_device_builder(FormatEntry e, CusparsePeer peer) {
 #if SPMVKIT_HAVE_CUDA
   set_device_builder(
       e, [peer](const auto& a, const Params&) { return make_cusparse_from_device(a, peer); });
+  set_device_keeper(e, [peer](const auto& a, const std::shared_ptr<const void>& keep,
+                              const Params&) { return make_cusparse_from_device(a, peer, keep); });
 #else
   (void)peer;
 #endif

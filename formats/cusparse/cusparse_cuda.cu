@@ -86,28 +86,41 @@ class CusparseOperator final : public Operator<V> {
   }
 
   // CSR (ALG1, ALG2) from a CSR already in device memory: its arrays copied on the device, as
-  // our own formats' device builders copy them (the operator owns what it reads).
-  CusparseOperator(const DeviceCsrView<V>& a, CusparsePeer peer)
+  // our own formats' device builders copy them (the operator owns what it reads), or, with
+  // `keep` (the registry's upload, held by the operator: format=auto's pick), read in place.
+  CusparseOperator(const DeviceCsrView<V>& a, CusparsePeer peer,
+                   const std::shared_ptr<const void>& keep)
       : Operator<V>(OperatorInfo{a.rows, a.cols, a.nnz, 0, Backend::cuda, peer_name(peer), ""}),
-        peer_(peer) {
+        peer_(peer),
+        kept_(keep) {
     if (peer != CusparsePeer::csr_alg1 && peer != CusparsePeer::csr_alg2)
       throw UnsupportedError(std::string(peer_name(peer)) + ": no device builder");
-    ptr_ = cuda::DeviceBuffer<index_t>(static_cast<std::size_t>(a.rows) + 1);
-    idx_ = cuda::DeviceBuffer<index_t>(static_cast<std::size_t>(a.nnz));
-    val_ = cuda::DeviceBuffer<V>(static_cast<std::size_t>(a.nnz));
-    cuda::copy_on_device(ptr_.data(), a.row_ptr, ptr_.bytes());
-    cuda::copy_on_device(idx_.data(), a.col_idx, idx_.bytes());
-    cuda::copy_on_device(val_.data(), a.values, val_.bytes());
-    create_csr(a.rows, a.cols, a.nnz);
+    if (keep) {
+      create_csr(a.rows, a.cols, a.nnz, a.row_ptr, a.col_idx, a.values);
+    } else {
+      ptr_ = cuda::DeviceBuffer<index_t>(static_cast<std::size_t>(a.rows) + 1);
+      idx_ = cuda::DeviceBuffer<index_t>(static_cast<std::size_t>(a.nnz));
+      val_ = cuda::DeviceBuffer<V>(static_cast<std::size_t>(a.nnz));
+      cuda::copy_on_device(ptr_.data(), a.row_ptr, ptr_.bytes());
+      cuda::copy_on_device(idx_.data(), a.col_idx, idx_.bytes());
+      cuda::copy_on_device(val_.data(), a.values, val_.bytes());
+      create_csr(a.rows, a.cols, a.nnz);
+    }
     prepare(a.rows, a.cols, a.nnz);
   }
 
  private:
-  // The CSR descriptor over ptr_, idx_, val_ (filled), and ALG1 or ALG2 by peer_.
+  // The CSR descriptor over ptr_, idx_, val_ (filled), or over kept arrays, and ALG1 or ALG2 by
+  // peer_. cuSPARSE's SpMV reads the matrix only (the descriptor's pointers are not const).
   void create_csr(index_t rows, index_t cols, std::int64_t nnz) {
-    SPMVKIT_CUSPARSE_CHECK(cusparseCreateCsr(&mat_, rows, cols, nnz, ptr_.data(), idx_.data(),
-                                             val_.data(), CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
-                                             CUSPARSE_INDEX_BASE_ZERO, value_type<V>()));
+    create_csr(rows, cols, nnz, ptr_.data(), idx_.data(), val_.data());
+  }
+  void create_csr(index_t rows, index_t cols, std::int64_t nnz, const index_t* row_ptr,
+                  const index_t* col_idx, const V* values) {
+    SPMVKIT_CUSPARSE_CHECK(cusparseCreateCsr(
+        &mat_, rows, cols, nnz, const_cast<index_t*>(row_ptr), const_cast<index_t*>(col_idx),
+        const_cast<V*>(values), CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
+        value_type<V>()));
     alg_ = peer_ == CusparsePeer::csr_alg1 ? CUSPARSE_SPMV_CSR_ALG1 : CUSPARSE_SPMV_CSR_ALG2;
     this->info_.matrix_bytes = csr_matrix_bytes<V>(rows, nnz);
   }
@@ -257,6 +270,7 @@ class CusparseOperator final : public Operator<V> {
   cusparseDnVecDescr_t vx_ = nullptr;
   cusparseDnVecDescr_t vy_ = nullptr;
   cusparseSpMVAlg_t alg_ = CUSPARSE_SPMV_ALG_DEFAULT;
+  std::shared_ptr<const void> kept_;  // the registry's upload the CSR descriptor reads, or null
   cuda::DeviceBuffer<index_t> ptr_;
   cuda::DeviceBuffer<index_t> idx_;
   cuda::DeviceBuffer<V> val_;
@@ -274,17 +288,18 @@ std::unique_ptr<Operator<V>> make_cusparse(const Csr<V>& a, CusparsePeer peer, c
 
 template <class V>
 std::unique_ptr<Operator<V>> make_cusparse_from_device(const DeviceCsrView<V>& a,
-                                                       CusparsePeer peer) {
-  return std::make_unique<CusparseOperator<V>>(a, peer);
+                                                       CusparsePeer peer,
+                                                       const std::shared_ptr<const void>& keep) {
+  return std::make_unique<CusparseOperator<V>>(a, peer, keep);
 }
 
 template std::unique_ptr<Operator<float>> make_cusparse(const Csr<float>&, CusparsePeer,
                                                         const Params&);
 template std::unique_ptr<Operator<double>> make_cusparse(const Csr<double>&, CusparsePeer,
                                                          const Params&);
-template std::unique_ptr<Operator<float>> make_cusparse_from_device(const DeviceCsrView<float>&,
-                                                                    CusparsePeer);
-template std::unique_ptr<Operator<double>> make_cusparse_from_device(const DeviceCsrView<double>&,
-                                                                     CusparsePeer);
+template std::unique_ptr<Operator<float>> make_cusparse_from_device(
+    const DeviceCsrView<float>&, CusparsePeer, const std::shared_ptr<const void>&);
+template std::unique_ptr<Operator<double>> make_cusparse_from_device(
+    const DeviceCsrView<double>&, CusparsePeer, const std::shared_ptr<const void>&);
 
 }  // namespace spmvkit

@@ -188,10 +188,12 @@ std::unique_ptr<Operator<V>> build_operator(std::string_view format, const Csr<V
 
 namespace {
 
-// build_operator from a device view, its check of the arrays made when `check`.
+// build_operator from a device view, its check of the arrays made when `check`; a format that
+// keeps a CSR reads the arrays in place where `keep` holds them.
 template <class V>
 std::unique_ptr<Operator<V>> build_from_view(std::string_view format, const DeviceCsrView<V>& a,
-                                             const Params& params, bool check) {
+                                             const Params& params, bool check,
+                                             const std::shared_ptr<const void>& keep = nullptr) {
   Params valid;
   const FormatEntry& f = checked_format(format, params, Backend::cuda, valid);
 #if SPMVKIT_HAVE_CUDA
@@ -199,7 +201,9 @@ std::unique_ptr<Operator<V>> build_from_view(std::string_view format, const Devi
   profile.phase("check_csr");
   if (check) cuda::check_device_csr(a);
   if (f.builds_on_device()) {
-    auto op = with_details(f.device_builder<V>()(a, valid), f, valid, Backend::cuda);
+    auto op = with_details(keep && f.keeps_device_csr() ? f.device_keeper<V>()(a, keep, valid)
+                                                        : f.device_builder<V>()(a, valid),
+                           f, valid, Backend::cuda);
     // The builders queue their last kernels without waiting: the build is done, and the
     // caller's arrays are theirs again, once the stream is.
     profile.phase("finish");
@@ -216,6 +220,7 @@ std::unique_ptr<Operator<V>> build_from_view(std::string_view format, const Devi
   (void)a;
   (void)f;
   (void)check;
+  (void)keep;
   throw UnsupportedError("this build of spmvkit has no CUDA backend");
 #endif
 }
@@ -231,8 +236,9 @@ std::unique_ptr<Operator<V>> build_operator(std::string_view format, const Devic
 template <class V>
 std::unique_ptr<Operator<V>> build_operator_from_checked(std::string_view format,
                                                          const DeviceCsrView<V>& a,
-                                                         const Params& params) {
-  return build_from_view(format, a, params, false);
+                                                         const Params& params,
+                                                         const std::shared_ptr<const void>& keep) {
+  return build_from_view(format, a, params, false, keep);
 }
 
 #define SPMVKIT_INSTANTIATE(V)                                                                    \
@@ -241,7 +247,8 @@ std::unique_ptr<Operator<V>> build_operator_from_checked(std::string_view format
   template std::unique_ptr<Operator<V>> build_operator(std::string_view, const DeviceCsrView<V>&, \
                                                        const Params&);                            \
   template std::unique_ptr<Operator<V>> build_operator_from_checked(                              \
-      std::string_view, const DeviceCsrView<V>&, const Params&);
+      std::string_view, const DeviceCsrView<V>&, const Params&,                                   \
+      const std::shared_ptr<const void>&);
 SPMVKIT_INSTANTIATE(float)
 SPMVKIT_INSTANTIATE(double)
 #undef SPMVKIT_INSTANTIATE

@@ -100,7 +100,9 @@ using DeviceBuildFn =
 
 // Optional beside it: the same operator from a CSR the registry uploaded for this build, whose
 // arrays it may keep instead of copying (`keep` holds them for as long as the operator holds
-// it): the formats whose arrays are the CSR's (csr_scalar, csr_vector, csr_balanced).
+// it): the formats whose arrays are the CSR's (csr_scalar, csr_vector, csr_balanced, and the
+// cuSPARSE CSR peers, which the registry keeps on their host builder: only auto's pick reaches
+// theirs), and auto, which hands the upload to a pick that keeps it.
 template <class V>
 using DeviceKeepFn = std::function<std::unique_ptr<Operator<V>>(
     const DeviceCsrView<V>&, const std::shared_ptr<const void>& keep, const Params&)>;

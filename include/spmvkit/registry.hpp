@@ -67,10 +67,13 @@ std::unique_ptr<Operator<V>> build_operator(std::string_view format, const Devic
                                             const Params& params = {});
 
 // The same for arrays already checked (the check above is a pass over the matrix): format=auto
-// builds its pick, and its tuning candidates, from the view the registry checked once.
+// builds its pick, and its tuning candidates, from the view the registry checked once. `keep`,
+// when given, holds the arrays (the registry's own upload of auto's host CSR): a format that
+// keeps a CSR (FormatEntry::device_keeper: csr_scalar, csr_vector, csr_balanced, the cuSPARSE
+// CSR peers) then reads them where they are, holding `keep`, instead of copying them.
 template <class V>
-std::unique_ptr<Operator<V>> build_operator_from_checked(std::string_view format,
-                                                         const DeviceCsrView<V>& a,
-                                                         const Params& params = {});
+std::unique_ptr<Operator<V>> build_operator_from_checked(
+    std::string_view format, const DeviceCsrView<V>& a, const Params& params = {},
+    const std::shared_ptr<const void>& keep = nullptr);
 
 }  // namespace spmvkit

@@ -278,12 +278,20 @@ TEST(DeviceBuild, SetupSplitAndPeakMemory) {
       EXPECT_TRUE(t.on_device);
       EXPECT_GE(t.upload_ms, 0);
       EXPECT_GE(t.build_ms, 0);
-      // A format that keeps the upload (csr_scalar, csr_vector, csr_balanced) may allocate
-      // nothing more; its format bytes count the kept CSR.
+      // A format that keeps the upload (csr_scalar, csr_vector, csr_balanced; auto where its
+      // pick is one of them or a cuSPARSE CSR peer) may allocate nothing more; its format bytes
+      // count the kept CSR.
       const Csr<double>& am = testing::zoo_matrix(m);
       const std::size_t csr_bytes = (am.row_ptr.size() + am.col_idx.size()) * sizeof(index_t) +
                                     am.values.size() * sizeof(double);
-      if (f.keeps_device_csr())
+      bool keeps = f.keeps_device_csr();
+      if (f.name == "auto") {
+        const std::string d = op->info().details;  // "chosen=<format> [...] by ..."
+        const std::string pick = d.substr(7, d.find(' ') - 7);
+        ASSERT_EQ(d.rfind("chosen=", 0), 0u) << d;
+        keeps = find_format(pick).keeps_device_csr();
+      }
+      if (keeps)
         EXPECT_GE(t.format_bytes, csr_bytes);
       else
         EXPECT_GT(t.build_peak_bytes, 0u);

@@ -15,6 +15,7 @@
 #include "spmvkit/reference.hpp"
 #include "spmvkit/registry.hpp"
 #include "spmvkit/stats.hpp"
+#include "spmvkit/timing.hpp"
 #include "spmvkit/tuning.hpp"
 #include "tests/common/tuning_file.hpp"
 #include "tests/common/zoo.hpp"
@@ -572,6 +573,38 @@ TEST(SelectTune, CacheRoundTrip) {
   // f32 is a different key.
   EXPECT_NE(select::cache_key(select::measure_features(a.cast<float>(), 0), Backend::cpu),
             select::cache_key(f, Backend::cpu));
+}
+
+// auto from a host CSR on CUDA: the registry's upload goes to a pick that keeps a CSR
+// (csr_vector, csr_balanced, cuSPARSE ALG1) instead of a second copy on the device: nothing of
+// the matrix's size allocated, the operator's bytes count the kept arrays, its products right
+// after build_operator has returned (the upload outlives the build); a pick that does not keep
+// it (ELL) builds its own arrays. The pick is forced through a cached choice.
+TEST(SelectTune, CudaPickKeepsTheRegistryUpload) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
+  testing::ScopedTuningFile store;
+  const Csr<double> a = generate_by_name("random_3000_2000_12");
+  const std::size_t csr_bytes =
+      (a.row_ptr.size() + a.col_idx.size()) * sizeof(index_t) + a.values.size() * sizeof(double);
+  const select::Features f = select::measure_features(a, last_level_cache_bytes(Backend::cuda));
+  for (const char* pick : {"csr_vector", "csr_balanced", "cusparse_csr_alg1", "ell"}) {
+    SCOPED_TRACE(pick);
+    tuning_put(device_name(Backend::cuda), select::cache_key(f, Backend::cuda),
+               std::string(pick) + ";");
+    BuildTiming t;
+    auto op = build_operator<double>("auto", a, {}, Backend::cuda, &t);
+    const std::string details = op->info().details;
+    ASSERT_EQ(details.find("chosen=" + std::string(pick) + " "), 0u) << details;
+    EXPECT_NE(details.find("by cached measurement"), std::string::npos) << details;
+    EXPECT_TRUE(t.on_device);
+    if (std::string(pick) == "ell") {
+      EXPECT_GT(t.build_peak_bytes, 0u);
+    } else {
+      EXPECT_LT(t.build_peak_bytes, csr_bytes / 2) << "the pick copied the matrix";
+      EXPECT_GE(t.format_bytes, csr_bytes);
+    }
+    testing::expect_operator_matches(*op, a, Backend::cuda, 7);
+  }
 }
 
 TEST(SelectTune, BadParametersAreNamed) {
