@@ -59,7 +59,8 @@ TEST(Sellp, SliceLayoutAndPadding) {
 
 // The permutation (a counting sort where a window's lengths span little, else a stable sort)
 // and the slot counts (counted from the same histogram) against a stable sort of each window,
-// on fresh random lengths: narrow spans, wide spans, windows past the end, one huge row.
+// on fresh random lengths: narrow spans, wide spans, short rows with a few long ones (sorted
+// apart), windows past the end, one huge row.
 TEST(Sellp, SortOrderAndSlotsMatchAStableSort) {
   std::mt19937_64 rng(testing::test_seed());
   for (int trial = 0; trial < 40; ++trial) {
@@ -68,6 +69,12 @@ TEST(Sellp, SortOrderAndSlotsMatchAStableSort) {
     std::vector<index_t> lengths(rows);
     for (auto& l : lengths) l = static_cast<index_t>(rng() % static_cast<std::uint64_t>(span));
     if (trial % 5 == 0) lengths[rng() % rows] = 1000000;
+    // Short rows and a few long ones (rajat01's shape: the long rows sorted apart), some tied.
+    if (trial % 4 == 3)
+      for (auto& l : lengths) {
+        l = static_cast<index_t>(rng() % 8);
+        if (rng() % 48 == 0) l = static_cast<index_t>(256 + rng() % (2 * rows) / 4 * 4);
+      }
     for (index_t sigma : {2, 8, 64, 512, 4096}) {
       SCOPED_TRACE("rows " + std::to_string(rows) + ", span " + std::to_string(span) + ", sigma " +
                    std::to_string(sigma));
