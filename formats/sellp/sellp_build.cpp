@@ -52,8 +52,10 @@ std::int64_t used_sectors(const std::vector<index_t>& col, std::int64_t group) {
 std::vector<index_t> sellp_sort_order(const std::vector<index_t>& lengths, index_t sigma) {
   const auto rows = static_cast<std::int64_t>(lengths.size());
   std::vector<index_t> perm(lengths.size());
-  std::iota(perm.begin(), perm.end(), index_t{0});
-  if (sigma <= 1) return perm;
+  if (sigma <= 1) {
+    std::iota(perm.begin(), perm.end(), index_t{0});
+    return perm;
+  }
   const std::int64_t windows = (rows + sigma - 1) / sigma;
   // A window's rows longest first, ties in row order: a counting sort where the lengths span
   // at most 4 sigma values (O(sigma) a window), else a stable sort. Where they span more than
@@ -67,29 +69,29 @@ std::vector<index_t> sellp_sort_order(const std::vector<index_t>& lengths, index
     const auto [lo_it, hi_it] =
         std::minmax_element(lengths.begin() + begin, lengths.begin() + end);
     const index_t lo = *lo_it, hi = *hi_it;
+    const auto by_length = [&](index_t a, index_t b) { return lengths[a] > lengths[b]; };
     if (static_cast<std::int64_t>(hi) - lo > 4 * (end - begin)) {
-      std::stable_sort(perm.begin() + begin, perm.begin() + end,
-                       [&](index_t a, index_t b) { return lengths[a] > lengths[b]; });
+      std::iota(perm.begin() + begin, perm.begin() + end, static_cast<index_t>(begin));
+      std::stable_sort(perm.begin() + begin, perm.begin() + end, by_length);
       return;
     }
     const std::int64_t n = end - begin;
     const index_t* len = lengths.data() + begin;
-    // top: the longest length counted (rows longer are placed apart, first); at: where the
-    // counted rows start.
+    // top: the longest length counted (rows longer are placed apart, first); at0: where the
+    // counted rows start. The rows apart are gathered into the window's head in one pass that
+    // gives up past n / 8 of them (the head is then overwritten by the count).
     index_t top = hi;
     std::int64_t at0 = begin;
     if (hi - lo >= kShortKeys) {
       const index_t cap = lo + kShortKeys - 1;
-      std::int64_t longer = 0;
-      for (std::int64_t i = 0; i < n; ++i) longer += len[i] > cap;
-      if (longer * 8 <= n) {
-        index_t* apart = perm.data() + begin;
-        for (std::int64_t i = 0; i < n; ++i)
-          if (len[i] > cap) *apart++ = static_cast<index_t>(begin + i);
-        std::stable_sort(perm.begin() + begin, perm.begin() + begin + longer,
-                         [&](index_t a, index_t b) { return lengths[a] > lengths[b]; });
+      index_t* apart = perm.data() + begin;
+      const index_t* const most = apart + n / 8;
+      for (std::int64_t i = 0; i < n && apart <= most; ++i)
+        if (len[i] > cap) *apart++ = static_cast<index_t>(begin + i);
+      if (apart <= most) {
+        std::stable_sort(perm.data() + begin, apart, by_length);
         top = cap;
-        at0 = begin + longer;
+        at0 = apart - perm.data();
       }
     }
     // The window in 4 parts of consecutive rows, each with its own counts: part p's
@@ -431,7 +433,26 @@ SellpFootprint sellp_footprint(const SellpSlices& layout, const SellpConfig& con
   };
   const int t_bits = log2(t);
   std::int64_t* used[3] = {&f.used_groups_4, &f.used_groups_8, &f.used_groups_16};
-  for (int k = 0; k < 3; ++k) {
+  if (t == 1 && group >= 32) {
+    // Every group size takes whole rows (4, 8, 16 of them, within a slice): one pass, the
+    // longest of each 4 rows combined into those of 8 and 16 (the loop below makes three).
+    std::int64_t n4 = 0, n8 = 0, n16 = 0;
+    for (std::size_t p = 0; p < len.size(); p += 16) {
+      index_t m4[4];
+      for (int q = 0; q < 4; ++q) {
+        const index_t* l = len.data() + p + 4 * static_cast<std::size_t>(q);
+        m4[q] = std::max(std::max(l[0], l[1]), std::max(l[2], l[3]));
+        n4 += m4[q];
+      }
+      const index_t m8a = std::max(m4[0], m4[1]), m8b = std::max(m4[2], m4[3]);
+      n8 += std::int64_t{m8a} + m8b;
+      n16 += std::max(m8a, m8b);
+    }
+    f.used_groups_4 = n4;
+    f.used_groups_8 = n8;
+    f.used_groups_16 = n16;
+  }
+  for (int k = 0; k < 3 && !(t == 1 && group >= 32); ++k) {
     const int g_bits = 2 + k;
     const std::int64_t g = std::int64_t{1} << g_bits;
     std::int64_t n = 0;
