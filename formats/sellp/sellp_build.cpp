@@ -237,12 +237,25 @@ bool nested_sorted_slots(const std::vector<index_t>& lengths, int b, int t,
     return total;
   };
   const std::int64_t s0 = sigmas[0];
+  // A window's rows counted in 4 interleaved histograms, then summed: consecutive rows of one
+  // length (most of a sparse matrix's) increment different counters instead of each waiting
+  // for the previous increment's store.
+  std::vector<std::int64_t> parts(4 * d);
   for (std::int64_t begin = 0; begin < rows; begin += s0) {
     const std::int64_t end = std::min(rows, begin + s0);
     std::vector<std::int64_t>& c0 = count[0];
-    std::fill(c0.begin(), c0.end(), 0);
-    for (std::int64_t r = begin; r < end; ++r)
-      ++c0[static_cast<std::size_t>(rank[static_cast<std::size_t>(lengths[static_cast<std::size_t>(r)])])];
+    std::fill(parts.begin(), parts.end(), 0);
+    const auto rank_of = [&](std::int64_t r) {
+      return static_cast<std::size_t>(
+          rank[static_cast<std::size_t>(lengths[static_cast<std::size_t>(r)])]);
+    };
+    std::int64_t r = begin;
+    for (; r + 4 <= end; r += 4)
+      for (std::size_t q = 0; q < 4; ++q)
+        ++parts[q * d + rank_of(r + static_cast<std::int64_t>(q))];
+    for (; r < end; ++r) ++parts[rank_of(r)];
+    for (std::size_t v = 0; v < d; ++v)
+      c0[v] = parts[v] + parts[d + v] + parts[2 * d + v] + parts[3 * d + v];
     slots[0] += read_off(c0, end - begin);
     for (std::size_t k = 1; k < levels; ++k) {
       std::vector<std::int64_t>& ck = count[k];
