@@ -4,6 +4,7 @@
 // CUDA cases skip (visibly) where there is no GPU; the CPU-build behaviour runs everywhere.
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <regex>
 #include <string>
 #include <tuple>
@@ -337,6 +338,35 @@ TEST(DeviceBuild, UploadBesideOrdersTheStreamAfterItsCopies) {
     { const cuda::UploadBeside unused(d3, a); }  // left unwaited: its destructor waits
     same(d3);
   }
+#else
+  GTEST_SKIP() << "this build has no CUDA backend";
+#endif
+}
+
+// A cuSPARSE CSR peer handed the registry's upload to keep (format=auto's pick) queues its
+// preprocessing through its library handle, not through Context::stream(): it must wait for an
+// upload still left to the worker first. Built at once beside an upload into poisoned arrays,
+// its products must be right.
+TEST(DeviceBuild, KeptUploadReachesTheDeviceBeforeCusparsePreprocesses) {
+#if SPMVKIT_HAVE_CUDA
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
+  for (const char* peer : {"cusparse_csr_alg1", "cusparse_csr_alg2"})
+    for (const char* m : {"random_2000", "powerlaw_20000", "empty_rows"}) {
+      SCOPED_TRACE(std::string(peer) + " on " + m);
+      const Csr<double>& a = testing::zoo_matrix(m);
+      auto d = std::make_shared<cuda::OwnedDeviceCsr<double>>(cuda::device_csr_like(a));
+      cuda::fill_bytes(d->row_ptr.data(), 0xff, d->row_ptr.bytes());
+      cuda::fill_bytes(d->col_idx.data(), 0xff, d->col_idx.bytes());
+      cuda::fill_bytes(d->values.data(), 0xff, d->values.bytes());
+      cuda::Context::get().synchronize();
+      std::unique_ptr<Operator<double>> op;
+      {
+        cuda::UploadBeside up(*d, a);
+        op = build_operator_from_checked<double>(peer, d->view(), {}, d);
+        up.wait();
+      }
+      testing::expect_operator_matches(*op, a, Backend::cuda, testing::test_seed());
+    }
 #else
   GTEST_SKIP() << "this build has no CUDA backend";
 #endif
