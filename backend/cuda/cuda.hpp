@@ -75,8 +75,16 @@ class Context {
   }
   // The same without that wait: for stream-ordered allocation and free, which need not.
   cudaStream_t stream_unwaited() const { return current_; }
-  cusparseHandle_t cusparse() const { return cusparse_; }
-  cublasHandle_t cublas() const { return cublas_; }
+  // The library handles, bound to the same stream: what they queue runs after such an upload too
+  // (a cuSPARSE peer reading the registry's upload preprocesses it at once).
+  cusparseHandle_t cusparse() const {
+    if (upload_pending) wait_for_pending_upload();
+    return cusparse_;
+  }
+  cublasHandle_t cublas() const {
+    if (upload_pending) wait_for_pending_upload();
+    return cublas_;
+  }
   const cudaDeviceProp& props() const { return props_; }
   int sm_count() const { return props_.multiProcessorCount; }
   void synchronize() const;

@@ -96,10 +96,6 @@ class CusparseOperator final : public Operator<V> {
     if (peer != CusparsePeer::csr_alg1 && peer != CusparsePeer::csr_alg2)
       throw UnsupportedError(std::string(peer_name(peer)) + ": no device builder");
     if (keep) {
-      // cuSPARSE queues its preprocessing on the context stream through its handle, past
-      // Context::stream()'s wait for an upload the registry left to its worker
-      // (upload_beside.hpp): that wait is made here, so the arrays are on the device before it.
-      (void)cuda::Context::get().stream();
       create_csr(a.rows, a.cols, a.nnz, a.row_ptr, a.col_idx, a.values);
     } else {
       ptr_ = cuda::DeviceBuffer<index_t>(static_cast<std::size_t>(a.rows) + 1);

@@ -446,9 +446,11 @@ SellpFootprint sellp_footprint(const SellpSlices& layout, const SellpConfig& con
   };
   const int t_bits = log2(t);
   std::int64_t* used[3] = {&f.used_groups_4, &f.used_groups_8, &f.used_groups_16};
-  if (t == 1 && group >= 32) {
-    // Every group size takes whole rows (4, 8, 16 of them, within a slice): one pass, the
-    // longest of each 4 rows combined into those of 8 and 16 (the loop below makes three).
+  // t = 1 and slices of 32 rows or more: every group size takes whole rows (4, 8, 16 of them,
+  // within a slice): one pass, the longest of each 4 rows combined into those of 8 and 16 (the
+  // loop below makes three).
+  const bool whole_rows_at_once = t == 1 && group >= 32;
+  if (whole_rows_at_once) {
     std::int64_t n4 = 0, n8 = 0, n16 = 0;
     for (std::size_t p = 0; p < len.size(); p += 16) {
       index_t m4[4];
@@ -465,7 +467,7 @@ SellpFootprint sellp_footprint(const SellpSlices& layout, const SellpConfig& con
     f.used_groups_8 = n8;
     f.used_groups_16 = n16;
   }
-  for (int k = 0; k < 3 && !(t == 1 && group >= 32); ++k) {
+  for (int k = 0; k < 3 && !whole_rows_at_once; ++k) {
     const int g_bits = 2 + k;
     const std::int64_t g = std::int64_t{1} << g_bits;
     std::int64_t n = 0;

@@ -344,7 +344,7 @@ TEST(DeviceBuild, UploadBesideOrdersTheStreamAfterItsCopies) {
 }
 
 // A cuSPARSE CSR peer handed the registry's upload to keep (format=auto's pick) queues its
-// preprocessing through its library handle, not through Context::stream(): it must wait for an
+// preprocessing through its library handle: the handle, like Context::stream(), must wait for an
 // upload still left to the worker first. Built at once beside an upload into poisoned arrays,
 // its products must be right.
 TEST(DeviceBuild, KeptUploadReachesTheDeviceBeforeCusparsePreprocesses) {
