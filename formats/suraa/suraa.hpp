@@ -71,6 +71,8 @@ FormatEntry suraa_static_format();  // "suraa_static": G1 by a static block-per-
 
 // The warp size is the paper's group threshold (Section 4.1, Figure 5's red line).
 inline constexpr index_t kSuraaWarp = 32;
+// Power-of-two classes of npr (suraa_sort_class): 0..32.
+inline constexpr int kSuraaClasses = 33;
 
 enum class SuraaGroup : std::uint8_t { dynamic = 1, vector = 2, scalar = 3 };  // G1, G2, G3
 
@@ -274,6 +276,36 @@ SPMVKIT_SURAA_HD inline index_t suraa_order_class(index_t npr, SuraaOrder order)
   return order == SuraaOrder::groups ? suraa_group_class(c) : c;
 }
 
+// --- the row lengths --------------------------------------------------------------------------
+// What the setup reads of the row lengths (npr) before sorting: their moments, maximum and
+// minimum, the rows longer than a warp, the rows of each power-of-two class (suraa_sort_class),
+// and, made on the host where the longest row is at most 4m + 64, the rows of each length
+// 0..max (from which the sorted row pointer of the paper's order follows without a sort).
+struct NprMoments {
+  double sum_squared = 0;
+  index_t max = 0;
+  index_t min = 0;
+  index_t over_warp = 0;                  // rows with npr > 32
+  std::vector<std::int64_t> class_count;  // rows of each power-of-two class 0..32
+  std::vector<index_t> length_count;      // rows of each length 0..max; may be empty
+};
+// From a row pointer the host holds (m + 1 entries; min = 0 when m = 0).
+NprMoments npr_moments_host(index_t m, const index_t* row_ptr);
+// Rows of each class of `order` (suraa_order_class) from the rows of each power-of-two class.
+std::vector<std::int64_t> suraa_order_class_count(const std::vector<std::int64_t>& pow2_count,
+                                                  SuraaOrder order);
+// The bucketed and groups orders' sort (class descending, ties in row order: what the device's
+// stable radix sort of their keys gives) from the classes' row counts, in one pass over the row
+// pointer: the permutation (sorted position -> row), and the sorted row pointer (m + 1 entries)
+// into sorted_row_ptr. max_class: the class of the longest row.
+std::vector<index_t> suraa_class_order(const index_t* row_ptr, index_t m, SuraaOrder order,
+                                       index_t max_class,
+                                       const std::vector<std::int64_t>& pow2_count,
+                                       index_t* sorted_row_ptr);
+// The row pointer of rows sorted by length, longest first (m + 1 entries), from the counts of
+// each length.
+void suraa_sorted_row_ptr(const std::vector<index_t>& length_count, index_t* row_ptr);
+
 // --- the plan --------------------------------------------------------------------------------
 struct SuraaPlan {
   index_t rows = 0;
@@ -310,6 +342,14 @@ Csr<V> suraa_permute_rows(const Csr<V>& a, const std::vector<index_t>& perm);
 SuraaPlan suraa_finish_plan(index_t rows, index_t cols, const SuraaProbes& probes,
                             const SuraaSegmentation& seg, const std::vector<index_t>& bounds,
                             const std::vector<std::int64_t>& segment_nnz, const SuraaOptions& o);
+// The same plan from the sorted row pointer (sorted_row_ptr[0..rows]) and the class runs
+// (suraa_segment_bounds' cut, made one segment at a time: no bounds or counts in between).
+// list_segments = false: the groups, nnz and segment_count only (no segments, no launches).
+SuraaPlan suraa_plan_from_sorted(index_t rows, index_t cols, const SuraaProbes& probes,
+                                 const SuraaSegmentation& seg,
+                                 const std::vector<index_t>& class_runs,
+                                 const index_t* sorted_row_ptr, const SuraaOptions& o,
+                                 bool list_segments = true);
 // The whole setup on the host (CPU backend, tests): plan and the sorted matrix.
 template <class V>
 SuraaPlan suraa_plan_host(const Csr<V>& a, const SuraaOptions& o, Csr<V>* sorted = nullptr);

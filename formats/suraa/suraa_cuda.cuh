@@ -25,9 +25,6 @@ struct SuraaPolicy {
   static constexpr std::size_t max_pending_launches = 1 << 16;  // cap on the limit we request
 };
 
-// Power-of-two classes of npr (suraa_sort_class): 0..32.
-inline constexpr int kSuraaClasses = 33;
-
 // Built with SPMVKIT_CUDA_DYNAMIC_PARALLELISM=OFF (SPMVKIT_NO_CUDA_DP), the library holds no
 // device-side launch, and suraa's G1 runs the static kernel: compute-sanitizer's racecheck
 // checks nothing in a program that contains one (it warns "CUDA Dynamic Parallelism is not
@@ -51,15 +48,8 @@ inline bool g1_own_kernels(const SuraaOptions& o) {
 // segments or launches: the device setup then leaves the list out (suraa_setup_device).
 inline bool tiles_only(const SuraaOptions& o) { return !g1_own_kernels(o); }
 
-struct NprMoments {
-  double sum_squared = 0;
-  index_t max = 0;
-  index_t min = 0;
-  index_t over_warp = 0;                  // rows with npr > 32
-  std::vector<std::int64_t> class_count;  // rows of each power-of-two class 0..32
-};
-
-// The npr moments of the m rows of row_ptr (device), on the context stream.
+// The npr moments of the m rows of row_ptr (device), on the context stream (those of a small
+// matrix the host holds made there: npr_moments_host).
 NprMoments npr_moments(index_t m, const index_t* row_ptr);
 
 // What the GPU setup leaves: the sorted matrix, perm, G1's partial-sum layout and the plan.

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <numeric>
+#include <stdexcept>
+#include <string>
 
 #include "formats/common/csr_tiles.hpp"
 #include "formats/common/far_split_params.hpp"
@@ -195,6 +197,113 @@ index_t suraa_max_child_threads(index_t rows_over_warp) {
   return v;
 }
 
+// --- the row lengths ---------------------------------------------------------------------------
+
+NprMoments npr_moments_host(index_t m, const index_t* row_ptr) {
+  NprMoments r;
+  r.class_count.assign(kSuraaClasses, 0);
+  if (m <= 0) return r;
+  index_t max = 0;
+  for (index_t i = 0; i < m; ++i) max = std::max(max, row_ptr[i + 1] - row_ptr[i]);
+  r.max = max;
+  unsigned long long sq = 0;
+  if (max > 4 * static_cast<std::int64_t>(m) + 64) {  // a long row: no counts by length
+    r.min = max;
+    for (index_t i = 0; i < m; ++i) {
+      const index_t len = row_ptr[i + 1] - row_ptr[i];
+      sq += static_cast<unsigned long long>(len) * static_cast<unsigned long long>(len);
+      r.min = std::min(r.min, len);
+      r.over_warp += len > kSuraaWarp ? 1 : 0;
+      ++r.class_count[static_cast<std::size_t>(suraa_sort_class(len, true))];
+    }
+    r.sum_squared = static_cast<double>(sq);
+    return r;
+  }
+  // The rows of each length in four interleaved histograms (rows of one length often follow
+  // each other: one histogram would wait on its own last increment), then everything from them.
+  const auto width = static_cast<std::size_t>(max) + 1;
+  std::vector<index_t> count(4 * width, 0);
+  index_t i = 0;
+  for (; i + 4 <= m; i += 4)
+    for (int k = 0; k < 4; ++k)
+      ++count[k * width + static_cast<std::size_t>(row_ptr[i + k + 1] - row_ptr[i + k])];
+  for (; i < m; ++i) ++count[static_cast<std::size_t>(row_ptr[i + 1] - row_ptr[i])];
+  r.min = -1;
+  for (std::size_t len = 0; len < width; ++len) {
+    const index_t c = count[len] + count[width + len] + count[2 * width + len] + count[3 * width + len];
+    count[len] = c;
+    if (c == 0) continue;
+    if (r.min < 0) r.min = static_cast<index_t>(len);
+    sq += static_cast<unsigned long long>(c) * len * len;
+    if (len > static_cast<std::size_t>(kSuraaWarp)) r.over_warp += c;
+    r.class_count[static_cast<std::size_t>(suraa_sort_class(static_cast<index_t>(len), true))] += c;
+  }
+  count.resize(width);
+  r.length_count = std::move(count);
+  r.sum_squared = static_cast<double>(sq);
+  return r;
+}
+
+std::vector<std::int64_t> suraa_order_class_count(const std::vector<std::int64_t>& pow2_count,
+                                                  SuraaOrder order) {
+  if (order != SuraaOrder::groups) return pow2_count;
+  std::vector<std::int64_t> count(pow2_count.size(), 0);
+  for (std::size_t c = 0; c < pow2_count.size(); ++c)
+    count[static_cast<std::size_t>(suraa_group_class(static_cast<index_t>(c)))] += pow2_count[c];
+  return count;
+}
+
+std::vector<index_t> suraa_class_order(const index_t* row_ptr, index_t m, SuraaOrder order,
+                                       index_t max_class,
+                                       const std::vector<std::int64_t>& pow2_count,
+                                       index_t* sorted_row_ptr) {
+  if (!SuraaOptions::keeps_row_order(order))
+    throw std::logic_error(std::string("suraa_class_order: order ") + to_string(order) +
+                           " sorts by more than a class");
+  const std::vector<std::int64_t> count = suraa_order_class_count(pow2_count, order);
+  std::int64_t start[kSuraaClasses + 1] = {};  // by key = max_class - class
+  for (index_t c = 0; c <= max_class; ++c)
+    start[max_class - c + 1] = count[static_cast<std::size_t>(c)];
+  for (int k = 0; k < kSuraaClasses; ++k) start[k + 1] += start[k];
+  if (start[kSuraaClasses] != m)
+    throw std::logic_error("suraa: the class counts hold " + std::to_string(start[kSuraaClasses]) +
+                           " rows, the matrix " + std::to_string(m));
+  // Each row straight to its place, its length beside it (the pointer then a sequential sum,
+  // not a second pass through the permutation).
+  // The class without a branch (a matrix's rows of different classes interleave, and a
+  // mispredicted branch a row costs more than the rest of the row's work).
+  std::vector<index_t> perm(static_cast<std::size_t>(m)), len(static_cast<std::size_t>(m));
+  auto scatter = [&](auto class_of) {
+    for (index_t i = 0; i < m; ++i) {
+      const index_t l = row_ptr[i + 1] - row_ptr[i];
+      const auto at = static_cast<std::size_t>(start[max_class - class_of(l)]++);
+      perm[at] = i;
+      len[at] = l;
+    }
+  };
+  if (order == SuraaOrder::groups)  // suraa_group_class: 0 empty, 1 up to 31, 2 longer
+    scatter([](index_t l) { return static_cast<index_t>((l > 0) + (l >= kSuraaWarp)); });
+  else  // suraa_sort_class: l's bit width (l | 1 has it when l > 0)
+    scatter([](index_t l) {
+      const auto v = static_cast<unsigned>(l);
+      return static_cast<index_t>(32 - __builtin_clz(v | 1u) - (v == 0));
+    });
+  sorted_row_ptr[0] = 0;
+  for (std::size_t i = 0; i < len.size(); ++i) sorted_row_ptr[i + 1] = sorted_row_ptr[i] + len[i];
+  return perm;
+}
+
+void suraa_sorted_row_ptr(const std::vector<index_t>& length_count, index_t* row_ptr) {
+  std::size_t at = 0;
+  index_t sum = 0;
+  row_ptr[0] = 0;
+  for (std::size_t len = length_count.size(); len-- > 0;)
+    for (index_t c = length_count[len]; c > 0; --c) {
+      sum += static_cast<index_t>(len);
+      row_ptr[++at] = sum;
+    }
+}
+
 // --- grouping and launches ---------------------------------------------------------------------
 
 std::vector<index_t> suraa_segment_bounds(index_t rows, index_t segment_size,
@@ -228,29 +337,98 @@ std::vector<index_t> suraa_class_runs(const std::vector<std::int64_t>& class_cou
   return runs;
 }
 
+namespace {
+
+// The grouping of suraa_group_segments one segment at a time, in sorted order (G1 is a prefix:
+// once a segment is refused it is closed). Integer tests: mean > 32 is nnz > 32 x rows.
+class SegmentGrouper {
+ public:
+  explicit SegmentGrouper(index_t max_child_threads) : cap_(max_child_threads) {}
+  SuraaGroup operator()(index_t rows, std::int64_t nnz) {
+    const std::int64_t warp_nnz = std::int64_t{kSuraaWarp} * rows;
+    if (g1_open_ && rows > 0 && nnz > warp_nnz && g1_rows_ + rows <= cap_) {
+      g1_rows_ += rows;
+      return SuraaGroup::dynamic;
+    }
+    g1_open_ = false;
+    return rows > 0 && nnz >= warp_nnz ? SuraaGroup::vector : SuraaGroup::scalar;
+  }
+
+ private:
+  std::int64_t cap_;
+  bool g1_open_ = true;
+  std::int64_t g1_rows_ = 0;
+};
+
+// pow2_at_least(nnz / (rows x per), lo, hi) without the division (rows > 0).
+int pow2_over(std::int64_t nnz, std::int64_t rows, std::int64_t per, int lo, int hi) {
+  int p = lo;
+  while (p < hi && p * rows * per < nnz) p *= 2;
+  return p;
+}
+
+// suraa_launches one segment at a time, in sorted order.
+class LaunchMerger {
+ public:
+  LaunchMerger(const SuraaOptions& o, std::vector<SuraaLaunch>& out) : o_(o), out_(out) {}
+  void operator()(index_t begin, index_t end, std::int64_t nnz, SuraaGroup group) {
+    if (group == SuraaGroup::dynamic || end == begin) return;
+    const std::int64_t rows = end - begin;
+    int tpr = group == SuraaGroup::vector ? pow2_over(nnz, rows, o_.nnz_per_thread, 32, 1024)
+              : o_.scalar_short_rows      ? 1
+                                          : pow2_over(nnz, rows, 1, 1, 32);
+    if (o_.launch == SuraaLaunchMode::table) tpr = std::min(tpr, kSuraaTableBlock);
+    if (o_.launch != SuraaLaunchMode::segment && !out_.empty() && out_.back().group == group &&
+        out_.back().threads_per_row == tpr && out_.back().row_end == begin) {
+      out_.back().row_end = end;
+      return;
+    }
+    out_.push_back(SuraaLaunch{begin, end, tpr, group});
+  }
+
+ private:
+  const SuraaOptions& o_;
+  std::vector<SuraaLaunch>& out_;
+};
+
+// A plan's groups, and with `list` its segments and launches, from its segments in order:
+// visit(f) calls f(begin, end, nnz) for each.
+template <class Visit>
+void group_plan(SuraaPlan& plan, const SuraaOptions& o, bool list, Visit visit) {
+  SegmentGrouper group(plan.max_child_threads);
+  LaunchMerger launch(o, plan.launches);
+  plan.nnz = 0;
+  plan.segment_count = 0;
+  visit([&](index_t begin, index_t end, std::int64_t nnz) {
+    const SuraaGroup g = group(end - begin, nnz);
+    plan.nnz += nnz;
+    ++plan.segment_count;
+    if (g == SuraaGroup::dynamic) plan.g1_end = end;
+    if (g != SuraaGroup::scalar) plan.g2_end = end;
+    if (!list) return;
+    plan.segments.emplace_back();  // filled in place (a copied temporary stalls on its padding)
+    SuraaSegment& seg = plan.segments.back();
+    seg.row_begin = begin;
+    seg.row_end = end;
+    seg.nnz = nnz;
+    seg.group = g;
+    launch(begin, end, nnz, g);
+  });
+  plan.g2_end = std::max(plan.g2_end, plan.g1_end);
+}
+
+}  // namespace
+
 std::vector<SuraaSegment> suraa_group_segments(const std::vector<std::int64_t>& segment_nnz,
                                                const std::vector<index_t>& bounds,
                                                index_t max_child_threads) {
-  std::vector<SuraaSegment> segs;
-  segs.reserve(segment_nnz.size());
-  const double warp = static_cast<double>(kSuraaWarp);
-  bool g1_open = true;  // G1 is a prefix: once a segment is refused, G1 is closed
-  std::int64_t g1_rows = 0;
+  std::vector<SuraaSegment> segs(segment_nnz.size());
+  SegmentGrouper group(max_child_threads);
   for (std::size_t s = 0; s < segment_nnz.size(); ++s) {
-    SuraaSegment seg;
-    seg.row_begin = bounds[s];
-    seg.row_end = bounds[s + 1];
-    seg.nnz = segment_nnz[s];
-    const double mean = seg.mean_npr();
-    const index_t n = seg.row_end - seg.row_begin;
-    if (g1_open && mean > warp && g1_rows + n <= max_child_threads) {
-      seg.group = SuraaGroup::dynamic;
-      g1_rows += n;
-    } else {
-      g1_open = false;
-      seg.group = mean >= warp ? SuraaGroup::vector : SuraaGroup::scalar;
-    }
-    segs.push_back(seg);
+    segs[s].row_begin = bounds[s];
+    segs[s].row_end = bounds[s + 1];
+    segs[s].nnz = segment_nnz[s];
+    segs[s].group = group(bounds[s + 1] - bounds[s], segment_nnz[s]);
   }
   return segs;
 }
@@ -275,19 +453,8 @@ int suraa_short_threads(double mean_npr, bool scalar) {
 std::vector<SuraaLaunch> suraa_launches(const std::vector<SuraaSegment>& segments,
                                         const SuraaOptions& o) {
   std::vector<SuraaLaunch> out;
-  for (const auto& s : segments) {
-    if (s.group == SuraaGroup::dynamic || s.row_end == s.row_begin) continue;
-    int tpr = s.group == SuraaGroup::vector
-                  ? suraa_vector_threads(s.mean_npr(), o.nnz_per_thread)
-                  : suraa_short_threads(s.mean_npr(), o.scalar_short_rows);
-    if (o.launch == SuraaLaunchMode::table) tpr = std::min(tpr, kSuraaTableBlock);
-    if (o.launch != SuraaLaunchMode::segment && !out.empty() && out.back().group == s.group &&
-        out.back().threads_per_row == tpr && out.back().row_end == s.row_begin) {
-      out.back().row_end = s.row_end;
-      continue;
-    }
-    out.push_back(SuraaLaunch{s.row_begin, s.row_end, tpr, s.group});
-  }
+  LaunchMerger launch(o, out);
+  for (const auto& s : segments) launch(s.row_begin, s.row_end, s.nnz, s.group);
   return out;
 }
 
@@ -308,15 +475,44 @@ SuraaPlan suraa_finish_plan(index_t rows, index_t cols, const SuraaProbes& probe
                             const SuraaSegmentation& seg, const std::vector<index_t>& bounds,
                             const std::vector<std::int64_t>& segment_nnz, const SuraaOptions& o) {
   SuraaPlan plan = suraa_plan_head(rows, cols, probes, seg, o);
-  plan.segments = suraa_group_segments(segment_nnz, bounds, plan.max_child_threads);
-  plan.segment_count = static_cast<std::int64_t>(plan.segments.size());
-  for (const auto& s : plan.segments) {
-    plan.nnz += s.nnz;
-    if (s.group == SuraaGroup::dynamic) plan.g1_end = s.row_end;
-    if (s.group != SuraaGroup::scalar) plan.g2_end = s.row_end;
+  plan.segments.reserve(segment_nnz.size());
+  group_plan(plan, o, true, [&](auto&& f) {
+    for (std::size_t s = 0; s < segment_nnz.size(); ++s) f(bounds[s], bounds[s + 1], segment_nnz[s]);
+  });
+  return plan;
+}
+
+SuraaPlan suraa_plan_from_sorted(index_t rows, index_t cols, const SuraaProbes& probes,
+                                 const SuraaSegmentation& seg,
+                                 const std::vector<index_t>& class_runs,
+                                 const index_t* sorted_row_ptr, const SuraaOptions& o,
+                                 bool list_segments) {
+  SuraaPlan plan = suraa_plan_head(rows, cols, probes, seg, o);
+  if (rows <= 0) return plan;
+  const std::int64_t size = std::max<index_t>(seg.segment_size, 1);
+  std::vector<index_t> runs;
+  for (index_t r : class_runs)
+    if (r > 0) runs.push_back(r);
+  if (class_runs.empty()) runs.push_back(rows);
+  std::int64_t segments = 0, total = 0;
+  for (index_t r : runs) {
+    segments += (r + size - 1) / size;
+    total += r;
   }
-  plan.g2_end = std::max(plan.g2_end, plan.g1_end);
-  plan.launches = suraa_launches(plan.segments, o);
+  if (total != rows) throw InputError("suraa: class runs do not add up to the rows");
+  if (list_segments) plan.segments.reserve(static_cast<std::size_t>(segments));
+  group_plan(plan, o, list_segments, [&](auto&& f) {  // suraa_segment_bounds' cut
+    std::int64_t begin = 0;
+    for (index_t r : runs) {
+      const std::int64_t end = begin + r;
+      for (std::int64_t b = begin; b < end; b += size) {
+        const auto e = static_cast<index_t>(std::min(b + size, end));
+        f(static_cast<index_t>(b), e,
+          std::int64_t{sorted_row_ptr[e]} - sorted_row_ptr[static_cast<std::size_t>(b)]);
+      }
+      begin = end;
+    }
+  });
   return plan;
 }
 
@@ -371,11 +567,8 @@ SuraaPlan suraa_plan_host(const Csr<V>& a, const SuraaOptions& o, Csr<V>* sorted
     for (index_t len : npr) ++count[static_cast<std::size_t>(suraa_order_class(len, o.order))];
     runs = suraa_class_runs(count);
   }
-  const std::vector<index_t> bounds = suraa_segment_bounds(a.rows, seg.segment_size, runs);
-  std::vector<std::int64_t> segment_nnz(bounds.size() - 1);
-  for (std::size_t k = 0; k + 1 < bounds.size(); ++k)
-    segment_nnz[k] = s.row_ptr[bounds[k + 1]] - s.row_ptr[bounds[k]];
-  SuraaPlan plan = suraa_finish_plan(a.rows, a.cols, probes, seg, bounds, segment_nnz, o);
+  SuraaPlan plan =
+      suraa_plan_from_sorted(a.rows, a.cols, probes, seg, runs, s.row_ptr.data(), o, true);
   plan.perm = std::move(perm);
   if (sorted) *sorted = std::move(s);
   return plan;

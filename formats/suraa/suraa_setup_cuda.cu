@@ -242,15 +242,6 @@ __global__ void suraa_g1_blocks_kernel(index_t g1_rows, const index_t* __restric
   blocks[r] = dynamic ? suraa_child_blocks(npr, nnz_per_thread) : suraa_static_blocks(npr);
 }
 
-// Rows of each class of `order` from the rows of each power-of-two class.
-std::vector<std::int64_t> order_class_count(const std::vector<std::int64_t>& pow2_count,
-                                            SuraaOrder order) {
-  if (order != SuraaOrder::groups) return pow2_count;
-  std::vector<std::int64_t> count(pow2_count.size(), 0);
-  for (std::size_t c = 0; c < pow2_count.size(); ++c)
-    count[static_cast<std::size_t>(suraa_group_class(static_cast<index_t>(c)))] += pow2_count[c];
-  return count;
-}
 
 // The probes of the Freedman-Diaconis rule from the moments and the sorted npr at m/4 and 3m/4.
 SuraaProbes probes_of(index_t m, const NprMoments& mom, index_t quarter, index_t three_quarter) {
@@ -267,28 +258,15 @@ SuraaProbes probes_of(index_t m, const NprMoments& mom, index_t quarter, index_t
 // The class runs the segments are cut at (orders that keep the row order within a class).
 std::vector<index_t> class_runs_of(const NprMoments& mom, const SuraaOptions& o) {
   if (!o.row_order_ties()) return {};
-  return suraa_class_runs(order_class_count(mom.class_count, o.order));
+  return suraa_class_runs(suraa_order_class_count(mom.class_count, o.order));
 }
 
 }  // namespace
 
 NprMoments npr_moments(index_t m, const index_t* row_ptr) {
   // A small matrix the host holds (host_mirror.hpp): the same sums there, no download.
-  if (const index_t* h = cuda::host_row_ptr(row_ptr, static_cast<std::size_t>(m) + 1)) {
-    unsigned long long sq = 0, mx = 0, mn = ~0ull, over = 0;
-    std::vector<std::int64_t> classes(kSuraaClasses, 0);
-    for (index_t i = 0; i < m; ++i) {
-      const index_t len = h[i + 1] - h[i];
-      const auto n = static_cast<unsigned long long>(len);
-      sq += n * n;
-      mx = std::max(mx, n);
-      mn = std::min(mn, n);
-      over += n > static_cast<unsigned long long>(kSuraaWarp) ? 1 : 0;
-      ++classes[static_cast<std::size_t>(suraa_sort_class(len, true))];
-    }
-    return NprMoments{static_cast<double>(sq), static_cast<index_t>(mx), static_cast<index_t>(mn),
-                      static_cast<index_t>(over), std::move(classes)};
-  }
+  if (const index_t* h = cuda::host_row_ptr(row_ptr, static_cast<std::size_t>(m) + 1))
+    return npr_moments_host(m, h);
   auto& ctx = cuda::Context::get();
   cuda::DeviceBuffer<unsigned long long> stats(4 + kSuraaClasses);
   cuda::fill_bytes(stats.data(), 0, stats.bytes());
@@ -301,19 +279,17 @@ NprMoments npr_moments(index_t m, const index_t* row_ptr) {
   const std::vector<unsigned long long> h = stats.download();
   return NprMoments{static_cast<double>(h[0]), static_cast<index_t>(h[1]),
                     static_cast<index_t>(h[2]), static_cast<index_t>(h[3]),
-                    std::vector<std::int64_t>(h.begin() + 4, h.end())};
+                    std::vector<std::int64_t>(h.begin() + 4, h.end()), {}};
 }
 
 // suraa_finish_plan's groups without its list of segments (suraa_setup_device with
 // list_segments = false): the same cut (class_runs as suraa_segment_bounds takes them),
-// max_child_threads, G1 prefix and g2_end.
-// With `host_sorted_row_ptr` (a small matrix's plan made on the host) the segments' nonzeros
-// and g2_end are counted there instead of by a kernel and a download.
+// max_child_threads, G1 prefix and g2_end (a small matrix's plan made on the host:
+// suraa_plan_from_sorted).
 static SuraaPlan suraa_groups_on_device(index_t m, index_t n, std::int64_t nnz,
                                         const SuraaProbes& probes, const SuraaSegmentation& seg,
                                         std::vector<index_t> runs, const SuraaOptions& o,
-                                        const index_t* sorted_row_ptr,
-                                        const index_t* host_sorted_row_ptr = nullptr) {
+                                        const index_t* sorted_row_ptr) {
   SuraaPlan plan = suraa_plan_head(m, n, probes, seg, o);
   plan.nnz = nnz;
   const index_t size = std::max<index_t>(seg.segment_size, 1);
@@ -331,39 +307,25 @@ static SuraaPlan suraa_groups_on_device(index_t m, index_t n, std::int64_t nnz,
   plan.segment_count = segments;
   if (segments == 0) return plan;
   const std::int64_t head = std::min<std::int64_t>(segments, plan.max_child_threads);
-  std::vector<std::int64_t> head_host(static_cast<std::size_t>(head));
-  index_t g2_end_host = 0;
-  if (host_sorted_row_ptr) {  // suraa_segment_groups_kernel's sums on the host
-    for (std::int64_t sg = 0; sg < segments; ++sg) {
-      const SegmentRows rows =
-          segment_rows(sg, static_cast<int>(runs.size()), run_seg.data(), run_row.data(), size);
-      const std::int64_t seg_nnz =
-          std::int64_t{host_sorted_row_ptr[rows.stop]} - host_sorted_row_ptr[rows.begin];
-      if (sg < head) head_host[static_cast<std::size_t>(sg)] = seg_nnz;
-      if (seg_nnz >= static_cast<std::int64_t>(kSuraaWarp) * (rows.stop - rows.begin))
-        g2_end_host = std::max(g2_end_host, rows.stop);
-    }
-  } else {
-    // The runs up without a wait (run_seg and run_row live past the download below), and the
-    // head's nonzeros and g2_end down in one download: the last slot of head_nnz holds g2_end
-    // (an index_t in its zeroed low bytes).
-    cuda::DeviceBuffer<std::int64_t> run_seg_d(run_seg.size());
-    cuda::DeviceBuffer<index_t> run_row_d(run_row.size());
-    cuda::copy_to_device_async(run_seg_d.data(), run_seg.data(), run_seg_d.bytes());
-    cuda::copy_to_device_async(run_row_d.data(), run_row.data(), run_row_d.bytes());
-    cuda::DeviceBuffer<std::int64_t> head_nnz(static_cast<std::size_t>(head) + 1);
-    cuda::fill_bytes(head_nnz.data() + head, 0, sizeof(std::int64_t));
-    auto* g2_end = reinterpret_cast<index_t*>(head_nnz.data() + head);
-    constexpr int block = SuraaPolicy::setup_block;
-    suraa_segment_groups_kernel<<<cuda::grid_for(static_cast<std::size_t>(segments), block), block,
-                                  0, cuda::Context::get().stream()>>>(
-        segments, static_cast<int>(runs.size()), run_seg_d.data(), run_row_d.data(), size,
-        sorted_row_ptr, head, head_nnz.data(), g2_end);
-    SPMVKIT_LAUNCH_CHECK();
-    head_host = head_nnz.download();
-    g2_end_host = static_cast<index_t>(head_host.back() & 0xffffffffLL);
-    head_host.pop_back();
-  }
+  // The runs up without a wait (run_seg and run_row live past the download below), and the
+  // head's nonzeros and g2_end down in one download: the last slot of head_nnz holds g2_end
+  // (an index_t in its zeroed low bytes).
+  cuda::DeviceBuffer<std::int64_t> run_seg_d(run_seg.size());
+  cuda::DeviceBuffer<index_t> run_row_d(run_row.size());
+  cuda::copy_to_device_async(run_seg_d.data(), run_seg.data(), run_seg_d.bytes());
+  cuda::copy_to_device_async(run_row_d.data(), run_row.data(), run_row_d.bytes());
+  cuda::DeviceBuffer<std::int64_t> head_nnz(static_cast<std::size_t>(head) + 1);
+  cuda::fill_bytes(head_nnz.data() + head, 0, sizeof(std::int64_t));
+  auto* g2_end = reinterpret_cast<index_t*>(head_nnz.data() + head);
+  constexpr int block = SuraaPolicy::setup_block;
+  suraa_segment_groups_kernel<<<cuda::grid_for(static_cast<std::size_t>(segments), block), block,
+                                0, cuda::Context::get().stream()>>>(
+      segments, static_cast<int>(runs.size()), run_seg_d.data(), run_row_d.data(), size,
+      sorted_row_ptr, head, head_nnz.data(), g2_end);
+  SPMVKIT_LAUNCH_CHECK();
+  std::vector<std::int64_t> head_host = head_nnz.download();
+  const index_t g2_end_host = static_cast<index_t>(head_host.back() & 0xffffffffLL);
+  head_host.pop_back();
   // G1: suraa_group_segments over the first segments (G1 is a prefix of them).
   std::vector<index_t> bounds;
   for (std::int64_t sg = 0; sg < head; ++sg) {
@@ -446,35 +408,6 @@ std::vector<index_t> stable_key_order(const std::vector<std::uint64_t>& keys, in
   return order;
 }
 
-// The rows in ascending order of their class key (max_class - class), ties in row order (the
-// bucketed and groups orders: stable_key_order's order for keys without column bits), and
-// `row_ptr` (m + 1 entries) their sorted row pointer. The classes' row counts are known
-// (npr_moments's power-of-two counts), so each row goes straight to its place in one pass over
-// the row pointer, its length beside it (the pointer then a sequential sum, not a second pass
-// through the permutation).
-std::vector<index_t> stable_class_order(const index_t* h_ptr, index_t m, SuraaOrder order,
-                                        index_t max_class, const std::vector<std::int64_t>& pow2,
-                                        std::vector<index_t>& row_ptr) {
-  const std::vector<std::int64_t> count = order_class_count(pow2, order);
-  std::int64_t start[kSuraaClasses + 1] = {};  // by key = max_class - class
-  for (index_t c = 0; c <= max_class; ++c)
-    start[max_class - c + 1] = count[static_cast<std::size_t>(c)];
-  for (int k = 0; k < kSuraaClasses; ++k) start[k + 1] += start[k];
-  if (start[kSuraaClasses] != m)
-    throw std::logic_error("suraa: the class counts hold " + std::to_string(start[kSuraaClasses]) +
-                           " rows, the matrix " + std::to_string(m));
-  std::vector<index_t> perm(static_cast<std::size_t>(m)), len(static_cast<std::size_t>(m));
-  for (index_t i = 0; i < m; ++i) {
-    const auto key = suraa_sort_key(i, 0, max_class, order, 0, h_ptr, nullptr);
-    const auto at = static_cast<std::size_t>(start[key]++);
-    perm[at] = i;
-    len[at] = h_ptr[i + 1] - h_ptr[i];
-  }
-  row_ptr[0] = 0;
-  for (std::size_t i = 0; i < len.size(); ++i) row_ptr[i + 1] = row_ptr[i] + len[i];
-  return perm;
-}
-
 }  // namespace
 
 // suraa_setup_device for a small matrix the registry uploaded from the host (host_mirror.hpp):
@@ -500,16 +433,17 @@ SuraaDeviceData<V> suraa_setup_from_host(const DeviceCsrView<V>& a, const NprMom
   const bool npr_first =
       o.order == SuraaOrder::paper && mom.max <= 4 * static_cast<std::int64_t>(m) + 64;
   if (npr_first) {
-    std::vector<index_t> count(static_cast<std::size_t>(mom.max) + 1, 0);
-    for (index_t i = 0; i < m; ++i) ++count[static_cast<std::size_t>(h_ptr[i + 1] - h_ptr[i])];
-    std::size_t at = 0;
-    for (index_t len = mom.max; len >= 0; --len)
-      for (index_t c = count[static_cast<std::size_t>(len)]; c > 0; --c, ++at)
-        row_ptr[at + 1] = row_ptr[at] + len;
+    if (mom.length_count.empty()) {  // moments made on the device
+      std::vector<index_t> count(static_cast<std::size_t>(mom.max) + 1, 0);
+      for (index_t i = 0; i < m; ++i) ++count[static_cast<std::size_t>(h_ptr[i + 1] - h_ptr[i])];
+      suraa_sorted_row_ptr(count, row_ptr.data());
+    } else {
+      suraa_sorted_row_ptr(mom.length_count, row_ptr.data());
+    }
   } else {
     const index_t max_class = suraa_order_class(mom.max, o.order);
     if (o.row_order_ties()) {
-      perm = stable_class_order(h_ptr, m, o.order, max_class, mom.class_count, row_ptr);
+      perm = suraa_class_order(h_ptr, m, o.order, max_class, mom.class_count, row_ptr.data());
     } else {
       const int col_bits = cuda::bits_for(static_cast<std::uint64_t>(n));
       const int end_bit =
@@ -530,19 +464,8 @@ SuraaDeviceData<V> suraa_setup_from_host(const DeviceCsrView<V>& a, const NprMom
   const std::int64_t q3 = 3 * static_cast<std::int64_t>(m) / 4;  // suraa_probe_kernel's reads
   const SuraaProbes probes =
       probes_of(m, mom, row_ptr[m / 4 + 1] - row_ptr[m / 4], row_ptr[q3 + 1] - row_ptr[q3]);
-  const SuraaSegmentation seg = fd_segmentation(probes, o.segment_size);
-  std::vector<index_t> class_runs = class_runs_of(mom, o);
-  if (!list_segments) {
-    d.plan = suraa_groups_on_device(m, n, nnz, probes, seg, std::move(class_runs), o, nullptr,
-                                    row_ptr.data());
-  } else {
-    const std::vector<index_t> bounds = suraa_segment_bounds(m, seg.segment_size, class_runs);
-    std::vector<std::int64_t> segment_nnz(bounds.size() - 1);
-    for (std::size_t k = 0; k + 1 < bounds.size(); ++k)
-      segment_nnz[k] = std::int64_t{row_ptr[static_cast<std::size_t>(bounds[k + 1])]} -
-                       row_ptr[static_cast<std::size_t>(bounds[k])];
-    d.plan = suraa_finish_plan(m, n, probes, seg, bounds, segment_nnz, o);
-  }
+  d.plan = suraa_plan_from_sorted(m, n, probes, fd_segmentation(probes, o.segment_size),
+                                  class_runs_of(mom, o), row_ptr.data(), o, list_segments);
   cuda::build_phase("host_partials");
   const index_t g1 = d.plan.g1_end;
   std::vector<index_t> partial_ptr;

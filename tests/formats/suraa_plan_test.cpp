@@ -150,6 +150,186 @@ TEST(SuraaLaunches, TableCapsThreadsPerRow) {
   EXPECT_EQ(suraa_launches(segs, o).front().threads_per_row, kSuraaTableBlock);
 }
 
+// The row-length moments made on the host (npr_moments_host: a small matrix's GPU setup) and
+// the sorted row pointer from its counts, against sums and a sort made here; with and without a
+// row longer than 4m + 64 (no counts by length then).
+TEST(SuraaSort, RowLengthMomentsAndSortedRowPointer) {
+  std::mt19937 rng(112911);
+  for (int trial = 0; trial < 200; ++trial) {
+    SCOPED_TRACE(trial);
+    const auto m = static_cast<index_t>(std::uniform_int_distribution<int>(0, 300)(rng));
+    std::vector<index_t> len(static_cast<std::size_t>(m));
+    for (auto& l : len) l = std::uniform_int_distribution<index_t>(0, trial % 2 ? 80 : 5)(rng);
+    if (m > 0 && trial % 4 == 3) len[static_cast<std::size_t>(m / 2)] = 4 * m + 65;  // long
+    if (m > 0 && trial % 4 == 2) len[0] = 4 * m + 64;  // the longest that keeps the counts
+    std::vector<index_t> ptr(static_cast<std::size_t>(m) + 1, 0);
+    for (index_t i = 0; i < m; ++i) ptr[i + 1] = ptr[i] + len[static_cast<std::size_t>(i)];
+    const NprMoments mom = npr_moments_host(m, ptr.data());
+    double sq = 0;
+    std::vector<std::int64_t> classes(kSuraaClasses, 0);
+    for (index_t l : len) {
+      sq += static_cast<double>(l) * l;
+      ++classes[static_cast<std::size_t>(suraa_sort_class(l, true))];
+    }
+    EXPECT_EQ(mom.sum_squared, sq);
+    EXPECT_EQ(mom.max, m > 0 ? *std::max_element(len.begin(), len.end()) : 0);
+    EXPECT_EQ(mom.min, m > 0 ? *std::min_element(len.begin(), len.end()) : 0);
+    EXPECT_EQ(mom.over_warp, std::count_if(len.begin(), len.end(), [](index_t l) { return l > 32; }));
+    EXPECT_EQ(mom.class_count, classes);
+    const bool counted = m > 0 && mom.max <= 4 * m + 64;
+    ASSERT_EQ(mom.length_count.empty(), !counted);
+    if (!counted) continue;
+    ASSERT_EQ(mom.length_count.size(), static_cast<std::size_t>(mom.max) + 1);
+    std::vector<index_t> sorted = len;
+    std::sort(sorted.begin(), sorted.end(), std::greater<>());
+    std::vector<index_t> want(static_cast<std::size_t>(m) + 1, 0), got(want.size(), -1);
+    for (index_t i = 0; i < m; ++i) want[i + 1] = want[i] + sorted[static_cast<std::size_t>(i)];
+    suraa_sorted_row_ptr(mom.length_count, got.data());
+    EXPECT_EQ(got, want);
+  }
+}
+
+// The class orders' one-pass sort (suraa_class_order: a small matrix's GPU setup) against the
+// host setup's stable sort, with the row pointer it leaves.
+TEST(SuraaSort, ClassOrderMatchesTheStableSort) {
+  for (const std::string& name : testing::zoo_names()) {
+    SCOPED_TRACE(name);
+    const Csr<double>& a = testing::zoo_matrix(name);
+    const NprMoments mom = npr_moments_host(a.rows, a.row_ptr.data());
+    for (const SuraaOrder order : {SuraaOrder::bucketed, SuraaOrder::groups}) {
+      SCOPED_TRACE(to_string(order));
+      const std::vector<index_t> want = suraa_sort_rows(a, order);
+      std::vector<index_t> ptr(static_cast<std::size_t>(a.rows) + 1, -1);
+      const std::vector<index_t> perm = suraa_class_order(
+          a.row_ptr.data(), a.rows, order, suraa_order_class(mom.max, order), mom.class_count,
+          ptr.data());
+      EXPECT_EQ(perm, want);
+      EXPECT_EQ(ptr, suraa_permute_rows(a, want).row_ptr);
+    }
+  }
+}
+
+// The plan made from the sorted row pointer in one pass (suraa_plan_from_sorted: the CPU setup
+// and the GPU's small-matrix setup) against the rules applied literally here: the cut into
+// segments (every segment_size rows, and at every class run's end), a segment's mean as a double,
+// G1 the leading segments with mean > 32 within max_child_threads rows, G2 mean >= 32, launches
+// merged over consecutive segments of one group and one width.
+TEST(SuraaLaunches, PlanFromSortedRowPointerFollowsTheRules) {
+  std::mt19937 rng(20261129);
+  for (int trial = 0; trial < 300; ++trial) {
+    SCOPED_TRACE(trial);
+    const auto rows = static_cast<index_t>(std::uniform_int_distribution<int>(1, 400)(rng));
+    // Descending lengths from long to short, with ties; a trial in three also in runs of classes
+    // whose lengths are not sorted within a run.
+    std::vector<index_t> len(static_cast<std::size_t>(rows));
+    for (auto& l : len) l = std::uniform_int_distribution<index_t>(0, trial % 2 ? 300 : 40)(rng);
+    std::sort(len.begin(), len.end(), std::greater<>());
+    std::vector<index_t> runs;
+    if (trial % 3 == 0) {
+      std::shuffle(len.begin(), len.end(), rng);
+      for (index_t left = rows; left > 0;) {
+        const index_t r = std::min(left, std::uniform_int_distribution<index_t>(0, 60)(rng));
+        runs.push_back(r);  // an empty run now and then
+        left -= r;
+      }
+    }
+    std::vector<index_t> ptr(static_cast<std::size_t>(rows) + 1, 0);
+    for (index_t i = 0; i < rows; ++i) ptr[i + 1] = ptr[i] + len[static_cast<std::size_t>(i)];
+    SuraaOptions o;
+    o.max_child_threads = std::uniform_int_distribution<index_t>(0, 3)(rng) == 0 ? 7 : 0;
+    o.launch = trial % 4 == 1 ? SuraaLaunchMode::segment
+               : trial % 4 == 2 ? SuraaLaunchMode::table
+                                : SuraaLaunchMode::merged;
+    o.scalar_short_rows = trial % 5 == 0;
+    o.nnz_per_thread = 1 + trial % 8;
+    SuraaProbes probes;
+    probes.rows = rows;
+    probes.rows_over_warp = static_cast<index_t>(trial * 37 % 9000);
+    SuraaSegmentation seg;
+    seg.segment_size = std::uniform_int_distribution<index_t>(1, 12)(rng);
+
+    // The cut.
+    std::vector<index_t> bounds{0};
+    std::vector<index_t> whole = runs.empty() ? std::vector<index_t>{rows} : runs;
+    index_t at = 0;
+    for (index_t r : whole) {
+      for (index_t b = at + seg.segment_size; b < at + r; b += seg.segment_size) bounds.push_back(b);
+      if (r > 0) bounds.push_back(at + r);
+      at += r;
+    }
+    // The groups and launches.
+    const index_t cap = o.max_child_threads > 0 ? o.max_child_threads
+                                                : suraa_max_child_threads(probes.rows_over_warp);
+    std::vector<SuraaGroup> want_group;
+    std::vector<SuraaLaunch> want_launch;
+    index_t g1_rows = 0, g1_end = 0, g2_end = 0;
+    bool open = true;
+    for (std::size_t k = 0; k + 1 < bounds.size(); ++k) {
+      const index_t b = bounds[k], e = bounds[k + 1];
+      const double mean = static_cast<double>(ptr[e] - ptr[b]) / (e - b);
+      SuraaGroup g = mean >= 32 ? SuraaGroup::vector : SuraaGroup::scalar;
+      if (open && mean > 32 && g1_rows + (e - b) <= cap) {
+        g = SuraaGroup::dynamic;
+        g1_rows += e - b;
+        g1_end = e;
+      } else {
+        open = false;
+      }
+      if (g != SuraaGroup::scalar) g2_end = e;
+      want_group.push_back(g);
+      if (g == SuraaGroup::dynamic) continue;
+      int tpr = 1;
+      if (g == SuraaGroup::vector) {
+        for (tpr = 32; tpr < 1024 && tpr < mean / o.nnz_per_thread;) tpr *= 2;
+      } else if (!o.scalar_short_rows) {
+        for (tpr = 1; tpr < 32 && tpr < mean;) tpr *= 2;
+      }
+      if (o.launch == SuraaLaunchMode::table) tpr = std::min(tpr, kSuraaTableBlock);
+      if (o.launch != SuraaLaunchMode::segment && !want_launch.empty() &&
+          want_launch.back().group == g && want_launch.back().threads_per_row == tpr &&
+          want_launch.back().row_end == b)
+        want_launch.back().row_end = e;
+      else
+        want_launch.push_back(SuraaLaunch{b, e, tpr, g});
+    }
+
+    const SuraaPlan plan =
+        suraa_plan_from_sorted(rows, 50, probes, seg, runs, ptr.data(), o, true);
+    ASSERT_EQ(plan.segments.size(), bounds.size() - 1);
+    EXPECT_EQ(plan.segment_count, static_cast<std::int64_t>(bounds.size() - 1));
+    for (std::size_t k = 0; k < plan.segments.size(); ++k) {
+      EXPECT_EQ(plan.segments[k].row_begin, bounds[k]);
+      EXPECT_EQ(plan.segments[k].row_end, bounds[k + 1]);
+      EXPECT_EQ(plan.segments[k].nnz, ptr[bounds[k + 1]] - ptr[bounds[k]]);
+      EXPECT_EQ(plan.segments[k].group, want_group[k]) << "segment " << k;
+    }
+    EXPECT_EQ(plan.g1_end, g1_end);
+    EXPECT_EQ(plan.g2_end, std::max(g2_end, g1_end));
+    EXPECT_EQ(plan.nnz, ptr[static_cast<std::size_t>(rows)]);
+    ASSERT_EQ(plan.launches.size(), want_launch.size());
+    for (std::size_t i = 0; i < want_launch.size(); ++i) {
+      EXPECT_EQ(plan.launches[i].row_begin, want_launch[i].row_begin);
+      EXPECT_EQ(plan.launches[i].row_end, want_launch[i].row_end);
+      EXPECT_EQ(plan.launches[i].threads_per_row, want_launch[i].threads_per_row);
+      EXPECT_EQ(plan.launches[i].group, want_launch[i].group);
+    }
+    // Without the list: the same groups, count and nonzeros, nothing listed.
+    const SuraaPlan lite =
+        suraa_plan_from_sorted(rows, 50, probes, seg, runs, ptr.data(), o, false);
+    EXPECT_TRUE(lite.segments.empty());
+    EXPECT_TRUE(lite.launches.empty());
+    EXPECT_EQ(lite.segment_count, plan.segment_count);
+    EXPECT_EQ(lite.g1_end, plan.g1_end);
+    EXPECT_EQ(lite.g2_end, plan.g2_end);
+    EXPECT_EQ(lite.nnz, plan.nnz);
+  }
+  // Runs that do not add up to the rows.
+  const std::vector<index_t> ptr{0, 1, 2, 3};
+  EXPECT_THROW(suraa_plan_from_sorted(3, 3, SuraaProbes{}, SuraaSegmentation{}, {1, 1}, ptr.data(),
+                                      SuraaOptions{}, true),
+               InputError);
+}
+
 TEST(SuraaChild, GridSizing) {
   // Algorithm 3 lines 8-10 with nnz_per_thread = 2: npr/2 rounded up to a multiple of 32.
   EXPECT_EQ(suraa_child_threads(40, 2), 32);
