@@ -1,8 +1,7 @@
 // Tiles of the balanced CSR kernel (formats/common/csr_balanced.cuh): the tiling of a row
 // pointer into blocks of bounded work, built on the host (balanced_tiling, below) or on the
-// device (csr_tiles_cuda.hpp), both from the per-tile rules here. Includable from .cpp files
-// (suraa_plan.cpp takes pow2_at_least from here); the rules are host and device functions
-// under nvcc.
+// device (csr_tiles_cuda.hpp), both from the per-tile rules here. Includable from .cpp files;
+// the rules are host and device functions under nvcc.
 #pragma once
 
 #include <algorithm>

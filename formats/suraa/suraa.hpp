@@ -211,12 +211,13 @@ struct SuraaLaunch {
 // Threads per row for a G2 segment: paper Algorithm 1 lines 7-9 round npr/2 up to a multiple
 // of 32 ("Y as 32, 64 or 128"); we round npr/nnz_per_thread up to a power of two in 32..1024
 // (one kernel instantiation each).
-int suraa_vector_threads(double mean_npr, int nnz_per_thread);
+// From a segment's nonzeros and rows (its mean npr = nnz / rows).
+int suraa_vector_threads(std::int64_t nnz, index_t rows, int nnz_per_thread);
 // Threads per row for a G3 segment: 1 (paper) or the power of two >= the mean, at most 32.
 // Segments hold rows of similar length by construction (sorted, or one power-of-two class), so
 // the mean sizes every row of the segment: a sub-warp of that many lanes reads a row's entries
 // in one coalesced sweep where the scalar kernel's lanes read 32 different rows.
-int suraa_short_threads(double mean_npr, bool scalar);
+int suraa_short_threads(std::int64_t nnz, index_t rows, bool scalar);
 // The G2/G3 launches: per segment, or merged over consecutive segments of one group with the
 // same threads per row (one launch instead of many of the same shape). launch=table merges the
 // same way (each run is one row of the segment table) and caps threads per row at

@@ -8,7 +8,6 @@
 #include <stdexcept>
 #include <string>
 
-#include "formats/common/csr_tiles.hpp"
 #include "formats/common/far_split_params.hpp"
 #include "formats/suraa/suraa.hpp"
 #include "spmvkit/error.hpp"
@@ -269,9 +268,8 @@ std::vector<index_t> suraa_class_order(const index_t* row_ptr, index_t m, SuraaO
     throw std::logic_error("suraa: the class counts hold " + std::to_string(start[kSuraaClasses]) +
                            " rows, the matrix " + std::to_string(m));
   // Each row straight to its place, its length beside it (the pointer then a sequential sum,
-  // not a second pass through the permutation).
-  // The class without a branch (a matrix's rows of different classes interleave, and a
-  // mispredicted branch a row costs more than the rest of the row's work).
+  // not a second pass through the permutation); its class without a branch (rows of different
+  // classes interleave, and a mispredicted branch a row costs more than the row's other work).
   std::vector<index_t> perm(static_cast<std::size_t>(m)), len(static_cast<std::size_t>(m));
   auto scatter = [&](auto class_of) {
     for (index_t i = 0; i < m; ++i) {
@@ -338,6 +336,23 @@ std::vector<index_t> suraa_class_runs(const std::vector<std::int64_t>& class_cou
 }
 
 namespace {
+// pow2_at_least(nnz / (rows x per), lo, hi) without the division (rows > 0).
+int pow2_over(std::int64_t nnz, index_t rows, int per, int lo, int hi) {
+  int p = lo;
+  while (p < hi && std::int64_t{p} * rows * per < nnz) p *= 2;
+  return p;
+}
+}  // namespace
+
+int suraa_vector_threads(std::int64_t nnz, index_t rows, int nnz_per_thread) {
+  return rows > 0 ? pow2_over(nnz, rows, nnz_per_thread, 32, 1024) : 32;
+}
+
+int suraa_short_threads(std::int64_t nnz, index_t rows, bool scalar) {
+  return scalar || rows <= 0 ? 1 : pow2_over(nnz, rows, 1, 1, 32);
+}
+
+namespace {
 
 // The grouping of suraa_group_segments one segment at a time, in sorted order (G1 is a prefix:
 // once a segment is refused it is closed). Integer tests: mean > 32 is nnz > 32 x rows.
@@ -360,23 +375,15 @@ class SegmentGrouper {
   std::int64_t g1_rows_ = 0;
 };
 
-// pow2_at_least(nnz / (rows x per), lo, hi) without the division (rows > 0).
-int pow2_over(std::int64_t nnz, std::int64_t rows, std::int64_t per, int lo, int hi) {
-  int p = lo;
-  while (p < hi && p * rows * per < nnz) p *= 2;
-  return p;
-}
-
 // suraa_launches one segment at a time, in sorted order.
 class LaunchMerger {
  public:
   LaunchMerger(const SuraaOptions& o, std::vector<SuraaLaunch>& out) : o_(o), out_(out) {}
   void operator()(index_t begin, index_t end, std::int64_t nnz, SuraaGroup group) {
     if (group == SuraaGroup::dynamic || end == begin) return;
-    const std::int64_t rows = end - begin;
-    int tpr = group == SuraaGroup::vector ? pow2_over(nnz, rows, o_.nnz_per_thread, 32, 1024)
-              : o_.scalar_short_rows      ? 1
-                                          : pow2_over(nnz, rows, 1, 1, 32);
+    int tpr = group == SuraaGroup::vector
+                  ? suraa_vector_threads(nnz, end - begin, o_.nnz_per_thread)
+                  : suraa_short_threads(nnz, end - begin, o_.scalar_short_rows);
     if (o_.launch == SuraaLaunchMode::table) tpr = std::min(tpr, kSuraaTableBlock);
     if (o_.launch != SuraaLaunchMode::segment && !out_.empty() && out_.back().group == group &&
         out_.back().threads_per_row == tpr && out_.back().row_end == begin) {
@@ -442,13 +449,6 @@ std::vector<SuraaSegment> suraa_group_segments(const std::vector<std::int64_t>& 
   return suraa_group_segments(segment_nnz, bounds, max_child_threads);
 }
 
-int suraa_vector_threads(double mean_npr, int nnz_per_thread) {
-  return pow2_at_least(mean_npr / nnz_per_thread, 32, 1024);
-}
-
-int suraa_short_threads(double mean_npr, bool scalar) {
-  return scalar ? 1 : pow2_at_least(mean_npr, 1, 32);
-}
 
 std::vector<SuraaLaunch> suraa_launches(const std::vector<SuraaSegment>& segments,
                                         const SuraaOptions& o) {

@@ -106,14 +106,19 @@ TEST(SuraaGroups, PlanGroupsAreConsecutiveRowRanges) {
 // --- launches and G1 sizing ----------------------------------------------------------------
 
 TEST(SuraaLaunches, ThreadsPerRow) {
-  EXPECT_EQ(suraa_vector_threads(40, 8), 32);
-  EXPECT_EQ(suraa_vector_threads(1000, 8), 128);
-  EXPECT_EQ(suraa_vector_threads(1000, 2), 512);
-  EXPECT_EQ(suraa_vector_threads(1e6, 8), 1024);
-  EXPECT_EQ(suraa_short_threads(7, false), 8);
-  EXPECT_EQ(suraa_short_threads(7, true), 1);
-  EXPECT_EQ(suraa_short_threads(0, false), 1);
-  EXPECT_EQ(suraa_short_threads(20, false), 32);
+  EXPECT_EQ(suraa_vector_threads(40, 1, 8), 32);
+  EXPECT_EQ(suraa_vector_threads(1000, 1, 8), 128);
+  EXPECT_EQ(suraa_vector_threads(4000, 4, 2), 512);
+  EXPECT_EQ(suraa_vector_threads(1000000, 1, 8), 1024);
+  EXPECT_EQ(suraa_short_threads(7, 1, false), 8);
+  EXPECT_EQ(suraa_short_threads(7, 1, true), 1);
+  EXPECT_EQ(suraa_short_threads(0, 3, false), 1);
+  EXPECT_EQ(suraa_short_threads(100, 5, false), 32);
+  // At and just past a power of two (mean / nnz_per_thread = 64 exactly, then above it).
+  EXPECT_EQ(suraa_vector_threads(64 * 8 * 3, 3, 8), 64);
+  EXPECT_EQ(suraa_vector_threads(64 * 8 * 3 + 1, 3, 8), 128);
+  EXPECT_EQ(suraa_short_threads(12, 3, false), 4);
+  EXPECT_EQ(suraa_short_threads(13, 3, false), 8);
 }
 
 TEST(SuraaLaunches, MergedRunsOrOnePerSegment) {
