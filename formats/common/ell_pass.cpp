@@ -74,34 +74,40 @@ EllGroupMaxima ell_group_maxima(const std::vector<index_t>& row_length, index_t 
   static_assert(ell_model_groups[0] == 4 && ell_model_groups[1] == 8 && ell_model_groups[2] == 16 &&
                     ell_model_groups[3] == 256,
                 "one pass folds groups of 4 into 8, 16 and 256");
-  // One pass over blocks of 256 rows: a group of 4's maximum (clipped at width) folded into
-  // the groups of 8, 16 and 256 it lies in.
+  // Blocks of 256 rows: the groups of 4's maxima (clipped at width) in one pass, folded in
+  // pairs into the groups of 8, those into 16, and all into 256 (a group cut short by the last
+  // row counts as it stands). Separate passes over the 64 maxima, without a branch a row.
   const std::int64_t blocks = (static_cast<std::int64_t>(rows) + 255) / 256;
   std::int64_t s4 = 0, s8 = 0, s16 = 0, s256 = 0;
 #pragma omp parallel for schedule(static) reduction(+ : s4, s8, s16, s256) if (rows > 65536)
   for (std::int64_t b = 0; b < blocks; ++b) {
-    const std::int64_t r0 = b * 256, r1 = std::min<std::int64_t>(rows, r0 + 256);
-    index_t m8 = 0, m16 = 0, m256 = 0;
-    for (std::int64_t q = r0; q < r1; q += 4) {
-      index_t m4 = 0;
-      for (std::int64_t r = q; r < std::min(r1, q + 4); ++r)
-        m4 = std::max(m4, std::min(row_length[static_cast<std::size_t>(r)], width));
-      s4 += m4;
-      m8 = std::max(m8, m4);
-      const std::int64_t k = (q - r0) / 4;
-      const bool last = q + 4 >= r1;
-      if (k % 2 == 1 || last) {
-        s8 += m8;
-        m16 = std::max(m16, m8);
-        m8 = 0;
-      }
-      if (k % 4 == 3 || last) {
-        s16 += m16;
-        m256 = std::max(m256, m16);
-        m16 = 0;
+    const std::int64_t r0 = b * 256, n = std::min<std::int64_t>(rows - r0, 256);
+    const index_t* len = row_length.data() + r0;
+    index_t m[64];  // the groups of 4's maxima, then of 8, then of 16
+    std::int64_t groups = (n + 3) / 4;
+    if (n == 256) {
+      for (int q = 0; q < 64; ++q)
+        m[q] = std::min(width, std::max(std::max(len[4 * q], len[4 * q + 1]),
+                                        std::max(len[4 * q + 2], len[4 * q + 3])));
+    } else {
+      for (std::int64_t q = 0; q < groups; ++q) {
+        index_t most = 0;
+        for (std::int64_t r = 4 * q; r < std::min(n, 4 * q + 4); ++r) most = std::max(most, len[r]);
+        m[q] = std::min(width, most);
       }
     }
-    s256 += m256;
+    std::int64_t* sum[3] = {&s4, &s8, &s16};
+    for (int level = 0; level < 3; ++level) {
+      std::int64_t total = 0;
+      for (std::int64_t q = 0; q < groups; ++q) total += m[q];
+      *sum[level] += total;
+      if (level == 2) break;
+      const std::int64_t pairs = (groups + 1) / 2;
+      for (std::int64_t q = 0; q < pairs; ++q)
+        m[q] = std::max(m[2 * q], 2 * q + 1 < groups ? m[2 * q + 1] : 0);
+      groups = pairs;
+    }
+    s256 += *std::max_element(m, m + groups);
   }
   g.sum = {s4, s8, s16, s256};
   return g;

@@ -181,6 +181,33 @@ TEST(Ell, SummariesGiveTheLengthRulesAnswers) {
   }
 }
 
+// The groups' maxima of the byte model from unclipped lengths (clipped at the width there),
+// against the sum of each group's maximum made here, group by group; sizes around the
+// 256-row blocks and past the parallel pass's 65,536 rows.
+TEST(Ell, GroupMaximaOfUnclippedLengths) {
+  std::mt19937 rng(2911);
+  for (const std::size_t rows : {std::size_t{1}, std::size_t{3}, std::size_t{255}, std::size_t{256},
+                                 std::size_t{257}, std::size_t{1030}, std::size_t{70001}}) {
+    std::vector<index_t> lengths(rows);
+    for (auto& l : lengths) l = std::uniform_int_distribution<index_t>(0, 40)(rng);
+    for (const index_t width : {index_t{0}, index_t{7}, index_t{100}}) {
+      SCOPED_TRACE("rows=" + std::to_string(rows) + " width=" + std::to_string(width));
+      const EllGroupMaxima g = ell_group_maxima(lengths, static_cast<index_t>(rows), width);
+      for (std::size_t i = 0; i < ell_model_groups.size(); ++i) {
+        const auto size = static_cast<std::size_t>(ell_model_groups[i]);
+        std::int64_t want = 0;
+        for (std::size_t r0 = 0; r0 < rows; r0 += size) {
+          index_t most = 0;
+          for (std::size_t r = r0; r < std::min(rows, r0 + size); ++r)
+            most = std::max(most, std::min(lengths[r], width));
+          want += most;
+        }
+        EXPECT_EQ(g.sum[i], want) << "groups of " << size;
+      }
+    }
+  }
+}
+
 TEST(Ell, SixteenBitColumnDeltas) {
   // row 0: (0, 5) (0, 65539)   row 1: (1, 0)   row 2: empty. Slot 0 of rows 0-31 spans
   // columns 0..5 (base 0); slot 1 holds only 65539 (base 65539).
