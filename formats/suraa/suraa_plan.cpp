@@ -229,7 +229,8 @@ NprMoments npr_moments_host(index_t m, const index_t* row_ptr) {
   for (; i < m; ++i) ++count[static_cast<std::size_t>(row_ptr[i + 1] - row_ptr[i])];
   r.min = -1;
   for (std::size_t len = 0; len < width; ++len) {
-    const index_t c = count[len] + count[width + len] + count[2 * width + len] + count[3 * width + len];
+    const index_t c =
+        count[len] + count[width + len] + count[2 * width + len] + count[3 * width + len];
     count[len] = c;
     if (c == 0) continue;
     if (r.min < 0) r.min = static_cast<index_t>(len);
@@ -449,7 +450,6 @@ std::vector<SuraaSegment> suraa_group_segments(const std::vector<std::int64_t>& 
   return suraa_group_segments(segment_nnz, bounds, max_child_threads);
 }
 
-
 std::vector<SuraaLaunch> suraa_launches(const std::vector<SuraaSegment>& segments,
                                         const SuraaOptions& o) {
   std::vector<SuraaLaunch> out;
@@ -477,7 +477,8 @@ SuraaPlan suraa_finish_plan(index_t rows, index_t cols, const SuraaProbes& probe
   SuraaPlan plan = suraa_plan_head(rows, cols, probes, seg, o);
   plan.segments.reserve(segment_nnz.size());
   group_plan(plan, o, true, [&](auto&& f) {
-    for (std::size_t s = 0; s < segment_nnz.size(); ++s) f(bounds[s], bounds[s + 1], segment_nnz[s]);
+    for (std::size_t s = 0; s < segment_nnz.size(); ++s)
+      f(bounds[s], bounds[s + 1], segment_nnz[s]);
   });
   return plan;
 }

@@ -242,7 +242,6 @@ __global__ void suraa_g1_blocks_kernel(index_t g1_rows, const index_t* __restric
   blocks[r] = dynamic ? suraa_child_blocks(npr, nnz_per_thread) : suraa_static_blocks(npr);
 }
 
-
 // The probes of the Freedman-Diaconis rule from the moments and the sorted npr at m/4 and 3m/4.
 SuraaProbes probes_of(index_t m, const NprMoments& mom, index_t quarter, index_t three_quarter) {
   SuraaProbes p;

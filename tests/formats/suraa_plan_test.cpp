@@ -179,7 +179,8 @@ TEST(SuraaSort, RowLengthMomentsAndSortedRowPointer) {
     EXPECT_EQ(mom.sum_squared, sq);
     EXPECT_EQ(mom.max, m > 0 ? *std::max_element(len.begin(), len.end()) : 0);
     EXPECT_EQ(mom.min, m > 0 ? *std::min_element(len.begin(), len.end()) : 0);
-    EXPECT_EQ(mom.over_warp, std::count_if(len.begin(), len.end(), [](index_t l) { return l > 32; }));
+    EXPECT_EQ(mom.over_warp,
+              std::count_if(len.begin(), len.end(), [](index_t l) { return l > 32; }));
     EXPECT_EQ(mom.class_count, classes);
     const bool counted = m > 0 && mom.max <= 4 * m + 64;
     ASSERT_EQ(mom.length_count.empty(), !counted);
@@ -205,9 +206,9 @@ TEST(SuraaSort, ClassOrderMatchesTheStableSort) {
       SCOPED_TRACE(to_string(order));
       const std::vector<index_t> want = suraa_sort_rows(a, order);
       std::vector<index_t> ptr(static_cast<std::size_t>(a.rows) + 1, -1);
-      const std::vector<index_t> perm = suraa_class_order(
-          a.row_ptr.data(), a.rows, order, suraa_order_class(mom.max, order), mom.class_count,
-          ptr.data());
+      const std::vector<index_t> perm =
+          suraa_class_order(a.row_ptr.data(), a.rows, order, suraa_order_class(mom.max, order),
+                            mom.class_count, ptr.data());
       EXPECT_EQ(perm, want);
       EXPECT_EQ(ptr, suraa_permute_rows(a, want).row_ptr);
     }
@@ -242,7 +243,7 @@ TEST(SuraaLaunches, PlanFromSortedRowPointerFollowsTheRules) {
     for (index_t i = 0; i < rows; ++i) ptr[i + 1] = ptr[i] + len[static_cast<std::size_t>(i)];
     SuraaOptions o;
     o.max_child_threads = std::uniform_int_distribution<index_t>(0, 3)(rng) == 0 ? 7 : 0;
-    o.launch = trial % 4 == 1 ? SuraaLaunchMode::segment
+    o.launch = trial % 4 == 1   ? SuraaLaunchMode::segment
                : trial % 4 == 2 ? SuraaLaunchMode::table
                                 : SuraaLaunchMode::merged;
     o.scalar_short_rows = trial % 5 == 0;
@@ -258,7 +259,8 @@ TEST(SuraaLaunches, PlanFromSortedRowPointerFollowsTheRules) {
     std::vector<index_t> whole = runs.empty() ? std::vector<index_t>{rows} : runs;
     index_t at = 0;
     for (index_t r : whole) {
-      for (index_t b = at + seg.segment_size; b < at + r; b += seg.segment_size) bounds.push_back(b);
+      for (index_t b = at + seg.segment_size; b < at + r; b += seg.segment_size)
+        bounds.push_back(b);
       if (r > 0) bounds.push_back(at + r);
       at += r;
     }
@@ -298,8 +300,7 @@ TEST(SuraaLaunches, PlanFromSortedRowPointerFollowsTheRules) {
         want_launch.push_back(SuraaLaunch{b, e, tpr, g});
     }
 
-    const SuraaPlan plan =
-        suraa_plan_from_sorted(rows, 50, probes, seg, runs, ptr.data(), o, true);
+    const SuraaPlan plan = suraa_plan_from_sorted(rows, 50, probes, seg, runs, ptr.data(), o, true);
     ASSERT_EQ(plan.segments.size(), bounds.size() - 1);
     EXPECT_EQ(plan.segment_count, static_cast<std::int64_t>(bounds.size() - 1));
     for (std::size_t k = 0; k < plan.segments.size(); ++k) {
