@@ -174,9 +174,6 @@ struct SuraaSegment {
   index_t row_end = 0;
   std::int64_t nnz = 0;
   SuraaGroup group = SuraaGroup::scalar;
-  double mean_npr() const {
-    return row_end > row_begin ? static_cast<double>(nnz) / (row_end - row_begin) : 0.0;
-  }
 };
 
 // Segment boundaries in sorted rows: a cut every segment_size rows, or, given `class_runs` (the
