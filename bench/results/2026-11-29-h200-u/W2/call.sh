@@ -1,0 +1,10 @@
+# W2 (1 GPU): the tree given (cfa63b6, the last code commit), everything built, every GPU test (scripts/gpu_tests.py)
+# with the whole shared folder (.deps/matrices).
+T0=$(date +%s); export SPMVKIT_COMMIT=${COMMIT} OMP_WAIT_POLICY=passive
+. scripts/gpu-env.sh
+nvidia-smi --query-gpu=name,driver_version --format=csv > $OUT/summary.txt 2>&1; date -u >> $OUT/summary.txt
+GPU_BUILD_LOG=/tmp/build.log gpu_build build-gpu "-DSPMVKIT_TESTS=ON" | tee -a $OUT/summary.txt
+[ -x build-gpu/spmvkit ] || { grep -E "error" /tmp/build.log | head -30; exit 1; }
+/usr/bin/python3 scripts/gpu_tests.py build-gpu $OUT > $OUT/tests.txt 2>&1; echo "tests rc=$? at $(( $(date +%s) - T0 ))s" >> $OUT/summary.txt
+cat $OUT/summary.txt; tail -n 25 $OUT/tests.txt
+cd $OUT && tar czf all.tgz --remove-files * 2>/dev/null; ls -la all.tgz
