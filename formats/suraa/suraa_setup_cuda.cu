@@ -426,19 +426,13 @@ SuraaDeviceData<V> suraa_setup_from_host(const DeviceCsrView<V>& a, const NprMom
   cuda::build_phase("host_plan");
   std::vector<index_t> perm, row_ptr(static_cast<std::size_t>(m) + 1, 0);
   // The paper's order sorts by npr (descending) first: the sorted row pointer follows from the
-  // row lengths' counts alone, and the permutation is left to the device's sort (queued below,
-  // no wait). Other orders sort by a class first: the lengths within it follow the ties, so
-  // the permutation is made here (and where the longest row would make the counts long).
-  const bool npr_first =
-      o.order == SuraaOrder::paper && mom.max <= 4 * static_cast<std::int64_t>(m) + 64;
+  // row lengths' counts alone (npr_moments_host's), and the permutation is left to the device's
+  // sort (queued below, no wait). Other orders sort by a class first: the lengths within it
+  // follow the ties, so the permutation is made here (and for the paper's order where there are
+  // no counts: a row longer than 4m + 64).
+  const bool npr_first = o.order == SuraaOrder::paper && !mom.length_count.empty();
   if (npr_first) {
-    if (mom.length_count.empty()) {  // moments made on the device
-      std::vector<index_t> count(static_cast<std::size_t>(mom.max) + 1, 0);
-      for (index_t i = 0; i < m; ++i) ++count[static_cast<std::size_t>(h_ptr[i + 1] - h_ptr[i])];
-      suraa_sorted_row_ptr(count, row_ptr.data());
-    } else {
-      suraa_sorted_row_ptr(mom.length_count, row_ptr.data());
-    }
+    suraa_sorted_row_ptr(mom.length_count, row_ptr.data());
   } else {
     const index_t max_class = suraa_order_class(mom.max, o.order);
     if (o.row_order_ties()) {
