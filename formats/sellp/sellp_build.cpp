@@ -447,25 +447,15 @@ SellpFootprint sellp_footprint(const SellpSlices& layout, const SellpConfig& con
   const int t_bits = log2(t);
   std::int64_t* used[3] = {&f.used_groups_4, &f.used_groups_8, &f.used_groups_16};
   // t = 1 and slices of 32 rows or more: every group size takes whole rows (4, 8, 16 of them,
-  // within a slice): one pass, the longest of each 4 rows combined into those of 8 and 16 (the
-  // loop below makes three).
+  // within a slice), the sums of their longest: ELL's group maxima over the slice order's
+  // lengths, in one pass (the loop below makes three).
   const bool whole_rows_at_once = t == 1 && group >= 32;
   if (whole_rows_at_once) {
-    std::int64_t n4 = 0, n8 = 0, n16 = 0;
-    for (std::size_t p = 0; p < len.size(); p += 16) {
-      index_t m4[4];
-      for (int q = 0; q < 4; ++q) {
-        const index_t* l = len.data() + p + 4 * static_cast<std::size_t>(q);
-        m4[q] = std::max(std::max(l[0], l[1]), std::max(l[2], l[3]));
-        n4 += m4[q];
-      }
-      const index_t m8a = std::max(m4[0], m4[1]), m8b = std::max(m4[2], m4[3]);
-      n8 += std::int64_t{m8a} + m8b;
-      n16 += std::max(m8a, m8b);
-    }
-    f.used_groups_4 = n4;
-    f.used_groups_8 = n8;
-    f.used_groups_16 = n16;
+    const EllGroupMaxima g = ell_group_maxima(len, static_cast<index_t>(len.size()),
+                                              std::numeric_limits<index_t>::max());
+    f.used_groups_4 = g.of(4);
+    f.used_groups_8 = g.of(8);
+    f.used_groups_16 = g.of(16);
   }
   for (int k = 0; k < 3 && !whole_rows_at_once; ++k) {
     const int g_bits = 2 + k;
