@@ -61,7 +61,25 @@ struct SellpSlices {
   std::vector<index_t> perm, row_length, slice_chunks;
   std::vector<std::int64_t> slice_ptr;
 };
-SellpSlices sellp_slices(const std::vector<index_t>& lengths, const SellpConfig& config);
+
+// What the configuration rule's sorted counts (sellp_row_counts' prefetch) keep of the rows for
+// the layout: each length's rank among the distinct lengths (ascending; -1 where none has it)
+// and, for each window of `window` consecutive rows, how many of its rows have each rank
+// (window w's count of rank r at counts[w * distinct + r]). Kept only where the counts are not
+// much larger than the rows.
+struct SellpWindowCounts {
+  std::int64_t rows = 0;
+  std::int64_t window = 0;
+  std::int64_t distinct = 0;
+  std::vector<index_t> rank;    // by length, 0..longest
+  std::vector<index_t> counts;  // windows * distinct
+};
+
+// With `counts` (the rows' own, or null), a sorted layout whose sigma is a multiple of their
+// window (or holds every row) is placed from them in one pass over the rows (no sort of its
+// own); otherwise, and unsorted, from the lengths alone. The same layout either way.
+SellpSlices sellp_slices(const std::vector<index_t>& lengths, const SellpConfig& config,
+                         const SellpWindowCounts* counts = nullptr);
 
 // Slots (stored entries + padding) that `config` gives rows of these lengths, without packing.
 std::int64_t sellp_slots(const std::vector<index_t>& lengths, const SellpConfig& config);
@@ -77,6 +95,9 @@ struct SellpRowCounts {
   // Optional: the configurations the rule may ask for, told before it asks (the device counts
   // them all with one download where a round trip costs more than the counting).
   std::function<void(const std::vector<SellpConfig>&)> prefetch;
+  // Filled by a prefetch that counted nested sorted windows on the host (else left empty): the
+  // counts sellp_slices may place a sorted layout from.
+  std::shared_ptr<SellpWindowCounts> windows;
 };
 SellpRowCounts sellp_row_counts(const std::vector<index_t>& lengths);
 
@@ -101,8 +122,10 @@ inline SellpConfig sellp_default_config(const std::vector<index_t>& lengths) {
   return sellp_default_config(sellp_row_counts(lengths));
 }
 
+// `windows`: the rule's window counts of a's rows (SellpRowCounts::windows), or null.
 template <class V>
-SellpData<V> sellp_pack(const Csr<V>& a, const SellpConfig& config);
+SellpData<V> sellp_pack(const Csr<V>& a, const SellpConfig& config,
+                        const SellpWindowCounts* windows = nullptr);
 
 // The byte model's view of a packed SELL-P matrix: its shape, and how many aligned groups of
 // 4, 8 and 16 slots (the 32-byte sectors of 8-, 4- and 2-byte elements) and of b*t slots (the

@@ -205,8 +205,11 @@ namespace {
 // (longest first). The rule's three windows over a small matrix's rows had cost three counting
 // passes (~35 us of rajat01's 6,833 rows on one core, twice that on the H100 machine's host).
 // False (nothing counted) where the windows do not nest or a row is too long for the ranks.
+// With `keep`, the first windows' counts are kept there too (SellpWindowCounts), where they are
+// at most about four times the rows.
 bool nested_sorted_slots(const std::vector<index_t>& lengths, int b, int t,
-                         const std::vector<index_t>& sigmas, std::vector<std::int64_t>& slots) {
+                         const std::vector<index_t>& sigmas, std::vector<std::int64_t>& slots,
+                         SellpWindowCounts* keep = nullptr) {
   const auto rows = static_cast<std::int64_t>(lengths.size());
   if (sigmas.empty() || rows == 0) return false;
   for (std::size_t k = 0; k < sigmas.size(); ++k)
@@ -227,6 +230,14 @@ bool nested_sorted_slots(const std::vector<index_t>& lengths, int b, int t,
   const std::size_t levels = sigmas.size();
   std::vector<std::vector<std::int64_t>> count(levels, std::vector<std::int64_t>(d, 0));
   slots.assign(levels, 0);
+  const std::int64_t first_windows = (rows + sigmas[0] - 1) / sigmas[0];
+  if (keep && static_cast<std::int64_t>(d) * first_windows > 4 * rows + 4096) keep = nullptr;
+  if (keep) {
+    keep->rows = rows;
+    keep->window = sigmas[0];
+    keep->distinct = static_cast<std::int64_t>(d);
+    keep->counts.resize(d * static_cast<std::size_t>(first_windows));
+  }
   // A window's slices, longest rows first: b * round_up(the (q b)-th longest, t) for each q.
   const auto read_off = [&](const std::vector<std::int64_t>& c, std::int64_t n) {
     std::int64_t total = 0, seen = 0, next = 0;
@@ -256,6 +267,9 @@ bool nested_sorted_slots(const std::vector<index_t>& lengths, int b, int t,
     for (; r < end; ++r) ++parts[rank_of(r)];
     for (std::size_t v = 0; v < d; ++v)
       c0[v] = parts[v] + parts[d + v] + parts[2 * d + v] + parts[3 * d + v];
+    if (keep)
+      std::copy(c0.begin(), c0.end(),
+                keep->counts.begin() + static_cast<std::ptrdiff_t>(begin / s0 * d));
     slots[0] += read_off(c0, end - begin);
     for (std::size_t k = 1; k < levels; ++k) {
       std::vector<std::int64_t>& ck = count[k];
@@ -269,6 +283,7 @@ bool nested_sorted_slots(const std::vector<index_t>& lengths, int b, int t,
       }
     }
   }
+  if (keep) keep->rank = std::move(rank);
   return true;
 }
 
@@ -284,12 +299,17 @@ SellpRowCounts sellp_row_counts(const std::vector<index_t>& lengths) {
   const auto key = [](const SellpConfig& c) {
     return std::make_tuple(c.slice_size, c.threads_per_row, c.sigma);
   };
+  // Slices of one row a thread: every slot holds an entry (the rule's lower bound for t = 1).
+  (*known)[key(SellpConfig{1, 1, 1})] = n.nnz;
   n.slots = [&lengths, known, key](const SellpConfig& c) {
     const auto it = known->find(key(c));
     return it != known->end() ? it->second : (*known)[key(c)] = sellp_slots(lengths, c);
   };
-  // The sorted windows the rule asks for together, where they nest, in one pass.
-  n.prefetch = [&lengths, known, key](const std::vector<SellpConfig>& asked) {
+  // The sorted windows the rule asks for together, where they nest, in one pass; their first
+  // windows' counts kept for the layout.
+  auto windows = std::make_shared<SellpWindowCounts>();
+  n.windows = windows;
+  n.prefetch = [&lengths, known, key, windows](const std::vector<SellpConfig>& asked) {
     if (asked.size() < 2 || lengths.size() > 65536) return;  // past it sellp_slots is parallel
     std::vector<index_t> sigmas;
     for (const SellpConfig& c : asked) {
@@ -299,8 +319,8 @@ SellpRowCounts sellp_row_counts(const std::vector<index_t>& lengths) {
       sigmas.push_back(c.sigma);
     }
     std::vector<std::int64_t> slots;
-    if (!nested_sorted_slots(lengths, asked[0].slice_size, asked[0].threads_per_row, sigmas,
-                             slots))
+    if (!nested_sorted_slots(lengths, asked[0].slice_size, asked[0].threads_per_row, sigmas, slots,
+                             windows.get()))
       return;
     for (std::size_t k = 0; k < asked.size(); ++k) (*known)[key(asked[k])] = slots[k];
   };
@@ -354,21 +374,76 @@ SellpConfig sellp_default_config(const SellpRowCounts& n) {
   return c;
 }
 
-SellpSlices sellp_slices(const std::vector<index_t>& lengths, const SellpConfig& config) {
+namespace {
+
+// The sorted layout's permutation and slice-order lengths placed from the rule's window counts:
+// rows of window W (sigma rows, or all) longest first, within one length in row order, so the
+// rows of first window i (c.window rows) with rank r start after every longer row of W and
+// after the rank-r rows of W's earlier first windows. One pass over the rows, four first
+// windows at a time (each with its own cursors: consecutive rows of one length would otherwise
+// each wait for the previous cursor's store).
+void place_sorted(const std::vector<index_t>& lengths, index_t sigma, const SellpWindowCounts& c,
+                  std::vector<index_t>& perm, std::vector<index_t>& row_length) {
+  const std::int64_t rows = c.rows, w0 = c.window, d = c.distinct;
+  const std::int64_t first_windows = (rows + w0 - 1) / w0;
+  const std::int64_t per = sigma >= rows ? first_windows : sigma / w0;  // first windows a window
+  std::vector<std::int64_t> at(c.counts.size());
+  for (std::int64_t i0 = 0; i0 < first_windows; i0 += per) {
+    const std::int64_t i1 = std::min(first_windows, i0 + per);
+    std::int64_t next = i0 * w0;
+    for (std::int64_t r = d; r-- > 0;)
+      for (std::int64_t i = i0; i < i1; ++i) {
+        const auto k = static_cast<std::size_t>(i * d + r);
+        at[k] = next;
+        next += c.counts[k];
+      }
+  }
+  const index_t* rank = c.rank.data();
+  const auto place = [&](std::int64_t row, std::int64_t* cursor) {  // cursor: row's window's
+    const index_t l = lengths[static_cast<std::size_t>(row)];
+    const auto p = static_cast<std::size_t>(cursor[rank[l]]++);
+    perm[p] = static_cast<index_t>(row);
+    row_length[p] = l;
+  };
+  const auto cursors = [&](std::int64_t window) { return at.data() + window * d; };
+  std::int64_t i = 0;
+  for (; (i + 4) * w0 <= rows; i += 4) {  // four whole first windows side by side
+    std::int64_t* cursor[4] = {cursors(i), cursors(i + 1), cursors(i + 2), cursors(i + 3)};
+    for (std::int64_t k = 0; k < w0; ++k)
+      for (std::int64_t q = 0; q < 4; ++q) place((i + q) * w0 + k, cursor[q]);
+  }
+  for (; i * w0 < rows; ++i)
+    for (std::int64_t row = i * w0; row < std::min(rows, (i + 1) * w0); ++row)
+      place(row, cursors(i));
+}
+
+}  // namespace
+
+SellpSlices sellp_slices(const std::vector<index_t>& lengths, const SellpConfig& config,
+                         const SellpWindowCounts* counts) {
   SellpSlices s;
   const auto rows = static_cast<std::int64_t>(lengths.size());
   const std::int64_t b = config.slice_size, t = config.threads_per_row;
-  if (config.sigma > 1) s.perm = sellp_sort_order(lengths, config.sigma);
   s.slices = static_cast<index_t>((rows + b - 1) / b);
   s.row_length.assign(static_cast<std::size_t>(std::int64_t{s.slices} * b), 0);
-  for (std::int64_t p = 0; p < rows; ++p)
-    s.row_length[static_cast<std::size_t>(p)] =
-        lengths[static_cast<std::size_t>(s.perm.empty() ? p : s.perm[static_cast<std::size_t>(p)])];
+  // Slices lie inside sorting windows (sigma is a multiple of b): a slice's longest row is its
+  // first once its windows are sorted.
+  const bool sorted = config.sigma > 1 && config.sigma % b == 0;
+  if (sorted && counts && counts->window > 0 && counts->rows == rows && rows > 0 &&
+      (config.sigma % counts->window == 0 || config.sigma >= rows)) {
+    s.perm.resize(static_cast<std::size_t>(rows));
+    place_sorted(lengths, config.sigma, *counts, s.perm, s.row_length);
+  } else {
+    if (config.sigma > 1) s.perm = sellp_sort_order(lengths, config.sigma);
+    for (std::int64_t p = 0; p < rows; ++p)
+      s.row_length[static_cast<std::size_t>(p)] = lengths[static_cast<std::size_t>(
+          s.perm.empty() ? p : s.perm[static_cast<std::size_t>(p)])];
+  }
   s.slice_chunks.assign(static_cast<std::size_t>(s.slices), 0);
   s.slice_ptr.assign(static_cast<std::size_t>(s.slices) + 1, 0);
   for (index_t sl = 0; sl < s.slices; ++sl) {
     const auto first = s.row_length.begin() + std::int64_t{sl} * b;
-    const index_t longest = *std::max_element(first, first + b);
+    const index_t longest = sorted ? *first : *std::max_element(first, first + b);
     s.slice_chunks[static_cast<std::size_t>(sl)] = static_cast<index_t>((longest + t - 1) / t);
     s.slice_ptr[static_cast<std::size_t>(sl) + 1] =
         s.slice_ptr[static_cast<std::size_t>(sl)] +
@@ -378,13 +453,14 @@ SellpSlices sellp_slices(const std::vector<index_t>& lengths, const SellpConfig&
 }
 
 template <class V>
-SellpData<V> sellp_pack(const Csr<V>& a, const SellpConfig& config) {
+SellpData<V> sellp_pack(const Csr<V>& a, const SellpConfig& config,
+                        const SellpWindowCounts* windows) {
   SellpData<V> s;
   s.rows = a.rows;
   s.cols = a.cols;
   s.config = config;
   const std::int64_t b = config.slice_size;
-  SellpSlices layout = sellp_slices(row_lengths(a), config);
+  SellpSlices layout = sellp_slices(row_lengths(a), config, windows);
   s.slices = layout.slices;
   s.perm = std::move(layout.perm);
   s.row_length = std::move(layout.row_length);
@@ -649,8 +725,9 @@ struct SellpChoices {
 template <class V>
 std::unique_ptr<Operator<V>> build_sellp(const Csr<V>& a, const Params& p, Backend b) {
   const std::vector<index_t> lengths = row_lengths(a);
-  const SellpChoices c(p, sellp_row_counts(lengths));
-  SellpData<V> s = sellp_pack(a, c.config);
+  const SellpRowCounts counts = sellp_row_counts(lengths);
+  const SellpChoices c(p, counts);
+  SellpData<V> s = sellp_pack(a, c.config, counts.windows.get());
   std::optional<ColumnDeltas> deltas;  // the OpenMP kernel reads col_idx
   if (b == Backend::cuda && c.try_deltas()) {
     deltas = sellp_column_deltas(s);
@@ -680,7 +757,7 @@ std::unique_ptr<Operator<V>> build_sellp_device(const DeviceCsrView<V>& a, const
   cuda::build_phase("config_rule");
   const SellpChoices c(p, counts.rows);
   SellpDevice<V> s = sellp_pack_device(a, c.config, counts.longest(), c.slots, c.try_deltas(),
-                                       counts.host_lengths.get());
+                                       counts.host_lengths.get(), counts.rows.windows.get());
   const bool deltas = s.index_bits == 16;
   if (c.index_bits == 16 && !deltas) SellpChoices::deltas_do_not_fit();
   const EllSkip skip = c.skip ? *c.skip : sellp_choose_skip<V>(s.footprint, deltas);
@@ -717,13 +794,13 @@ FormatEntry sellp_format() {
   return e;
 }
 
-#define SPMVKIT_INSTANTIATE(V)                                                     \
-  template SellpData<V> sellp_pack(const Csr<V>&, const SellpConfig&);             \
-  template SellpFootprint sellp_footprint(const SellpData<V>&);                    \
-  template std::size_t sellp_bytes<V>(const SellpFootprint&, EllSkip, bool);       \
-  template EllSkip sellp_choose_skip<V>(const SellpFootprint&, bool);              \
-  template std::size_t sellp_bytes(const SellpData<V>&, EllSkip, bool);            \
-  template EllSkip sellp_choose_skip(const SellpData<V>&, bool);                   \
+#define SPMVKIT_INSTANTIATE(V)                                                                   \
+  template SellpData<V> sellp_pack(const Csr<V>&, const SellpConfig&, const SellpWindowCounts*); \
+  template SellpFootprint sellp_footprint(const SellpData<V>&);                                  \
+  template std::size_t sellp_bytes<V>(const SellpFootprint&, EllSkip, bool);                     \
+  template EllSkip sellp_choose_skip<V>(const SellpFootprint&, bool);                            \
+  template std::size_t sellp_bytes(const SellpData<V>&, EllSkip, bool);                          \
+  template EllSkip sellp_choose_skip(const SellpData<V>&, bool);                                 \
   template std::optional<ColumnDeltas> sellp_column_deltas(const SellpData<V>&);
 SPMVKIT_INSTANTIATE(float)
 SPMVKIT_INSTANTIATE(double)

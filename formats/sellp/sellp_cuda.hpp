@@ -40,11 +40,13 @@ struct SellpDevice {
 // skip is chosen after the pack; make_sellp_cuda drops it when unused).
 // `host_lengths`: a's row lengths where the host holds them (SellpDeviceCounts::host_lengths):
 // the permutation, the slices and the footprint (sellp_footprint of the layout) are then made
-// on the host, and a narrow matrix's build queues its pack with nothing to wait for.
+// on the host (placed from the rule's window counts where it kept them, `windows`), and a
+// narrow matrix's build queues its pack with nothing to wait for.
 template <class V>
 SellpDevice<V> sellp_pack_device(const DeviceCsrView<V>& a, const SellpConfig& config,
                                  index_t longest, std::int64_t slots, bool try_deltas,
-                                 const std::vector<index_t>* host_lengths = nullptr);
+                                 const std::vector<index_t>* host_lengths = nullptr,
+                                 const SellpWindowCounts* windows = nullptr);
 
 // The configuration rule's inputs from a device CSR: its longest row (the sort keys' range),
 // and sellp_slots counted there (unsorted: a thread a slice over the row pointer; sorted: the

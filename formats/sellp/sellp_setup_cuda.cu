@@ -415,7 +415,8 @@ SellpDeviceCounts sellp_row_counts_device(const DeviceCsrView<V>& a) {
 template <class V>
 SellpDevice<V> sellp_pack_device(const DeviceCsrView<V>& a, const SellpConfig& config,
                                  index_t longest, std::int64_t slots_counted, bool try_deltas,
-                                 const std::vector<index_t>* host_lengths) {
+                                 const std::vector<index_t>* host_lengths,
+                                 const SellpWindowCounts* windows) {
   constexpr int block = SellpSetupPolicy::block_threads;
   const int b = config.slice_size, t = config.threads_per_row, group = b * t;
   SellpDevice<V> s;
@@ -432,7 +433,7 @@ SellpDevice<V> sellp_pack_device(const DeviceCsrView<V>& a, const SellpConfig& c
   const bool counted_on_host = host_lengths && a.rows > 0;
   if (counted_on_host) {
     cuda::build_phase("slices_on_host");
-    const SellpSlices layout = sellp_slices(*host_lengths, config);
+    const SellpSlices layout = sellp_slices(*host_lengths, config, windows);
     if (layout.slice_ptr.back() != slots_counted)
       throw std::logic_error("sellp: the slices hold " + std::to_string(layout.slice_ptr.back()) +
                              " slots, the rule counted " + std::to_string(slots_counted));
@@ -605,7 +606,8 @@ SellpDevice<V> sellp_pack_device(const DeviceCsrView<V>& a, const SellpConfig& c
 
 #define SPMVKIT_INSTANTIATE(V)                                                                    \
   template SellpDevice<V> sellp_pack_device(const DeviceCsrView<V>&, const SellpConfig&, index_t, \
-                                            std::int64_t, bool, const std::vector<index_t>*);     \
+                                            std::int64_t, bool, const std::vector<index_t>*,      \
+                                            const SellpWindowCounts*);                            \
   template std::int64_t sellp_slots_device(const DeviceCsrView<V>&, const SellpConfig&, index_t); \
   template SellpDeviceCounts sellp_row_counts_device(const DeviceCsrView<V>&);
 SPMVKIT_INSTANTIATE(float)

@@ -336,6 +336,69 @@ TEST(Sellp, FootprintFromTheLayoutMatchesThePack) {
   EXPECT_EQ(compared, 6 * 7 * 6 * 2);
 }
 
+// A sorted layout placed from the rule's window counts (SellpRowCounts::windows, kept by its
+// prefetch of nested sorted windows) is the layout sellp_slices sorts for itself: the same
+// permutation, slice-order lengths, chunks and pointer, for sorting windows that are whole
+// multiples of the counted windows or hold every row (the placement), and others (the sort), on
+// fresh random lengths in runs, spread, with a few long rows, and all equal, rows not a
+// multiple of the slice size nor of the windows.
+TEST(Sellp, LayoutPlacedFromTheRulesWindowCountsMatchesTheSort) {
+  std::mt19937_64 rng(testing::test_seed());
+  int placed = 0, sorted = 0;
+  for (int trial = 0; trial < 32; ++trial) {
+    const auto rows = static_cast<index_t>(1 + rng() % (trial < 16 ? 700 : 9000));
+    std::vector<index_t> lengths(static_cast<std::size_t>(rows));
+    index_t run = 0;
+    for (index_t& l : lengths) {
+      switch (trial % 4) {
+        case 0:  // runs of one length
+          if (rng() % 8 == 0) run = static_cast<index_t>(rng() % 6);
+          l = run;
+          break;
+        case 1:
+          l = static_cast<index_t>(rng() % 60);
+          break;
+        case 2:  // a few long rows (at most 4 * rows: the counts' bound)
+          l = static_cast<index_t>(rng() % 50 == 0 ? rng() % (4 * rows) : rng() % 12);
+          break;
+        default:
+          l = 3;
+      }
+    }
+    for (const int b : {8, 32})
+      for (const int t : {1, 4}) {
+        const SellpRowCounts n = sellp_row_counts(lengths);
+        n.prefetch(
+            {SellpConfig{b, t, 8 * b}, SellpConfig{b, t, 64 * b}, SellpConfig{b, t, 512 * b}});
+        ASSERT_TRUE(n.windows);
+        ASSERT_EQ(n.windows->window, 8 * b);
+        const index_t all = (rows + b - 1) / b * b;
+        for (const index_t sigma :
+             {index_t{1}, static_cast<index_t>(8 * b), static_cast<index_t>(16 * b),
+              static_cast<index_t>(64 * b), static_cast<index_t>(4 * b),
+              static_cast<index_t>(24 * b), all}) {
+          const SellpConfig c{b, t, sigma};
+          SCOPED_TRACE("rows " + std::to_string(rows) + " b " + std::to_string(b) + " t " +
+                       std::to_string(t) + " sigma " + std::to_string(sigma));
+          const SellpSlices want = sellp_slices(lengths, c);
+          const SellpSlices got = sellp_slices(lengths, c, n.windows.get());
+          EXPECT_EQ(got.slices, want.slices);
+          EXPECT_EQ(got.perm, want.perm);
+          EXPECT_EQ(got.row_length, want.row_length);
+          EXPECT_EQ(got.slice_chunks, want.slice_chunks);
+          EXPECT_EQ(got.slice_ptr, want.slice_ptr);
+          EXPECT_EQ(got.slice_ptr.back(), sellp_slots(lengths, c));
+          if (sigma > 1 && (sigma % (8 * b) == 0 || sigma >= rows))
+            ++placed;
+          else if (sigma > 1)
+            ++sorted;
+        }
+      }
+  }
+  EXPECT_GT(placed, 200);
+  EXPECT_GT(sorted, 50);
+}
+
 TEST(Sellp, SixteenBitDeltasPerChunk) {
   // b = 2, t = 1: chunk 0 = [r0 e0 = 10, r1 e0 = 15], chunk 1 = [r0 e1 = 20, pad],
   // chunk 2 = [r2 e0 = 0, r3 e0 = 65534], chunk 3 = [r2 e1 = 65534, r3 e1 = 69999].
