@@ -555,19 +555,6 @@ EllDevice<V> ell_pack_device(const DeviceCsrView<V>& a, EllShape& s, std::int64_
 
 namespace {
 
-// csr_tail_offsets on the host, from the host's row lengths.
-std::vector<index_t> host_tail_offsets(const std::vector<index_t>& lengths, index_t width) {
-  const std::size_t rows = lengths.size();
-  std::vector<index_t> offset(rows + 1);
-  index_t sum = 0;
-  for (std::size_t r = 0; r < rows; ++r) {
-    offset[r] = sum;
-    sum += std::max<index_t>(0, lengths[r] - width);
-  }
-  offset[rows] = sum;
-  return offset;
-}
-
 // offset[r] = where row r's tail starts among all tails (rows + 1 entries, an exclusive scan
 // of the tail lengths; offset[rows] = tail_nnz).
 template <class V>
@@ -598,14 +585,22 @@ CsrTailPlan csr_tail_plan(const DeviceCsrView<V>& a, index_t width, bool list_ro
   CsrTailPlan p;
   const std::vector<index_t>* lengths = cuda::host_lengths(a.row_ptr, a.rows);
   if (!lengths || a.rows == 0) return p;
-  p.offset = host_tail_offsets(*lengths, width);
-  if (!list_rows) return p;
-  p.row_ptr.push_back(0);
-  for (index_t r = 0; r < a.rows; ++r)
-    if (const index_t tail = (*lengths)[static_cast<std::size_t>(r)] - width; tail > 0) {
-      p.row_id.push_back(r);
-      p.row_ptr.push_back(p.row_ptr.back() + tail);
+  // csr_tail_offsets' exclusive scan of the tail lengths, and the rows with a tail, in one pass.
+  const auto rows = static_cast<std::size_t>(a.rows);
+  p.offset.resize(rows + 1);
+  if (list_rows) p.row_ptr.push_back(0);
+  index_t sum = 0;
+  for (std::size_t r = 0; r < rows; ++r) {
+    p.offset[r] = sum;
+    if (const index_t tail = (*lengths)[r] - width; tail > 0) {
+      sum += tail;
+      if (list_rows) {
+        p.row_id.push_back(static_cast<index_t>(r));
+        p.row_ptr.push_back(sum);
+      }
     }
+  }
+  p.offset[rows] = sum;
   return p;
 }
 
