@@ -178,13 +178,6 @@ void copy_on_device(void* dst, const void* src, std::size_t bytes);    // async 
 // Queued on the stream, not waited for: from pinned memory `src` must stay unchanged until the
 // stream is synchronised; from pageable memory the driver has staged it when this returns.
 void copy_to_device_async(void* dst, const void* src, std::size_t bytes);
-// A build's small table (up to 1 MB) queued on the stream, not waited for: copied first into
-// pinned memory kept for the process (a ring, each piece reused once the stream has passed its
-// copy), so the call neither stages through the driver nor waits behind a pageable copy still
-// in flight (a small build's plan tables queued right after its matrix's upload waited for it:
-// ~30-60 us on rajat01, H200). Larger, or with SPMVKIT_PLAN_STAGING=0: copy_to_device_async.
-// `src` may change or go at once.
-void copy_to_device_queued(void* dst, const void* src, std::size_t bytes);
 void fill_bytes(void* dst, int byte, std::size_t bytes);               // async on the stream
 
 // An owning, move-only device array of n elements of T.
@@ -266,12 +259,13 @@ inline unsigned grid_for(std::size_t work, std::size_t per_block) {
 }
 
 // A device copy of host `h`, queued on the context stream without a wait (a build's small
-// tables, where a synchronous upload would be one more round trip; copy_to_device_queued), so
-// `h` may change or go at once.
+// tables, where a synchronous upload would be one more round trip): a host-to-device
+// cudaMemcpyAsync from pageable memory returns once the driver has staged the source (CUDA's
+// "API synchronization behavior"), so `h` may change or go at once.
 template <class T>
 DeviceBuffer<T> queued_upload(const std::vector<T>& h) {
   DeviceBuffer<T> d(h.size());
-  if (!h.empty()) copy_to_device_queued(d.data(), h.data(), d.bytes());
+  if (!h.empty()) copy_to_device_async(d.data(), h.data(), d.bytes());
   return d;
 }
 

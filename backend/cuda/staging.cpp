@@ -2,14 +2,10 @@
 // OpenMP).
 #include <algorithm>
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
-#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
-#include <string>
-#include <vector>
 
 #include "backend/cuda/device_csr.hpp"
 #include "backend/cuda/pinned.hpp"
@@ -66,87 +62,7 @@ const std::unique_ptr<Event[]>& ready(Staging& s) {
   return events;
 }
 
-// copy_to_device_queued's ring: pinned memory for the process, cut into pieces in turn; a piece
-// is written again only once the stream has passed the copy that read it (an event each).
-constexpr std::size_t kRingBytes = std::size_t{4} << 20;
-constexpr std::size_t kRingPieceMax = kRingBytes / 4;
-constexpr std::size_t kRingAlign = 256;
-
-class TableRing {
- public:
-  // Copies `bytes` of `src` into the ring and queues their copy to `dst` on `stream`.
-  void queue(void* dst, const void* src, std::size_t bytes, cudaStream_t stream) {
-    std::lock_guard<std::mutex> lock(m_);
-    if (buffer_.size() == 0) buffer_ = PinnedBuffer<unsigned char>(kRingBytes);
-    const std::size_t n = (bytes + kRingAlign - 1) / kRingAlign * kRingAlign;
-    if (head_ + n > kRingBytes) head_ = 0;
-    // The oldest pieces first, until none still in flight overlaps [head_, head_ + n).
-    const auto overlaps = [&](const Piece& p) { return p.begin < head_ + n && head_ < p.end; };
-    while (std::any_of(flight_.begin(), flight_.end(), overlaps)) retire(true);
-    while (flight_.size() > 16 && cudaEventQuery(flight_.front().done) == cudaSuccess)
-      retire(false);
-    std::memcpy(buffer_.data() + head_, src, bytes);
-    SPMVKIT_CUDA_CHECK(
-        cudaMemcpyAsync(dst, buffer_.data() + head_, bytes, cudaMemcpyHostToDevice, stream));
-    cudaEvent_t done = spare_.empty() ? new_event() : spare_.back();
-    if (!spare_.empty()) spare_.pop_back();
-    SPMVKIT_CUDA_CHECK(cudaEventRecord(done, stream));
-    flight_.push_back(Piece{head_, head_ + n, done});
-    head_ += n;
-  }
-
- private:
-  struct Piece {
-    std::size_t begin, end;
-    cudaEvent_t done;
-  };
-  static cudaEvent_t new_event() {
-    cudaEvent_t e = nullptr;
-    SPMVKIT_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
-    return e;
-  }
-  void retire(bool wait) {
-    const Piece p = flight_.front();
-    if (wait) SPMVKIT_CUDA_CHECK(cudaEventSynchronize(p.done));
-    flight_.pop_front();
-    spare_.push_back(p.done);
-  }
-  std::mutex m_;
-  PinnedBuffer<unsigned char> buffer_;
-  std::size_t head_ = 0;
-  std::deque<Piece> flight_;
-  std::vector<cudaEvent_t> spare_;
-};
-
-bool plan_staging_enabled() {
-  static const bool on = [] {
-    const char* e = std::getenv("SPMVKIT_PLAN_STAGING");
-    return !(e && std::string(e) == "0");
-  }();
-  return on;
-}
-
 }  // namespace
-
-void copy_to_device_queued(void* dst, const void* src, std::size_t bytes) {
-  if (bytes == 0) return;
-  if (bytes > kRingPieceMax || !plan_staging_enabled()) {
-    copy_to_device_async(dst, src, bytes);
-    return;
-  }
-  // One ring a device (its events are that device's); kept for the process.
-  static std::mutex m;
-  static auto* rings = new std::map<int, std::unique_ptr<TableRing>>;
-  Context& ctx = Context::get();
-  TableRing* ring = nullptr;
-  {
-    std::lock_guard<std::mutex> lock(m);
-    std::unique_ptr<TableRing>& r = (*rings)[ctx.device()];
-    if (!r) r = std::make_unique<TableRing>();
-    ring = r.get();
-  }
-  ring->queue(dst, src, bytes, ctx.stream());
-}
 
 void upload_staged(void* dst, const void* src, std::size_t bytes, bool wait) {
   if (bytes == 0) return;

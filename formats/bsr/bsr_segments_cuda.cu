@@ -149,8 +149,8 @@ DeviceBsrSegments make_bsr_segments_device(const index_t* block_row_ptr, index_t
     s.max_split = host.max_split;
     s.partial_slots = host.partial_slots();
     s.segment_block_ptr = cuda::DeviceBuffer<index_t>(host.segment_block_ptr.size() + slack);
-    cuda::copy_to_device_queued(s.segment_block_ptr.data(), host.segment_block_ptr.data(),
-                                host.segment_block_ptr.size() * sizeof(index_t));
+    cuda::copy_to_device_async(s.segment_block_ptr.data(), host.segment_block_ptr.data(),
+                               host.segment_block_ptr.size() * sizeof(index_t));
     if (slack > 0)
       cuda::fill_bytes(s.segment_block_ptr.data() + host.segment_block_ptr.size(), 0,
                        slack * sizeof(index_t));

@@ -270,7 +270,7 @@ DeviceTileStarts greedy_tile_starts_device(const index_t* row_ptr, index_t row_b
     out.count = static_cast<index_t>(starts.size());
     starts.push_back(row_end);
     out.rows = cuda::DeviceBuffer<index_t>(n);
-    cuda::copy_to_device_queued(out.rows.data(), starts.data(), starts.size() * sizeof(index_t));
+    cuda::copy_to_device_async(out.rows.data(), starts.data(), starts.size() * sizeof(index_t));
     return out;
   }
   cudaStream_t stream = cuda::Context::get().stream();

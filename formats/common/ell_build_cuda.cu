@@ -647,8 +647,8 @@ CsrDeviceTail<V> csr_tail_rows_device(const DeviceCsrView<V>& a, index_t width,
   if (!p.offset.empty()) {  // a small matrix from the host: the listed rows made there, queued up
     if (p.row_id.size() != static_cast<std::size_t>(tail_rows))
       throw std::logic_error("csr_tail_rows_device: the host counts another number of tail rows");
-    cuda::copy_to_device_queued(t.row_id.data(), p.row_id.data(), t.row_id.bytes());
-    cuda::copy_to_device_queued(t.row_ptr.data(), p.row_ptr.data(), t.row_ptr.bytes());
+    cuda::copy_to_device_async(t.row_id.data(), p.row_id.data(), t.row_id.bytes());
+    cuda::copy_to_device_async(t.row_ptr.data(), p.row_ptr.data(), t.row_ptr.bytes());
   } else {
     cuda::DeviceBuffer<index_t> index(static_cast<std::size_t>(a.rows));
     csr_tail_flag_kernel<<<grid, block, 0, stream>>>(a.rows, offset.data(), index.data());

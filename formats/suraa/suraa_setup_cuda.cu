@@ -311,8 +311,8 @@ static SuraaPlan suraa_groups_on_device(index_t m, index_t n, std::int64_t nnz,
   // (an index_t in its zeroed low bytes).
   cuda::DeviceBuffer<std::int64_t> run_seg_d(run_seg.size());
   cuda::DeviceBuffer<index_t> run_row_d(run_row.size());
-  cuda::copy_to_device_queued(run_seg_d.data(), run_seg.data(), run_seg_d.bytes());
-  cuda::copy_to_device_queued(run_row_d.data(), run_row.data(), run_row_d.bytes());
+  cuda::copy_to_device_async(run_seg_d.data(), run_seg.data(), run_seg_d.bytes());
+  cuda::copy_to_device_async(run_row_d.data(), run_row.data(), run_row_d.bytes());
   cuda::DeviceBuffer<std::int64_t> head_nnz(static_cast<std::size_t>(head) + 1);
   cuda::fill_bytes(head_nnz.data() + head, 0, sizeof(std::int64_t));
   auto* g2_end = reinterpret_cast<index_t*>(head_nnz.data() + head);
