@@ -133,6 +133,58 @@ TEST(SelectFeatures, SampledBlockSizeOnLargeMatrices) {
     std::reverse(shuffled.col_idx.begin() + shuffled.row_ptr[r],
                  shuffled.col_idx.begin() + shuffled.row_ptr[r + 1] - (r == 0 ? 0 : 1));
   EXPECT_EQ(select::measure_features(shuffled, kH100L2).block_size, 3);
+
+  // Rows of one block row holding different sorted block columns (their block columns merged,
+  // not sorted together): row 1's last 2x2 block moved one block column right, so block row 0
+  // holds k + 1 block columns in 4k entries: not blocked (a count of k, either row's own, would
+  // read it dense); the same where the third row of 3x3 blocks adds to the first two's union;
+  // and an arrow's dense first row beside short ones.
+  const Csr<double> pairs = block_expand(generate_stencil_2d(300, 5), 2);  // 180k rows
+  ASSERT_EQ(select::measure_features(pairs, kH100L2).block_size, 2);
+  Csr<double> moved = pairs;
+  const index_t last = moved.row_ptr[2] - 2;  // row 1's last block: columns 2c, 2c + 1
+  ASSERT_EQ(moved.col_idx[last] % 2, 0);
+  moved.col_idx[last] += 2;
+  moved.col_idx[last + 1] += 2;
+  ASSERT_LT(moved.col_idx[last + 1], moved.cols);
+  EXPECT_EQ(detect_block_size(moved), 1);
+  EXPECT_EQ(select::measure_features(moved, kH100L2).block_size, 1);
+  // Three rows of 3x3 blocks {0, 1, 300}, {0, 300, 301} and {0, 1, 300, 301, 302, 303}: 36
+  // entries in 6 block columns (the first two rows' 4 alone would read 36 dense).
+  Csr<double> three;
+  three.rows = blocked.rows;
+  three.cols = blocked.cols;
+  three.row_ptr.assign(1, 0);
+  const std::vector<std::vector<index_t>> first_blocks = {
+      {0, 1, 300}, {0, 300, 301}, {0, 1, 300, 301, 302, 303}};
+  for (index_t r = 0; r < blocked.rows; ++r) {
+    if (r < 3)
+      for (const index_t b : first_blocks[static_cast<std::size_t>(r)])
+        three.col_idx.insert(three.col_idx.end(), {3 * b, 3 * b + 1, 3 * b + 2});
+    else
+      three.col_idx.insert(three.col_idx.end(), blocked.col_idx.begin() + blocked.row_ptr[r],
+                           blocked.col_idx.begin() + blocked.row_ptr[r + 1]);
+    three.row_ptr.push_back(static_cast<index_t>(three.col_idx.size()));
+  }
+  three.values.assign(three.col_idx.size(), 1.0);
+  EXPECT_EQ(detect_block_size(three), 1);
+  EXPECT_EQ(select::measure_features(three, kH100L2).block_size, 1);
+  Csr<double> arrow;  // row 0 dense, then (r, 0) and (r, r): 120k entries, sampled
+  const index_t n = 40000;
+  arrow.rows = arrow.cols = n;
+  arrow.row_ptr.assign(1, 0);
+  for (index_t r = 0; r < n; ++r) {
+    if (r == 0)
+      for (index_t c = 0; c < n; ++c) arrow.col_idx.push_back(c);
+    else
+      arrow.col_idx.insert(arrow.col_idx.end(), {0, r});
+    arrow.row_ptr.push_back(static_cast<index_t>(arrow.col_idx.size()));
+  }
+  arrow.values.assign(arrow.col_idx.size(), 1.0);
+  const select::Features fa = select::measure_features(arrow, kH100L2);
+  EXPECT_EQ(fa.block_size, 1);
+  EXPECT_EQ(detect_block_size(arrow), 1);
+  EXPECT_EQ(fa.row_max, n);
 }
 
 TEST(SelectFeatures, DiagonalOffsetSeparatesBandedFromScattered) {
