@@ -180,17 +180,21 @@ __global__ void ell_pack_kernel(index_t rows, std::int64_t groups, std::int64_t 
 // column + value read, row + column + value written, coalesced. (A thread a row walked a
 // power-law matrix's long rows alone: powerlaw_8000000's HYB tail took 18.3 ms, H100.)
 template <class V>
+// Tail entry t lies in offset's row j (offset: `rows` + 1 entries, an exclusive scan of the tail
+// lengths), matrix row row_id[j] (or j where row_id is null: every row's offset).
 __global__ void csr_tail_kernel(std::int64_t tail_nnz, index_t rows, index_t width,
                                 const index_t* __restrict__ row_ptr,
                                 const index_t* __restrict__ col_idx, const V* __restrict__ values,
-                                const index_t* __restrict__ offset, index_t* coo_row,
+                                const index_t* __restrict__ offset,
+                                const index_t* __restrict__ row_id, index_t* coo_row,
                                 index_t* coo_col, V* coo_val) {
   const cuda::ItemsSpan span = cuda::block_items_span(offset, 0, rows - 1, tail_nnz);
   for (int it = 0; it < cuda::kSpanItems; ++it) {
     const std::int64_t t = span.begin + static_cast<std::int64_t>(it) * blockDim.x + threadIdx.x;
     if (t >= span.end) break;
-    const index_t r = cuda::last_at_most(offset, span.rows.lo, span.rows.hi, t);
-    const std::int64_t k = std::int64_t{row_ptr[r]} + width + (t - offset[r]);
+    const index_t j = cuda::last_at_most(offset, span.rows.lo, span.rows.hi, t);
+    const index_t r = row_id != nullptr ? row_id[j] : j;
+    const std::int64_t k = std::int64_t{row_ptr[r]} + width + (t - offset[j]);
     if (coo_row != nullptr) coo_row[t] = r;
     coo_col[t] = col_idx[k];
     coo_val[t] = values[k];
@@ -585,20 +589,22 @@ CsrTailPlan csr_tail_plan(const DeviceCsrView<V>& a, index_t width, bool list_ro
   CsrTailPlan p;
   const std::vector<index_t>* lengths = cuda::host_lengths(a.row_ptr, a.rows);
   if (!lengths || a.rows == 0) return p;
-  // csr_tail_offsets' exclusive scan of the tail lengths, and the rows with a tail, in one pass.
+  p.on_host = true;
   const auto rows = static_cast<std::size_t>(a.rows);
-  p.offset.resize(rows + 1);
-  if (list_rows) p.row_ptr.push_back(0);
   index_t sum = 0;
+  if (list_rows) {  // the rows with a tail and their pointer
+    p.row_ptr.push_back(0);
+    for (std::size_t r = 0; r < rows; ++r)
+      if (const index_t tail = (*lengths)[r] - width; tail > 0) {
+        p.row_id.push_back(static_cast<index_t>(r));
+        p.row_ptr.push_back(sum += tail);
+      }
+    return p;
+  }
+  p.offset.resize(rows + 1);  // csr_tail_offsets' exclusive scan of the tail lengths
   for (std::size_t r = 0; r < rows; ++r) {
     p.offset[r] = sum;
-    if (const index_t tail = (*lengths)[r] - width; tail > 0) {
-      sum += tail;
-      if (list_rows) {
-        p.row_id.push_back(static_cast<index_t>(r));
-        p.row_ptr.push_back(sum);
-      }
-    }
+    sum += std::max<index_t>(0, (*lengths)[r] - width);
   }
   p.offset[rows] = sum;
   return p;
@@ -618,7 +624,7 @@ CooDeviceTail<V> csr_tail_coo_device(const DeviceCsrView<V>& a, index_t width,
   constexpr int block = EllBuildPolicy::block_threads;
   csr_tail_kernel<V><<<cuda::grid_for(static_cast<std::size_t>(tail_nnz), block * cuda::kSpanItems),
                        block, 0, stream>>>(tail_nnz, a.rows, width, a.row_ptr, a.col_idx, a.values,
-                                           offset.data(), t.row.data(), t.col.data(),
+                                           offset.data(), nullptr, t.row.data(), t.col.data(),
                                            t.values.data());
   SPMVKIT_CUDA_CHECK(cudaGetLastError());
   return t;
@@ -642,14 +648,25 @@ CsrDeviceTail<V> csr_tail_rows_device(const DeviceCsrView<V>& a, index_t width,
   }
   constexpr int block = EllBuildPolicy::block_threads;
   const unsigned grid = static_cast<unsigned>((a.rows + block - 1) / block);
-  const cuda::DeviceBuffer<index_t> offset = csr_tail_offsets(a, width, p);
-  cudaStream_t stream = cuda::Context::get().stream();
-  if (!p.offset.empty()) {  // a small matrix from the host: the listed rows made there, queued up
+  const auto gather = [&](const index_t* offset, const index_t* row_id, index_t n) {
+    csr_tail_kernel<V>
+        <<<cuda::grid_for(static_cast<std::size_t>(tail_nnz), block * cuda::kSpanItems), block, 0,
+           cuda::Context::get().stream()>>>(tail_nnz, n, width, a.row_ptr, a.col_idx, a.values,
+                                            offset, row_id, nullptr, t.col.data(), t.values.data());
+    SPMVKIT_CUDA_CHECK(cudaGetLastError());
+  };
+  if (p.on_host) {  // a small matrix from the host: the listed rows made there, queued up, and
+                    // the tails gathered through them (no offset a row)
     if (p.row_id.size() != static_cast<std::size_t>(tail_rows))
       throw std::logic_error("csr_tail_rows_device: the host counts another number of tail rows");
     cuda::copy_to_device_async(t.row_id.data(), p.row_id.data(), t.row_id.bytes());
     cuda::copy_to_device_async(t.row_ptr.data(), p.row_ptr.data(), t.row_ptr.bytes());
-  } else {
+    gather(t.row_ptr.data(), t.row_id.data(), tail_rows);
+    return t;
+  }
+  const cuda::DeviceBuffer<index_t> offset = csr_tail_offsets(a, width, p);
+  cudaStream_t stream = cuda::Context::get().stream();
+  {
     cuda::DeviceBuffer<index_t> index(static_cast<std::size_t>(a.rows));
     csr_tail_flag_kernel<<<grid, block, 0, stream>>>(a.rows, offset.data(), index.data());
     SPMVKIT_CUDA_CHECK(cudaGetLastError());
@@ -662,10 +679,7 @@ CsrDeviceTail<V> csr_tail_rows_device(const DeviceCsrView<V>& a, index_t width,
                                                      t.row_id.data(), t.row_ptr.data());
     SPMVKIT_CUDA_CHECK(cudaGetLastError());
   }  // `index` freed in stream order
-  csr_tail_kernel<V><<<cuda::grid_for(static_cast<std::size_t>(tail_nnz), block * cuda::kSpanItems),
-                       block, 0, stream>>>(tail_nnz, a.rows, width, a.row_ptr, a.col_idx, a.values,
-                                           offset.data(), nullptr, t.col.data(), t.values.data());
-  SPMVKIT_CUDA_CHECK(cudaGetLastError());
+  gather(offset.data(), nullptr, a.rows);
   return t;
 }
 

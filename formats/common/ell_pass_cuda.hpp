@@ -87,10 +87,11 @@ struct CooDeviceTail {
 };
 // What the tails take from the row lengths (csr_tail_plan, before the build first uses the
 // stream, beside the upload), made on the host from a small matrix's host copy
-// (host_mirror.hpp): each row's tail offset (rows + 1) and, with `list_rows`, the listed rows
-// and their pointer (HEC's CSR part). Empty where the host holds no copy (the tails then make
-// them on the device).
+// (host_mirror.hpp): each row's tail offset (rows + 1), or with `list_rows` the listed rows and
+// their pointer instead (HEC's CSR part, gathered through them). Not on_host where the host
+// holds no copy (the tails then make them on the device).
 struct CsrTailPlan {
+  bool on_host = false;
   std::vector<index_t> offset, row_id, row_ptr;
 };
 template <class V>
