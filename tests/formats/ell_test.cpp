@@ -283,9 +283,13 @@ TEST(Ell, DeltasAlwaysFitUpTo65535Columns) {
     const Csr<double> a = make_csr<double>(300, cols, ptr, idx, val);
     const std::optional<ColumnDeltas> d = ell_column_deltas(ell_pack(a, 7));
     EXPECT_EQ(d.has_value(), deltas_always_fit(cols));
-    for (const char* f : {"ell", "hyb", "hec"}) testing::expect_spmv_matches_everywhere(f, a, {});
+    // ELL pads every row to the longest, 7 entries of ~2.5 a row: ~2.8x the nonzeros, over the
+    // default max_fill=3 for some draws, so allowed more.
+    const Params roomy = Params::parse("max_fill=8");
+    testing::expect_spmv_matches_everywhere("ell", a, roomy);
+    for (const char* f : {"hyb", "hec"}) testing::expect_spmv_matches_everywhere(f, a, {});
     if (cuda_available()) {
-      EXPECT_NE(build_operator<double>("ell", a, {}, Backend::cuda)
+      EXPECT_NE(build_operator<double>("ell", a, roomy, Backend::cuda)
                     ->info()
                     .details.find(deltas_always_fit(cols) ? "index_bits=16" : "index_bits=32"),
                 std::string::npos);
