@@ -174,14 +174,14 @@ __global__ void ell_pack_kernel(index_t rows, std::int64_t groups, std::int64_t 
 }
 
 // Entries past `width` of each row, in COO (hyb_pack's tail; without rows when coo_row is
-// null: HEC's CSR part): tail entry t of row r (offset[r] <= t < offset[r + 1]) is entry
-// row_ptr[r] + width + t - offset[r]. kSpanItems tail entries a thread, each row found by a
-// search of offset (block_items_span); entries stay sorted by (row, column). Bytes: per tail entry
-// column + value read, row + column + value written, coalesced. (A thread a row walked a
-// power-law matrix's long rows alone: powerlaw_8000000's HYB tail took 18.3 ms, H100.)
+// null: HEC's CSR part): tail entry t lies in offset's row j (offset[j] <= t < offset[j + 1];
+// `rows` + 1 entries, an exclusive scan of the tail lengths of every matrix row, or of the
+// listed rows row_id) and is entry row_ptr[r] + width + t - offset[j] of matrix row r = j (or
+// row_id[j]). kSpanItems tail entries a thread, each row found by a search of offset
+// (block_items_span); entries stay sorted by (row, column). Bytes: per tail entry column + value
+// read, row + column + value written, coalesced. (A thread a row walked a power-law matrix's long
+// rows alone: powerlaw_8000000's HYB tail took 18.3 ms, H100.)
 template <class V>
-// Tail entry t lies in offset's row j (offset: `rows` + 1 entries, an exclusive scan of the tail
-// lengths), matrix row row_id[j] (or j where row_id is null: every row's offset).
 __global__ void csr_tail_kernel(std::int64_t tail_nnz, index_t rows, index_t width,
                                 const index_t* __restrict__ row_ptr,
                                 const index_t* __restrict__ col_idx, const V* __restrict__ values,
