@@ -152,14 +152,15 @@ std::size_t distinct_block_cols(const R& a, index_t r0, index_t bs, std::vector<
     }
   };
   row_blocks(r0, first);
-  bool same = increasing(first);
+  const bool first_sorted = increasing(first);
+  bool same = first_sorted;
   index_t r = r0 + 1;
   for (; same && r < r0 + bs; ++r) {
     row_blocks(r, scratch);
     same = scratch == first;
   }
   if (same) return first.size();
-  if (increasing(first) && increasing(scratch)) {  // row r - 1 differs: merge from there
+  if (first_sorted && increasing(scratch)) {  // row r - 1 differs: merge from there
     std::vector<index_t> merged, next;
     std::set_union(first.begin(), first.end(), scratch.begin(), scratch.end(),
                    std::back_inserter(merged));

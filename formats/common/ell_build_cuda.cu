@@ -647,7 +647,6 @@ CsrDeviceTail<V> csr_tail_rows_device(const DeviceCsrView<V>& a, index_t width,
     return t;
   }
   constexpr int block = EllBuildPolicy::block_threads;
-  const unsigned grid = static_cast<unsigned>((a.rows + block - 1) / block);
   const auto gather = [&](const index_t* offset, const index_t* row_id, index_t n) {
     csr_tail_kernel<V>
         <<<cuda::grid_for(static_cast<std::size_t>(tail_nnz), block * cuda::kSpanItems), block, 0,
@@ -666,6 +665,7 @@ CsrDeviceTail<V> csr_tail_rows_device(const DeviceCsrView<V>& a, index_t width,
   }
   const cuda::DeviceBuffer<index_t> offset = csr_tail_offsets(a, width, p);
   cudaStream_t stream = cuda::Context::get().stream();
+  const unsigned grid = static_cast<unsigned>((a.rows + block - 1) / block);
   {
     cuda::DeviceBuffer<index_t> index(static_cast<std::size_t>(a.rows));
     csr_tail_flag_kernel<<<grid, block, 0, stream>>>(a.rows, offset.data(), index.data());
