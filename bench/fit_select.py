@@ -8,6 +8,7 @@
                                  TRAIN.json... [--check CHECK.json...]
   bench/fit_select.py neighbours --device h200 --emit select/model_neighbours_h200.cpp
                                  H200TRAIN.json... [--check H200CHECK.json...]
+  bench/fit_select.py setup [--emit select/model_defaults.cpp] RUN.json... [--check CHECK.json...]
 
 RUN.json: `spmvkit bench --json` runs with every format measured (default RUNS below: the 4x H100
 run of ff7c415 of the real, csr, ell, bsr, bsr-all suites and four sixteenths of bsr-expand, which
@@ -29,17 +30,24 @@ scores the corrected picks leave one matrix out on TRAIN (the table less every r
 matrix name) and with the whole table on CHECK (runs it never saw), walking as replay does; the
 Python here mirrors model.cpp's correction. --emit writes select/model_neighbours.cpp.
 
+setup: per candidate, setup ms = s0 + s1 nnz/1e6 (setup_fit: least squares on log(predicted /
+measured), s0, s1 >= 0), from the runs' `setup_ms` (each record's median of its builds, upload
+included; CSR-3's host reordering included: a user pays it). Needs only the JSON (no CLI). Prints
+each fit with the median and worst |log error| on the runs and on CHECK; --emit rewrites the setup
+row of each candidate in select/model_defaults.cpp in place (the SpMV constants, and with them the
+neighbour tables' residuals, unchanged) and names the runs in its header.
+
 fit: per format, SpMV ms = c . x (x: select::cost_features, select/model.hpp) by non-negative
 least squares on relative error; setup ms = s0 + s1 nnz/1e6 likewise. Hold-out: leave one matrix out (every record of it, in any
 suite), fit on the rest, pick on it; the in-sample score fits on all. --emit writes the fit as
 select/model_defaults.cpp (then rebuild, build the neighbour table again on the new
 `linear_ms`, and `replay` to score the library's own picks; fit's own scores leave the
-correction out).
+correction out). Its setup rows come from setup_fit too.
 Python 3 with NumPy/SciPy (Debian python3-numpy, python3-scipy).
 """
 import collections, gzip, json, math, os, re, shutil, subprocess, sys
 import numpy as np
-from scipy.optimize import nnls
+from scipy.optimize import least_squares, nnls
 
 # The GPU candidates of select/model.cpp (suraa is measured, in the oracle, never picked; the
 # cuSPARSE peer is a candidate, never in the oracle, which is the fastest of ours).
@@ -153,23 +161,86 @@ def replay(runs, infos):
     return scored, rows
 
 
+def setup_points(runs, keys, f):
+    """(nnz/1e6, setup ms) of format f's measured setups in the runs' records `keys`."""
+    out = []
+    for k in keys:
+        r = runs[k]['records'].get(f)
+        if r is not None and r['status'] == 'ok' and r.get('setup_ms', 0) > 0:
+            out.append((r['nnz'] * 1e-6, r['setup_ms']))
+    return out
+
+
+def setup_fit(points):
+    """(s0, s1) of setup ms = s0 + s1 nnz/1e6, least squares on log(predicted / measured): a
+    setup spans 0.1 ms to seconds, and a relative fit of that span is one its largest or
+    smallest records decide. None under 3 points."""
+    if len(points) < 3:
+        return None
+    n, t = np.array(points).T
+    start = nnls(np.stack([1 / t, n / t], axis=1), np.ones(len(t)))[0]
+    s = least_squares(lambda c: np.log((c[0] + c[1] * n) / t), np.maximum(start, 1e-3),
+                      bounds=([1e-6, 0], [np.inf, np.inf]))
+    return s.x
+
+
+def setup_errors(c, points):
+    """log(predicted / measured) of each point."""
+    return [math.log((c[0] + c[1] * n) / t) for n, t in points]
+
+
 def fit(runs, infos, keys):
     spmv, setup = {}, {}
     for f in CANDIDATES:
-        x, xs = [], []
+        x = []
         for k in keys:
             r = runs[k]['records'].get(f)
             xf = infos[k]['x'].get(f)
             if r is None or xf is None or r['status'] != 'ok':
                 continue
             x.append([v / r['spmv_ms'] for v in xf])
-            if r.get('setup_ms', 0) > 0:
-                xs.append([1.0 / r['setup_ms'], r['nnz'] * 1e-6 / r['setup_ms']])
         if len(x) >= 3:
             spmv[f] = nnls(np.array(x), np.ones(len(x)))[0]
-        if len(xs) >= 3:
-            setup[f] = nnls(np.array(xs), np.ones(len(xs)))[0]
+        c = setup_fit(setup_points(runs, keys, f))
+        if c is not None:
+            setup[f] = c
     return spmv, setup
+
+
+def setup_only(runs, train_keys, check_keys, emit_path, sources):
+    """The setup mode: fit, print, and --emit the setup rows into model_defaults.cpp."""
+    def line(errs):
+        if not errs:
+            return '-'
+        a = np.abs(errs)
+        return 'n=%d, median |log err| %.2f (x%.2f), worst %.2f (x%.1f)' % (
+            len(a), np.median(a), math.exp(np.median(a)), a.max(), math.exp(a.max()))
+    fits = {}
+    print('setup ms = s0 + s1 nnz/1e6, fitted on %s' % ', '.join(sources))
+    for f in CANDIDATES:
+        c = setup_fit(setup_points(runs, train_keys, f))
+        if c is None:
+            continue
+        fits[f] = c
+        print('  %-18s %.4g + %.4g nnz/1e6' % (f, c[0], c[1]))
+        print('    fit    %s' % line(setup_errors(c, setup_points(runs, train_keys, f))))
+        if check_keys:
+            print('    check  %s' % line(setup_errors(c, setup_points(runs, check_keys, f))))
+    if emit_path:
+        text = open(emit_path).read()
+        for f, c in fits.items():
+            row = re.compile(r'(\{"%s",\s*\{[^}]*\},\s*)\{[^}]*\}' % re.escape(f))
+            if not row.search(text):
+                sys.exit('%s: no row of %s' % (emit_path, f))
+            text = row.sub(lambda m: m.group(1) + '{%.6g, %.6g}' % tuple(c), text, count=1)
+        head = ('// Setup rows (ms = s0 + s1 nnz/1e6: the upload, the build and CSR-3\'s host\n'
+                '// reordering, as the runs measured them) refitted by fit_select.py setup from:\n')
+        text = re.sub(r'// Setup rows \(.*\n.*\n(?://   .*\n)*', '', text)
+        at = text.index('#include')
+        text = text[:at] + head + ''.join('//   %s\n' % s for s in sources) + text[at:]
+        open(emit_path, 'w').write(text)
+        if shutil.which('clang-format'):
+            subprocess.run(['clang-format', '-i', emit_path], check=True)
 
 
 def pick_with(spmv, info, run):
@@ -299,7 +370,7 @@ def neighbours(runs, infos, train_keys, check_keys, emit_path, sources, device='
 
 def main():
     args = sys.argv[1:]
-    if not args or args[0] not in ('replay', 'fit', 'neighbours'):
+    if not args or args[0] not in ('replay', 'fit', 'neighbours', 'setup'):
         sys.exit(__doc__)
     mode, args = args[0], args[1:]
     opts = {'--cli': 'build/spmvkit', '--emit': None, '--device': 'h100'}
@@ -317,6 +388,10 @@ def main():
     train_keys = sorted(runs)
     for k, v in check_runs.items():
         runs[('check ' + k[0], k[1])] = v
+    if mode == 'setup':
+        setup_only(runs, train_keys, sorted(set(runs) - set(train_keys)), opts['--emit'],
+                   [os.path.relpath(p) for p in args or RUNS])
+        return
     cache_path = os.path.join(os.path.dirname(opts['--cli']), 'fit_select_cache.json')
     cache = json.load(open(cache_path)) if os.path.exists(cache_path) else {}
     infos = {}

@@ -56,8 +56,8 @@ template <class V>
 Features measure_features(const DeviceCsrView<V>& a, std::size_t l2_bytes);
 
 // One format's constants: SpMV ms = spmv . x(features) (cost_features), setup ms = setup[0] +
-// setup[1] * nnz/1e6. The setup constants are in one row per format so that they are easy to
-// refit when setups move to the GPU (issue 24).
+// setup[1] * nnz/1e6: the whole setup a user waits for (upload, build, CSR-3's host reordering),
+// refitted apart from the SpMV constants by bench/fit_select.py setup.
 inline constexpr std::size_t kCostTerms = 8;
 using CostVector = std::array<double, kCostTerms>;
 struct FormatCost {
