@@ -112,6 +112,22 @@ void run_matrix(const std::string& name, const Csr<double>& a64, const Options& 
       a.rows > 0 ? std::max(0.0, npr_sq / a.rows - npr_mean * npr_mean) : 0.0;
   const double tol = tolerance<V>(npr_max);
   const std::size_t first = report.results.size();
+  // A timed record's builds: where it is in the report, how to build it again, each build's
+  // median and every run.
+  struct Timed {
+    std::size_t index;
+    std::string format;
+    Params params;
+    std::vector<double> medians, ms;
+    double paper_bytes;
+  };
+  std::vector<Timed> timed;
+  const auto time_build = [&](const Operator<V>& op, Timed& t) {
+    const auto runs = time_applies(b, opt.warmup, opt.reps,
+                                   [&] { op.apply(x.data(), nullptr, z.data(), V(1), V(0)); });
+    t.medians.push_back(median(runs));
+    t.ms.insert(t.ms.end(), runs.begin(), runs.end());
+  };
   // The setup baseline, where the run measures it (setup_baseline()).
   const FormatEntry* baseline = nullptr;
   for (const FormatEntry* e : list)
@@ -161,8 +177,8 @@ void run_matrix(const std::string& name, const Csr<double>& a64, const Options& 
         // another format's operator was alive ran 1.2-6x slower than alone: allocator and
         // cache state). The operator timed below is built again after them.
         std::vector<double> peer_setups;
-        bool paired = baseline && !f.peer && opt.setup_reps > 1 &&
-                      setups.front() <= kPairedSetupMaxMs;
+        bool paired =
+            baseline && !f.peer && opt.setup_reps > 1 && setups.front() <= kPairedSetupMaxMs;
         const auto build_baseline = [&] {
           if (!paired) return;
           try {
@@ -235,31 +251,16 @@ void run_matrix(const std::string& name, const Csr<double>& a64, const Options& 
           if (std::abs(builds[k] - r.build_ms) < std::abs(builds[nearest] - r.build_ms))
             nearest = k;
         r.details = build_details[nearest];
-        // Each build timed; with --builds N > 1 the previous operator goes before the next is
-        // built, and the record is the median of the builds' medians.
-        std::vector<double> build_medians, ms;
-        for (int k = 0; k < opt.builds; ++k) {
-          if (k > 0) {
-            op.reset();
-            op = build_operator<V>(f.name, a, p, b);
-          }
-          const auto t = time_applies(b, opt.warmup, opt.reps,
-                                      [&] { op->apply(x.data(), nullptr, z.data(), V(1), V(0)); });
-          build_medians.push_back(median(t));
-          ms.insert(ms.end(), t.begin(), t.end());
-        }
-        r.spmv_ms = median(build_medians);
-        r.spmv_ms_min = *std::min_element(ms.begin(), ms.end());
-        r.spmv_ms_max = *std::max_element(ms.begin(), ms.end());
+        // The first build timed here, the others in rounds after every format's first
+        // (Options::builds); the record's times are filled in by finish() then.
+        timed.push_back({report.results.size(),
+                         f.name,
+                         p,
+                         {},
+                         {},
+                         static_cast<double>(op->info().paper_bytes)});
+        time_build(*op, timed.back());
         r.bytes = static_cast<double>(op->info().matrix_bytes) + vector_bytes;
-        r.setup_spmv_equiv = r.spmv_ms > 0 ? r.setup_ms / r.spmv_ms : 0;
-        r.upload_spmv_equiv = r.spmv_ms > 0 && r.upload_ms >= 0 ? r.upload_ms / r.spmv_ms : -1;
-        r.build_spmv_equiv = r.spmv_ms > 0 ? r.build_ms / r.spmv_ms : 0;
-        if (op->info().paper_bytes > 0 && r.spmv_ms > 0)
-          r.paper_gbs = static_cast<double>(op->info().paper_bytes) / (r.spmv_ms * 1e-3) / 1e9;
-        r.gflops = r.spmv_ms > 0 ? 2.0 * a.nnz() / (r.spmv_ms * 1e-3) / 1e9 : 0;
-        r.gbs = r.spmv_ms > 0 ? r.bytes / (r.spmv_ms * 1e-3) / 1e9 : 0;
-        r.pct_ceiling = report.ceiling_gbs > 0 ? 100.0 * r.gbs / report.ceiling_gbs : 0;
         r.l2_resident = report.l2_bytes > 0 && r.bytes < static_cast<double>(report.l2_bytes);
         // A CPU's memory bandwidth drifts with what else runs on the machine: sample the ceiling
         // right after each format that reads from memory, so a format timed in a fast spell
@@ -279,8 +280,37 @@ void run_matrix(const std::string& name, const Csr<double>& a64, const Options& 
       } catch (const Error& e) {
         r.status = std::string("error: ") + e.what();
       }
+      if (!timed.empty() && timed.back().index == report.results.size() && r.status != "ok")
+        timed.pop_back();  // timed, then wrong: no rounds for it
       report.results.push_back(r);
     }
+  }
+  // The other builds, in rounds over the formats timed above.
+  for (int k = 1; k < opt.builds; ++k)
+    for (Timed& t : timed) {
+      Record& r = report.results[t.index];
+      if (r.status != "ok") continue;
+      progress.update(progress_base + progress_step * k / opt.builds,
+                      name + " " + r.format + " (build " + std::to_string(k + 1) + ")");
+      try {
+        time_build(*build_operator<V>(t.format, a, t.params, b), t);
+      } catch (const Error& e) {
+        r.status = std::string("error: ") + e.what();
+      }
+    }
+  for (const Timed& t : timed) {
+    Record& r = report.results[t.index];
+    if (r.status != "ok") continue;
+    r.spmv_ms = median(t.medians);
+    r.spmv_ms_min = *std::min_element(t.ms.begin(), t.ms.end());
+    r.spmv_ms_max = *std::max_element(t.ms.begin(), t.ms.end());
+    r.setup_spmv_equiv = r.spmv_ms > 0 ? r.setup_ms / r.spmv_ms : 0;
+    r.upload_spmv_equiv = r.spmv_ms > 0 && r.upload_ms >= 0 ? r.upload_ms / r.spmv_ms : -1;
+    r.build_spmv_equiv = r.spmv_ms > 0 ? r.build_ms / r.spmv_ms : 0;
+    if (t.paper_bytes > 0 && r.spmv_ms > 0) r.paper_gbs = t.paper_bytes / (r.spmv_ms * 1e-3) / 1e9;
+    r.gflops = r.spmv_ms > 0 ? 2.0 * a.nnz() / (r.spmv_ms * 1e-3) / 1e9 : 0;
+    r.gbs = r.spmv_ms > 0 ? r.bytes / (r.spmv_ms * 1e-3) / 1e9 : 0;
+    r.pct_ceiling = report.ceiling_gbs > 0 ? 100.0 * r.gbs / report.ceiling_gbs : 0;
   }
   // Ratios to the best peer (the cuSPARSE algorithms on the GPU, Eigen on the CPU), and to the
   // best CSR peer (cusparse_csr_*, eigen_csr), measured on this matrix in this run.

@@ -34,7 +34,11 @@ struct Options {
   int warmup = 10;
   int reps = 50;  // timed runs (median reported)
   // Each format built this many times, each build timed (reps runs); spmv_ms is the median of
-  // the builds' medians (one build of a 5 us apply can run 15-35% slow), setup the first's.
+  // the builds' medians (one build of a 5 us apply can run 15-35% slow), setup the first's. The
+  // builds after the first go in rounds over the matrix's formats (round k builds and times each
+  // format once, one operator alive at a time), so a slow spell of the host or the GPU falls on
+  // every format of the matrix alike, not on the one being timed (the real suite on one H200,
+  // the builds one after another: auto over its own pick's record 0.80-1.32x, p10-p90).
   int builds = 1;
   // Setup timed over up to this many builds before the SpMV timing (the operator of the last
   // kept): setup_ms, upload_ms and build_ms are their medians, setup_first_ms the first's (a
