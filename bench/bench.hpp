@@ -38,7 +38,7 @@ struct Options {
   // builds after the first go in rounds over the matrix's formats (round k builds and times each
   // format once, one operator alive at a time), so a slow spell of the host or the GPU falls on
   // every format of the matrix alike, not on the one being timed (the real suite on one H200,
-  // the builds one after another: auto over its own pick's record 0.80-1.32x, p10-p90).
+  // the builds one after another: auto over its own pick's record 0.80-1.18x, p10-p90).
   int builds = 1;
   // Setup timed over up to this many builds before the SpMV timing (the operator of the last
   // kept): setup_ms, upload_ms and build_ms are their medians, setup_first_ms the first's (a

@@ -446,7 +446,7 @@ TEST(SelectModel, OneApplyPaysTheCheapestSetup) {
 // CSR-3 reorders a square matrix on the host (3.5-26 s at 5e7-1e8 nonzeros on the H200 machine,
 // docs/results.md), so its predicted setup is tens of times the others' there, and a solver's
 // applies do not buy it where its SpMV gains little: a 27-point stencil of 172,800 rows (CSR-3
-// the SpMV-time pick, ~10% ahead of ELL) is given ELL's family, not CSR-3, for 2,000 applies.
+// the SpMV-time pick, ~9% ahead of ELL) is given ELL's family, not CSR-3, for 2,000 applies.
 // With the setup rows of before the refit (CSR-3 0.40 + 0.51 ms per 1e6 nonzeros) it was CSR-3.
 TEST(SelectModel, SolverAppliesDoNotPayCsr3sReordering) {
   const select::Features f =
