@@ -300,6 +300,7 @@ void run_matrix(const std::string& name, const Csr<double>& a64, const Options& 
     Record& r = report.results[t.index];
     if (t.medians.empty()) continue;
     r.spmv_ms = median(t.medians);
+    r.spmv_ms_builds = t.medians;
     r.spmv_ms_min = *std::min_element(t.ms.begin(), t.ms.end());
     r.spmv_ms_max = *std::max_element(t.ms.begin(), t.ms.end());
     r.setup_spmv_equiv = r.spmv_ms > 0 ? r.setup_ms / r.spmv_ms : 0;

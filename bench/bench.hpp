@@ -90,6 +90,7 @@ struct Record {
   bool built_on_device = false;
   double reorder_ms = 0, reorder_spmv_equiv = 0;  // --reorder: ordering + permutation cost
   double spmv_ms = 0, spmv_ms_min = 0, spmv_ms_max = 0;
+  std::vector<double> spmv_ms_builds;  // each build's median, in build order (--builds)
   double gflops = 0, bytes = 0, gbs = 0, pct_ceiling = 0;
   // Best peer's time / this time (> 1: faster than the peer). The peers are the backend's:
   // the cuSPARSE algorithms on cuda, Eigen on cpu (the field names date from the GPU alone).

@@ -107,6 +107,7 @@ nlohmann::json to_json(const Report& rep) {
          {"spmv_ms", r.spmv_ms},
          {"spmv_ms_min", r.spmv_ms_min},
          {"spmv_ms_max", r.spmv_ms_max},
+         {"spmv_ms_builds", r.spmv_ms_builds},
          {"gflops", r.gflops},
          {"bytes", r.bytes},
          {"gbs", r.gbs},

@@ -147,8 +147,9 @@ TEST(Cli, CpuBenchWritesJsonWithEveryField) {
   std::filesystem::remove(json);
 }
 
-// --builds N: each format built and timed N times, the record the median of the builds'
-// medians (within the span of every timed run); 0 is refused.
+// --builds N: each format built and timed N times (builds 2..N in rounds over the formats), the
+// record the median of the builds' medians (spmv_ms_builds, within the span of every timed
+// run); 0 is refused.
 TEST(Cli, BenchBuildsEachFormatNTimes) {
   const std::string json = temp_file("spmvkit_cli_builds.json");
   const CliRun r = spmvkit(
@@ -164,6 +165,14 @@ TEST(Cli, BenchBuildsEachFormatNTimes) {
     EXPECT_EQ(rec["status"], "ok");
     EXPECT_LE(rec["spmv_ms_min"].get<double>(), rec["spmv_ms"].get<double>());
     EXPECT_LE(rec["spmv_ms"].get<double>(), rec["spmv_ms_max"].get<double>());
+    std::vector<double> builds = rec["spmv_ms_builds"].get<std::vector<double>>();
+    ASSERT_EQ(builds.size(), 3u);
+    for (double b : builds) {
+      EXPECT_GE(b, rec["spmv_ms_min"].get<double>());
+      EXPECT_LE(b, rec["spmv_ms_max"].get<double>());
+    }
+    std::sort(builds.begin(), builds.end());
+    EXPECT_EQ(rec["spmv_ms"].get<double>(), builds[1]);
   }
   std::filesystem::remove(json);
   const CliRun bad = spmvkit("bench stencil7_12 --backend cpu --builds 0");
