@@ -38,11 +38,11 @@ row of each candidate in select/model_defaults.cpp in place (the SpMV constants,
 neighbour tables' residuals, unchanged) and names the runs in its header.
 
 fit: per format, SpMV ms = c . x (x: select::cost_features, select/model.hpp) by non-negative
-least squares on relative error; setup ms = s0 + s1 nnz/1e6 likewise. Hold-out: leave one matrix out (every record of it, in any
+least squares on relative error; setup ms = s0 + s1 nnz/1e6 by setup_fit (as the setup mode). Hold-out: leave one matrix out (every record of it, in any
 suite), fit on the rest, pick on it; the in-sample score fits on all. --emit writes the fit as
 select/model_defaults.cpp (then rebuild, build the neighbour table again on the new
 `linear_ms`, and `replay` to score the library's own picks; fit's own scores leave the
-correction out). Its setup rows come from setup_fit too.
+correction out).
 Python 3 with NumPy/SciPy (Debian python3-numpy, python3-scipy).
 """
 import collections, gzip, json, math, os, re, shutil, subprocess, sys
