@@ -218,12 +218,13 @@ def setup_only(runs, train_keys, check_keys, emit_path, sources):
     fits = {}
     print('setup ms = s0 + s1 nnz/1e6, fitted on %s' % ', '.join(sources))
     for f in CANDIDATES:
-        c = setup_fit(setup_points(runs, train_keys, f))
+        points = setup_points(runs, train_keys, f)
+        c = setup_fit(points)
         if c is None:
             continue
         fits[f] = c
         print('  %-18s %.4g + %.4g nnz/1e6' % (f, c[0], c[1]))
-        print('    fit    %s' % line(setup_errors(c, setup_points(runs, train_keys, f))))
+        print('    fit    %s' % line(setup_errors(c, points)))
         if check_keys:
             print('    check  %s' % line(setup_errors(c, setup_points(runs, check_keys, f))))
     if emit_path:
