@@ -582,6 +582,21 @@ cuda::DeviceBuffer<index_t> csr_tail_offsets(const DeviceCsrView<V>& a, index_t 
   return offset;
 }
 
+// The tails' entries gathered: row r's entries past `width` to where offset[r] (or, with
+// row_id, offset[i] for the i-th listed row r = row_id[i], n of them) says; row_out (null: not
+// kept) takes each entry's row.
+template <class V>
+void gather_csr_tails(const DeviceCsrView<V>& a, index_t width, std::int64_t tail_nnz, index_t n,
+                      const index_t* offset, const index_t* row_id, index_t* row_out,
+                      index_t* col_out, V* values_out) {
+  constexpr int block = EllBuildPolicy::block_threads;
+  csr_tail_kernel<V><<<cuda::grid_for(static_cast<std::size_t>(tail_nnz), block * cuda::kSpanItems),
+                       block, 0, cuda::Context::get().stream()>>>(
+      tail_nnz, n, width, a.row_ptr, a.col_idx, a.values, offset, row_id, row_out, col_out,
+      values_out);
+  SPMVKIT_CUDA_CHECK(cudaGetLastError());
+}
+
 }  // namespace
 
 template <class V>
@@ -620,13 +635,8 @@ CooDeviceTail<V> csr_tail_coo_device(const DeviceCsrView<V>& a, index_t width,
   t.values = cuda::DeviceBuffer<V>(static_cast<std::size_t>(tail_nnz));
   if (tail_nnz == 0 || a.rows == 0) return t;
   const cuda::DeviceBuffer<index_t> offset = csr_tail_offsets(a, width, plan);
-  cudaStream_t stream = cuda::Context::get().stream();
-  constexpr int block = EllBuildPolicy::block_threads;
-  csr_tail_kernel<V><<<cuda::grid_for(static_cast<std::size_t>(tail_nnz), block * cuda::kSpanItems),
-                       block, 0, stream>>>(tail_nnz, a.rows, width, a.row_ptr, a.col_idx, a.values,
-                                           offset.data(), nullptr, t.row.data(), t.col.data(),
-                                           t.values.data());
-  SPMVKIT_CUDA_CHECK(cudaGetLastError());
+  gather_csr_tails(a, width, tail_nnz, a.rows, offset.data(), nullptr, t.row.data(), t.col.data(),
+                   t.values.data());
   return t;
 }
 
@@ -646,13 +656,9 @@ CsrDeviceTail<V> csr_tail_rows_device(const DeviceCsrView<V>& a, index_t width,
         cudaMemsetAsync(t.row_ptr.data(), 0, sizeof(index_t), cuda::Context::get().stream()));
     return t;
   }
-  constexpr int block = EllBuildPolicy::block_threads;
   const auto gather = [&](const index_t* offset, const index_t* row_id, index_t n) {
-    csr_tail_kernel<V>
-        <<<cuda::grid_for(static_cast<std::size_t>(tail_nnz), block * cuda::kSpanItems), block, 0,
-           cuda::Context::get().stream()>>>(tail_nnz, n, width, a.row_ptr, a.col_idx, a.values,
-                                            offset, row_id, nullptr, t.col.data(), t.values.data());
-    SPMVKIT_CUDA_CHECK(cudaGetLastError());
+    gather_csr_tails(a, width, tail_nnz, n, offset, row_id, nullptr, t.col.data(),
+                     t.values.data());
   };
   if (p.on_host) {  // a small matrix from the host: the listed rows made there, queued up, and
                     // the tails gathered through them (no offset a row)
@@ -665,6 +671,7 @@ CsrDeviceTail<V> csr_tail_rows_device(const DeviceCsrView<V>& a, index_t width,
   }
   const cuda::DeviceBuffer<index_t> offset = csr_tail_offsets(a, width, p);
   cudaStream_t stream = cuda::Context::get().stream();
+  constexpr int block = EllBuildPolicy::block_threads;
   const unsigned grid = static_cast<unsigned>((a.rows + block - 1) / block);
   {
     cuda::DeviceBuffer<index_t> index(static_cast<std::size_t>(a.rows));
