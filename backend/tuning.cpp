@@ -49,13 +49,12 @@ StoreCache& store_cache() {
   return c;
 }
 
-}  // namespace
-
-std::optional<std::string> tuning_get(const std::string& device, const std::string& key) {
-  std::lock_guard<std::mutex> lock(store_mutex());
+// The store's records, reread where the file changed; null where there is no file. Under
+// store_mutex.
+const StoreCache* current_store() {
   const std::string path = tuning_file_path();
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return std::nullopt;  // no store (yet)
+  if (::stat(path.c_str(), &st) != 0) return nullptr;  // no store (yet)
   StoreCache& c = store_cache();
   if (!c.valid || c.path != path || c.dev != st.st_dev || c.ino != st.st_ino ||
       c.size != st.st_size || c.mtime.tv_sec != st.st_mtim.tv_sec ||
@@ -77,9 +76,32 @@ std::optional<std::string> tuning_get(const std::string& device, const std::stri
     c.mtime = st.st_mtim;
     c.valid = true;
   }
-  const auto it = c.values.find({device, key});
-  if (it == c.values.end()) return std::nullopt;
+  return &c;
+}
+
+}  // namespace
+
+std::optional<std::string> tuning_get(const std::string& device, const std::string& key) {
+  std::lock_guard<std::mutex> lock(store_mutex());
+  const StoreCache* c = current_store();
+  if (!c) return std::nullopt;
+  const auto it = c->values.find({device, key});
+  if (it == c->values.end()) return std::nullopt;
   return it->second;
+}
+
+std::vector<std::pair<std::string, std::string>> tuning_find(const std::string& device,
+                                                              const std::string& prefix) {
+  std::lock_guard<std::mutex> lock(store_mutex());
+  std::vector<std::pair<std::string, std::string>> out;
+  const StoreCache* c = current_store();
+  if (!c) return out;
+  for (auto it = c->values.lower_bound({device, prefix});
+       it != c->values.end() && it->first.first == device &&
+       it->first.second.compare(0, prefix.size(), prefix) == 0;
+       ++it)
+    out.emplace_back(it->first.second, it->second);
+  return out;
 }
 
 void tuning_put(const std::string& device, const std::string& key, const std::string& value) {

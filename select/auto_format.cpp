@@ -4,11 +4,14 @@
 // so measured is cached in the tuning store under the matrix's fingerprint, device and
 // precision, and reused by every later auto build of that matrix without measuring.
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <limits>
 #include <memory>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
 #include "select/model.hpp"
 #include "spmvkit/error.hpp"
@@ -146,7 +149,8 @@ Operator<V>* build_auto(const M& m, const Params& p) {
   phase("features");
   const Features f = m.features();
   phase("choose");
-  Choice c = select::choose(f, b, device, applies);
+  const auto here = select::measured_neighbours(device, b, f.value_bytes);
+  Choice c = select::choose(f, b, device, applies, here ? &here->table : nullptr);
   phase("pick");
   const double select_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -194,17 +198,82 @@ Operator<V>* build_auto(const M& m, const Params& p) {
   throw UnsupportedError("auto: no candidate format could hold this matrix (" + refusals + ")");
 }
 
-// `spmvkit tune auto MATRIX...`: the measured choice for each matrix, stored for later builds.
+// The matrices `spmvkit tune auto --model` measures when none is named: every generator's
+// structures, on both sides of the L2 (1e6-6e7 nonzeros), from bench's auto-train suite (not its
+// hold-outs); the reordering of CSR-3 on the large square ones is over max_setup_ms and skipped.
+std::vector<std::string> model_training_set() {
+  return {"random_2000000_2000000_20",  "random_4000000_1000000_10",  "powerlaw_1000000_5000",
+          "powerlaw_3500000_3000",      "banded_3000000_16_16",       "stencil5_3500",
+          "stencil27_130",              "convdiff2d_2500",            "reservoir_bs3_80",
+          "reservoir_bs8_36",           "expand_bs3_powerlaw_400000", "expand_bs6_stencil7_60",
+          "random_50000_50000_20",      "stencil7_60",                "powerlaw_200000",
+          "banded_50000_20_10",         "reservoir_bs3_15",           "expand_bs4_stencil5_80"};
+}
+
+// `tune auto --model`, one matrix and precision: every candidate the model ranks timed (but
+// those whose predicted setup is over `max_setup_ms`), a line each to `out`, and the matrix kept
+// in the tuning store as one of this device's measured neighbours (model.hpp), its fastest as
+// the matrix's measured choice.
+template <class V>
+void measure_model(const Csr<V>& a, const std::string& name, Backend b, int reps,
+                   double max_setup_ms, std::ostream& out) {
+  const std::string device = device_name(b);
+  const Features f = select::measure_features(a, last_level_cache_bytes(b));
+  const auto here = select::measured_neighbours(device, b, f.value_bytes);
+  const Choice c = select::choose(f, b, device, 0, here ? &here->table : nullptr);
+  const char* precision = sizeof(V) == 8 ? "f64" : "f32";
+  std::vector<Prediction> timed;
+  for (const Prediction& p : c.ranked) {
+    if (p.setup_ms <= max_setup_ms) {
+      timed.push_back(p);
+      continue;
+    }
+    out << name << '\t' << precision << '\t' << p.format << "\tskipped: predicted setup "
+        << ms(p.setup_ms) << " ms over --max-setup-ms\n";
+  }
+  std::vector<double> times;
+  const std::size_t best = measure<V>(HostMatrix<V>{a, b}, timed, timed.size(), reps, times);
+  if (best == timed.size()) throw UnsupportedError("tune auto --model: no candidate built " + name);
+  std::vector<std::pair<std::string, double>> residuals;
+  for (std::size_t i = 0; i < timed.size(); ++i) {
+    const Prediction& p = timed[i];
+    out << name << '\t' << precision << '\t' << p.format << "\tpredicted " << ms(p.spmv_ms)
+        << " ms (linear " << ms(p.linear_ms) << ")\tmeasured "
+        << (times[i] < 0 ? std::string("n/a (refused)") : ms(times[i]) + " ms") << "\n";
+    if (times[i] > 0 && p.linear_ms > 0)
+      residuals.emplace_back(p.format, std::log(times[i] / p.linear_ms));
+  }
+  const auto [key, value] = select::measured_record(f, b, name, residuals);
+  tuning_put(device, key, value);
+  tuning_put(device, select::cache_key(f, b), encode(timed[best]));
+  out << name << '\t' << precision << "\tfastest " << timed[best].format << ", model's pick "
+      << c.ranked.front().format << "; stored as a measured neighbour of " << device << "\n";
+}
+
+// `spmvkit tune auto MATRIX...`: the measured choice for each matrix, stored for later builds;
+// with --model every candidate timed and the matrix kept as a measured neighbour (default: a
+// generated set).
 void tune_auto(const Params& options, const std::vector<std::string>& matrices, std::ostream& out,
                std::ostream& log) {
-  if (matrices.empty()) throw InputError("tune auto: name at least one MATRIX");
+  const bool model = options.get_bool("model", false);
+  if (matrices.empty() && !model)
+    throw InputError("tune auto: name at least one MATRIX (or measure the model with --model)");
+  if (!model && options.has("max_setup_ms"))
+    throw InputError("tune auto: --max-setup-ms applies with --model only");
   const Backend b = cuda_available() ? Backend::cuda : Backend::cpu;
   const std::string precision = options.get_string("precision", "f64");
-  for (const std::string& name : matrices) {
-    log << "tune auto: " << name << "\n";
+  const int reps = static_cast<int>(options.get_int("reps", 20));
+  const double max_setup_ms = options.get_double("max_setup_ms", 5000);
+  for (const std::string& name : matrices.empty() ? model_training_set() : matrices) {
+    log << "tune auto" << (model ? " --model" : "") << ": " << name << "\n";
     const Csr<double> a = load_matrix(name);
+    if (model) {
+      if (precision != "f64") measure_model<float>(a.cast<float>(), name, b, reps, max_setup_ms, out);
+      if (precision != "f32") measure_model<double>(a, name, b, reps, max_setup_ms, out);
+      continue;
+    }
     Params p;
-    p.set("tune", "1");
+    p.set("tune", "1").set("reps", std::to_string(reps));
     if (precision != "f64")
       out << name << "\tf32\t"
           << build_operator<float>("auto", a.cast<float>(), p, b)->info().details << "\n";
@@ -245,8 +314,10 @@ FormatEntry auto_format() {
   });
   select::prepare();
   e.tune = tune_auto;
-  e.tune_summary = "measure the model's top candidates for MATRIX... and cache the choice";
-  e.tune_options = {"precision"};
+  e.tune_summary =
+      "measure the model's top candidates for MATRIX... and cache the choice; --model: time "
+      "every candidate and keep the matrices as this device's measured neighbours";
+  e.tune_options = {"precision", "reps", "model", "max_setup_ms"};
   return e;
 }
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <initializer_list>
 #include <utility>
 
 namespace spmvkit::select {
@@ -109,46 +110,69 @@ NeighbourPoint neighbour_point(const Features& f) {
           std::log(std::max(kNeighbourXFloor, x_over_l2))};
 }
 
+const NeighbourTable& shipped_neighbours(const std::string& device) {
+  const bool h200 = device.find("H200") != std::string::npos;
+  return h200 && !h200_neighbours().entries.empty() ? h200_neighbours() : h100_neighbours();
+}
+
 namespace {
 
-// Table entries with their squared standardised distance to a matrix, nearest first.
-using Neighbours = std::vector<std::pair<double, const NeighbourTable::Entry*>>;
+// A table entry with its squared standardised distance to a matrix.
+struct Near {
+  double d2;
+  const NeighbourTable* table;
+  const NeighbourTable::Entry* entry;
+  std::size_t order;  // over the tables in turn, each in its own order: ties go by it
+};
 
-// The table's kNeighbours entries nearest to f (by distance, then table order).
-Neighbours nearest(const NeighbourTable& t, const Features& f) {
-  Neighbours near;
-  near.reserve(t.entries.size());
+// The kNeighbours entries nearest to f over `tables` (by distance, then the tables' order and
+// each table's own order); each table standardises by its own scale.
+std::vector<Near> nearest(std::initializer_list<const NeighbourTable*> tables, const Features& f) {
+  std::vector<Near> near;
+  std::size_t n = 0;
+  for (const NeighbourTable* t : tables) n += t ? t->entries.size() : 0;
+  near.reserve(n);
   const NeighbourPoint z = neighbour_point(f);
-  NeighbourPoint inv{};  // a multiply an entry's dimension, not a division (half of choose())
-  for (std::size_t i = 0; i < kNeighbourDims; ++i) inv[i] = 1.0 / t.scale[i];
-  for (const NeighbourTable::Entry& e : t.entries) {
-    double d2 = 0;
-    for (std::size_t i = 0; i < kNeighbourDims; ++i) {
-      const double u = (z[i] - e.point[i]) * inv[i];
-      d2 += u * u;
+  for (const NeighbourTable* t : tables) {
+    if (!t) continue;
+    NeighbourPoint inv{};  // a multiply an entry's dimension, not a division (half of choose())
+    for (std::size_t i = 0; i < kNeighbourDims; ++i) inv[i] = 1.0 / t->scale[i];
+    for (const NeighbourTable::Entry& e : t->entries) {
+      double d2 = 0;
+      for (std::size_t i = 0; i < kNeighbourDims; ++i) {
+        const double u = (z[i] - e.point[i]) * inv[i];
+        d2 += u * u;
+      }
+      near.push_back({d2, t, &e, near.size()});
     }
-    near.emplace_back(d2, &e);
   }
   const std::size_t k = std::min(kNeighbours, near.size());
   std::partial_sort(near.begin(), near.begin() + static_cast<std::ptrdiff_t>(k), near.end(),
-                    [&](const auto& x, const auto& y) {
-                      return x.first < y.first || (x.first == y.first && x.second < y.second);
+                    [](const Near& x, const Near& y) {
+                      return x.d2 < y.d2 || (x.d2 == y.d2 && x.order < y.order);
                     });
   near.resize(k);
   return near;
 }
 
+// The column of `format` in t's residuals (-1: not measured there).
+int column(const NeighbourTable& t, const std::string& format) {
+  for (std::size_t j = 0; j < t.formats.size(); ++j)
+    if (format == t.formats[j]) return static_cast<int>(j);
+  return -1;
+}
+
 // exp of the weighted mean residual of `format` over `near` (1 where none measured it).
-double correction(const NeighbourTable& t, const Neighbours& near, const std::string& format) {
-  const auto col = std::find_if(t.formats.begin(), t.formats.end(),
-                                [&](const char* name) { return format == name; });
-  if (col == t.formats.end()) return 1.0;
-  const auto j = static_cast<std::size_t>(col - t.formats.begin());
+double correction(const std::vector<Near>& near, const std::string& format) {
   double num = 0, den = 0;
-  for (const auto& [d2, e] : near) {
-    const double r = e->residual[j];
+  const NeighbourTable* last = nullptr;
+  int j = -1;
+  for (const Near& n : near) {
+    if (n.table != last) j = column(*(last = n.table), format);
+    if (j < 0) continue;
+    const double r = n.entry->residual[static_cast<std::size_t>(j)];
     if (std::isnan(r)) continue;
-    const double w = std::exp(-d2);
+    const double w = std::exp(-n.d2);
     num += w * r;
     den += w;
   }
@@ -157,7 +181,8 @@ double correction(const NeighbourTable& t, const Neighbours& near, const std::st
 
 }  // namespace
 
-Choice choose(const Features& f, Backend b, const std::string& device, long long applies) {
+Choice choose(const Features& f, Backend b, const std::string& device, long long applies,
+              const NeighbourTable* measured) {
   Choice c;
   c.applies = applies;
   const bool h200 = device.find("H200") != std::string::npos;
@@ -181,21 +206,28 @@ Choice choose(const Features& f, Backend b, const std::string& device, long long
     p.setup_ms = k.setup[0] + k.setup[1] * f.nnz * 1e-6;
     c.ranked.push_back(p);
   }
-  // The neighbour correction, on the GPU: an H200 takes its own table (residuals of H200 runs
-  // against its linear model as it is now: H100's constants scaled) where it has one, else
-  // H100's (the same relative correction of its linear model).
-  const NeighbourTable& nt =
-      h200 && !h200_neighbours().entries.empty() ? h200_neighbours() : h100_neighbours();
+  // The neighbour correction: on the GPU the shipped table (an H200's own, residuals of H200
+  // runs against its linear model, where it has one, else H100's: the same relative correction
+  // of its linear model), and on either backend the matrices measured on this device.
+  const NeighbourTable* shipped = b == Backend::cuda ? &shipped_neighbours(device) : nullptr;
+  if (shipped && shipped->entries.empty()) shipped = nullptr;
+  if (measured && measured->entries.empty()) measured = nullptr;
   std::string neighbours;
-  if (b == Backend::cuda && !nt.entries.empty()) {
-    const auto near = nearest(nt, f);
-    for (Prediction& p : c.ranked) p.spmv_ms = p.linear_ms * correction(nt, near, p.format);
+  if (shipped || measured) {
+    const auto near = nearest({shipped, measured}, f);
+    for (Prediction& p : c.ranked) p.spmv_ms = p.linear_ms * correction(near, p.format);
     // How much of the neighbours' residual applies: their weight against the regulariser's.
     double w = 0;
-    for (const auto& nb : near) w += std::exp(-nb.first);
+    std::size_t here = 0;
+    for (const Near& n : near) {
+      w += std::exp(-n.d2);
+      here += n.table == measured;
+    }
     neighbours = "; neighbour correction " + fmt("%.2f", w / (w + 1e-3)) + " (its " +
-                 std::to_string(near.size()) + " nearest measured matrices, first " +
-                 near.front().second->matrix + fmt(" at %.2f)", std::sqrt(near.front().first));
+                 std::to_string(near.size()) + " nearest measured matrices" +
+                 (measured ? ", " + std::to_string(here) + " measured on this device" : "") +
+                 ", first " + near.front().entry->matrix +
+                 fmt(" at %.2f)", std::sqrt(near.front().d2));
   }
   std::stable_sort(c.ranked.begin(), c.ranked.end(), [&](const Prediction& x, const Prediction& y) {
     return x.total_ms(applies) < y.total_ms(applies);

@@ -7,7 +7,10 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "spmvkit/backend.hpp"
@@ -110,6 +113,31 @@ const NeighbourTable& h100_neighbours();  // model_neighbours.cpp (generated)
 // generated; empty: an H200 takes H100's table.
 const NeighbourTable& h200_neighbours();
 
+// The shipped table a device's choice is corrected by (an H200's own where it has one, else
+// H100's); its scale is also the measured neighbours' (below).
+const NeighbourTable& shipped_neighbours(const std::string& device);
+
+// Neighbours measured on this device (`spmvkit tune auto --model`): matrices whose every
+// candidate was timed here, each kept in the tuning store as its neighbour_point and the
+// candidates' residuals against this device's linear model, log(measured / c . x), under
+// "auto-model/<rows>x<cols>/<nnz>/<structure hash>/<f32|f64>/<backend>". choose() takes the
+// kNeighbours nearest over them and the shipped table together, on the CPU backend too (which
+// ships no table), with the shipped table's scale.
+struct MeasuredNeighbours {
+  NeighbourTable table;
+  std::deque<std::string> names;  // the storage of the table's matrix and format names
+};
+// This device's measured neighbours for backend `b` and values of `value_bytes`, parsed from
+// the tuning store (kept while its records stay the same; a malformed record is skipped); null
+// where there are none.
+std::shared_ptr<const MeasuredNeighbours> measured_neighbours(const std::string& device, Backend b,
+                                                              int value_bytes);
+// One measured matrix's tuning store record (key, value): `matrix` names it in auto's details,
+// `residuals` are (format, log(measured / linear prediction)).
+std::pair<std::string, std::string> measured_record(
+    const Features& f, Backend b, const std::string& matrix,
+    const std::vector<std::pair<std::string, double>>& residuals);
+
 // Beyond L2 on the GPU, cuSPARSE CSR ALG1 goes first when its predicted time is within this
 // fraction of the best candidate's (choose()): the rule is never to trail cuSPARSE by
 // more than 3% there. Replayed on the H100 records of bench/results' f21cdd4, 0253e28 and
@@ -137,8 +165,10 @@ struct Choice {
 // own table, or while that is empty (fitted H200 constants did worse on the hold-out than these,
 // docs/select.md) H100's with the terms of bytes beyond L2 scaled by the bandwidth ratio
 // 3.35/4.8 TB/s, corrected by the H200's neighbour table; any other GPU H100's.
-// applies = 0: SpMV time alone; N > 0: setup + N x SpMV.
-Choice choose(const Features& f, Backend b, const std::string& device, long long applies);
+// applies = 0: SpMV time alone; N > 0: setup + N x SpMV. `measured`: this device's measured
+// neighbours (measured_neighbours()), beside the shipped table.
+Choice choose(const Features& f, Backend b, const std::string& device, long long applies,
+              const NeighbourTable* measured = nullptr);
 
 // One choose() on a made-up matrix for each backend: the constant tables' initialisation and
 // their first page faults (0.1-0.8 ms of a process's first choice) then happen where the

@@ -28,7 +28,7 @@ void add_tune(CLI::App& app) {
   cmd->add_option("WHAT", *what, list)->required()->check(CLI::IsMember(names));
   cmd->add_option("MATRIX", *matrices,
                   "csr3: training matrices (default: a generated set); auto: the matrices whose "
-                  "choice to measure and cache");
+                  "choice to measure and cache (with --model, default: a generated set)");
   // The tuners' options: key (FormatEntry::tune_options), flag, help. Given ones are passed to
   // the format's hook as key=value.
   struct TuneOption {
@@ -48,7 +48,9 @@ void add_tune(CLI::App& app) {
       ->check(CLI::IsMember({"f64", "f32", "both"}));
   add("nnz", "--nnz",
       "bsr: stored values of each tuning matrix, e.g. 1e6 (default 1e8, far beyond L2)");
-  add("reps", "--reps", "bsr: timed applies per round (3 rounds, best kept)")
+  add("reps", "--reps",
+      "bsr: timed applies per round (3 rounds, best kept); auto: timed applies per candidate "
+      "(default 20)")
       ->check(CLI::Range(1, 10000));
   add("screen_reps", "--screen-reps",
       "bsr: applies timed once per candidate in the screen (default 5)")
@@ -56,13 +58,21 @@ void add_tune(CLI::App& app) {
   add("finalists", "--finalists",
       "bsr: candidates per kernel timed in full after the screen (default 8)")
       ->check(CLI::Range(1, 100000));
+  add("max_setup_ms", "--max-setup-ms",
+      "auto --model: skip a candidate whose predicted setup is longer (default 5000)")
+      ->check(CLI::PositiveNumber);
+  auto model = std::make_shared<bool>(false);
+  CLI::Option* model_flag = cmd->add_flag(
+      "--model", *model,
+      "auto: time every candidate on each MATRIX (default: a generated set) and keep the "
+      "matrices as this device's measured neighbours, which correct auto's model near them");
   auto no_store = std::make_shared<bool>(false);
   CLI::Option* no_store_flag =
       cmd->add_flag("--no-store", *no_store, "bsr: do not write the tuning store");
   add("emit_defaults", "--emit-defaults",
       "bsr: merge the measured lines into this copy of bsr_tuning_defaults.cpp (or write them "
       "alone to a new file)");
-  cmd->callback([what, matrices, options, no_store, no_store_flag] {
+  cmd->callback([what, matrices, options, model, model_flag, no_store, no_store_flag] {
     const FormatEntry& f = find_format(*what);
     // An option of another format's tuner is the user's error, named as such.
     const auto accepts = [](const FormatEntry& e, const std::string& key) {
@@ -84,6 +94,11 @@ void add_tune(CLI::App& app) {
       given.set(o.key, std::string(o.key) == "nnz"
                            ? std::to_string(parse_count("--nnz", *o.value))
                            : *o.value);
+    }
+    if (model_flag->count() > 0) {
+      if (!accepts(f, "model"))
+        throw InputError("--model applies to `tune " + owner("model") + "` only");
+      given.set("model", *model ? "1" : "0");
     }
     if (no_store_flag->count() > 0) {
       if (!accepts(f, "no_store"))

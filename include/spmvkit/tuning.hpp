@@ -9,11 +9,17 @@
 
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace spmvkit {
 
 std::string tuning_file_path();
 std::optional<std::string> tuning_get(const std::string& device, const std::string& key);
+// Every key of `device` that starts with `prefix`, with its value (the last record's), in key
+// order.
+std::vector<std::pair<std::string, std::string>> tuning_find(const std::string& device,
+                                                              const std::string& prefix);
 void tuning_put(const std::string& device, const std::string& key, const std::string& value);
 
 }  // namespace spmvkit

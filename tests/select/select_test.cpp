@@ -7,6 +7,7 @@
 #include <cmath>
 #include <fstream>
 #include <random>
+#include <sstream>
 #include <string>
 
 #include "select/model.hpp"
@@ -608,6 +609,74 @@ TEST(SelectModel, CpuPicksFewestBytes) {
   EXPECT_EQ(p.ranked.front().format, "csr_scalar");
 }
 
+// The neighbours measured on this device (`tune auto --model`): a matrix measured here moves
+// the model's prediction at and near it, on the GPU beside the shipped table and on the CPU
+// alone, and not far from it; its record round-trips through the tuning store; records of
+// another precision, backend or device, and malformed ones, are not read.
+TEST(SelectModel, MeasuredNeighboursCorrectTheModelNearThem) {
+  testing::ScopedTuningFile store;
+  const Csr<double> a = generate_by_name("random_3000_3000_8");
+  const select::Features f = select::measure_features(a, kH100L2);
+  for (Backend b : {Backend::cuda, Backend::cpu}) {
+    SCOPED_TRACE(to_string(b));
+    const std::string device = b == Backend::cuda ? kH100 : "cpu";
+    const select::Choice before = select::choose(f, b, device, 0);
+    const std::string first = before.ranked.front().format;
+    // Measured here: the model's pick 50x slower than its linear prediction, the next 10% faster.
+    const std::string second = before.ranked.at(1).format;
+    const auto [key, value] = select::measured_record(
+        f, b, "some/dir/mine.mtx", {{first, std::log(50.0)}, {second, std::log(0.9)}});
+    tuning_put(device, key, value);
+    const auto here = select::measured_neighbours(device, b, 8);
+    ASSERT_NE(here, nullptr);
+    ASSERT_EQ(here->table.entries.size(), 1u);
+    const auto& e = here->table.entries[0];
+    EXPECT_STREQ(e.matrix, "mine.mtx");
+    const select::NeighbourPoint z = select::neighbour_point(f);
+    for (std::size_t i = 0; i < select::kNeighbourDims; ++i)
+      EXPECT_NEAR(e.point[i], z[i], 1e-5 * (1 + std::abs(z[i]))) << i;
+    const select::Choice after = select::choose(f, b, device, 0, &here->table);
+    SCOPED_TRACE(after.why);
+    EXPECT_NE(after.why.find("1 measured on this device, first mine.mtx at 0.00"),
+              std::string::npos);
+    EXPECT_NE(after.ranked.front().format, first);
+    // On the GPU the shipped table's neighbours weigh in beside it (nearly as near).
+    const auto predicted = [&](const select::Choice& c) {
+      for (const auto& p : c.ranked)
+        if (p.format == first) return p.spmv_ms;
+      ADD_FAILURE() << first << " not ranked";
+      return 0.0;
+    };
+    EXPECT_GT(predicted(after), (b == Backend::cpu ? 40 : 1.5) * predicted(before));
+    // Far from it (1e9 rows of 1,000 entries) the measurement does not move the prediction.
+    const select::Features far =
+        features_at({20.7, 27.6, 6.91, std::log(0.1), 11.5, 0.0, std::log(152.6)});
+    const auto far_before = select::choose(far, b, device, 0);
+    const auto far_after = select::choose(far, b, device, 0, &here->table);
+    ASSERT_EQ(far_before.ranked.size(), far_after.ranked.size());
+    for (std::size_t i = 0; i < far_after.ranked.size(); ++i) {
+      EXPECT_EQ(far_after.ranked[i].format, far_before.ranked[i].format);
+      EXPECT_NEAR(far_after.ranked[i].spmv_ms / far_before.ranked[i].spmv_ms, 1.0, 1e-6);
+    }
+  }
+  // Only the device's, backend's and precision's records, each parsed once.
+  EXPECT_EQ(select::measured_neighbours(kH100, Backend::cuda, 4), nullptr);
+  EXPECT_EQ(select::measured_neighbours("NVIDIA H200", Backend::cuda, 8), nullptr);
+  EXPECT_EQ(select::measured_neighbours(kH100, Backend::cuda, 8)->table.entries.size(), 1u);
+  // Malformed records are skipped, a format the model does not know is carried along.
+  const std::string tail = "/f64/cuda";
+  tuning_put(kH100, "auto-model/a" + tail, "matrix=short;point=1,2;residual=ell:0.1");
+  tuning_put(kH100, "auto-model/b" + tail, "matrix=nan;point=1,2,3,4,5,6,7;residual=ell:abc");
+  tuning_put(kH100, "auto-model/c" + tail, "matrix=none;point=1,2,3,4,5,6,7;residual=");
+  tuning_put(kH100, "auto-model/d" + tail, "matrix=odd;point=1,2,3,4,5,6,7;residual=nosuch:1");
+  tuning_put(kH100, "auto-model/e/f64/cpu", "matrix=cpu;point=1,2,3,4,5,6,7;residual=ell:1");
+  const auto all = select::measured_neighbours(kH100, Backend::cuda, 8);
+  ASSERT_NE(all, nullptr);
+  ASSERT_EQ(all->table.entries.size(), 2u);
+  EXPECT_STREQ(all->table.entries[1].matrix, "odd");
+  EXPECT_NO_THROW(select::choose(f, Backend::cuda, kH100, 0, &all->table));
+}
+
 // Builds auto on the CPU and checks the product against the float64 reference.
 std::string build_and_check(const Csr<double>& a, const Params& p) {
   auto op = build_operator<double>("auto", a, p, Backend::cpu);
@@ -681,6 +750,47 @@ TEST(SelectTune, CudaPickKeepsTheRegistryUpload) {
     }
     testing::expect_operator_matches(*op, a, Backend::cuda, 7);
   }
+}
+
+// `spmvkit tune auto --model`: every candidate timed on the matrix (a line each), the matrix
+// kept as a measured neighbour with a residual for each, its fastest cached as its choice.
+TEST(SelectTune, ModelMeasuresEveryCandidateAndKeepsTheMatrix) {
+  testing::ScopedTuningFile store;
+  const char* name = "reservoir_bs3_6";
+  const Backend b = cuda_available() ? Backend::cuda : Backend::cpu;
+  const std::string device = device_name(b);
+  const Csr<double> a = generate_by_name(name);
+  const select::Features f = select::measure_features(a, last_level_cache_bytes(b));
+  const select::Choice c = select::choose(f, b, device, 0);
+  std::ostringstream out, log;
+  find_format("auto").tune(Params::parse("model=1,reps=2"), {name}, out, log);
+  SCOPED_TRACE(out.str());
+  for (const auto& p : c.ranked)
+    EXPECT_NE(out.str().find(std::string(name) + "\tf64\t" + p.format + "\tpredicted "),
+              std::string::npos)
+        << p.format;
+  EXPECT_NE(out.str().find("\tfastest "), std::string::npos);
+  const auto here = select::measured_neighbours(device, b, 8);
+  ASSERT_NE(here, nullptr);
+  ASSERT_EQ(here->table.entries.size(), 1u);
+  EXPECT_STREQ(here->table.entries[0].matrix, name);
+  std::size_t measured = 0;
+  for (double r : here->table.entries[0].residual) {
+    EXPECT_TRUE(std::isfinite(r));
+    measured += std::isfinite(r);
+  }
+  EXPECT_EQ(measured, c.ranked.size());
+  // The matrix's auto build takes the fastest, with the measurement among its neighbours.
+  auto op = build_operator<double>("auto", a, {}, b);
+  EXPECT_NE(op->info().details.find("by cached measurement"), std::string::npos)
+      << op->info().details;
+  EXPECT_NE(op->info().details.find("1 measured on this device"), std::string::npos)
+      << op->info().details;
+  testing::expect_operator_matches(*op, a, b, 5);
+  // Without a matrix and without --model, a clear error.
+  EXPECT_THROW(find_format("auto").tune({}, {}, out, log), InputError);
+  EXPECT_THROW(find_format("auto").tune(Params::parse("max_setup_ms=5"), {name}, out, log),
+               InputError);
 }
 
 TEST(SelectTune, BadParametersAreNamed) {
