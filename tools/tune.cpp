@@ -80,10 +80,11 @@ void add_tune(CLI::App& app) {
         if (k == key) return true;
       return false;
     };
-    const auto owner = [&](const std::string& key) {
+    const auto owner = [&](const std::string& key) {  // "bsr` or `tune auto"
+      std::string names;
       for (const auto& e : formats())
-        if (e.tune && accepts(e, key)) return e.name;
-      return std::string("?");
+        if (e.tune && accepts(e, key)) names += (names.empty() ? "" : "` or `tune ") + e.name;
+      return names.empty() ? std::string("?") : names;
     };
     Params given;
     for (const TuneOption& o : *options) {

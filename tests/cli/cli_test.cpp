@@ -406,16 +406,20 @@ TEST(Cli, EveryCommandRefusesBadFilesWithOneLine) {
   std::filesystem::remove(noise);
 }
 
-// `tune bsr`: arguments are checked before the device; with no GPU visible (hidden here, so the
+// `tune bsr` (and an option of another tuner, `tune auto` without MATRIX): arguments are checked
+// before the device; with no GPU visible (hidden here, so the
 // test means the same on a GPU machine) it stops with one clear line, never tuning anything.
 TEST(Cli, TuneBsrArgumentsAndNoDevice) {
-  const std::array<std::pair<std::string, std::string>, 6> cases = {{
+  const std::array<std::pair<std::string, std::string>, 9> cases = {{
       {"tune bsr --block-sizes 0", "block size"},
       {"tune bsr --block-sizes 8-4", "empty range"},
       {"tune bsr --nnz lots", "not a count"},
       {"tune bsr --nnz 10", "outside"},
       {"tune bsr stencil7_4", "takes no MATRIX"},
       {"tune hec --block-sizes 4", "applies to `tune bsr` only"},
+      {"tune hec --reps 4", "applies to `tune bsr` or `tune auto` only"},
+      {"tune bsr --model", "applies to `tune auto` only"},
+      {"tune auto", "name at least one MATRIX"},
   }};
   expect_one_error_line_each(cases);
   EXPECT_NE(spmvkit("tune bsr --precision f16").status, 0);
