@@ -407,8 +407,8 @@ TEST(Cli, EveryCommandRefusesBadFilesWithOneLine) {
 }
 
 // `tune bsr` (and an option of another tuner, `tune auto` without MATRIX): arguments are checked
-// before the device; with no GPU visible (hidden here, so the
-// test means the same on a GPU machine) it stops with one clear line, never tuning anything.
+// before the device; with no GPU visible (hidden here, so the test means the same on a GPU
+// machine) it stops with one clear line, never tuning anything.
 TEST(Cli, TuneBsrArgumentsAndNoDevice) {
   const std::array<std::pair<std::string, std::string>, 9> cases = {{
       {"tune bsr --block-sizes 0", "block size"},
