@@ -7,7 +7,7 @@
   bench/fit_select.py neighbours [--cli build/spmvkit] [--emit select/model_neighbours.cpp]
                                  TRAIN.json... [--check CHECK.json...]
   bench/fit_select.py neighbours --device h200 --emit select/model_neighbours_h200.cpp
-                                 H200TRAIN.json... [--check H200CHECK.json...]
+                                 [--store TUNING.tsv] H200TRAIN.json... [--check H200CHECK.json...]
   bench/fit_select.py setup [--emit select/model_defaults.cpp] RUN.json... [--check CHECK.json...]
 
 RUN.json: `spmvkit bench --json` runs with every format measured (default RUNS below: the 4x H100
@@ -29,6 +29,10 @@ neighbour_point and, per candidate it measured, log(measured / the library's lin
 scores the corrected picks leave one matrix out on TRAIN (the table less every record of that
 matrix name) and with the whole table on CHECK (runs it never saw), walking as replay does; the
 Python here mirrors model.cpp's correction. --emit writes select/model_neighbours.cpp.
+--store adds the matrices `spmvkit tune auto --model` measured on the device (a tuning store's
+auto-model/.../f64/cuda records of a device whose name holds --device, e.g. H200): their points
+and residuals as they were stored (against the same linear model), into the table as TRAIN's
+records are; leave one matrix out leaves out a store entry of the same name too.
 
 setup: per candidate, setup ms = s0 + s1 nnz/1e6 (setup_fit: least squares on log(predicted /
 measured), s0, s1 >= 0), from the runs' `setup_ms` (each record's median of its builds, upload
@@ -352,9 +356,33 @@ def emit_neighbours(path, table, scale, sources, device='h100'):
         subprocess.run(['clang-format', '-i', path], check=True)
 
 
-def neighbours(runs, infos, train_keys, check_keys, emit_path, sources, device='h100'):
+def store_entries(path, device):
+    """The table entries of a tuning store's `tune auto --model` records (select/measured.cpp):
+    (matrix, point, {format: residual}) for device names holding `device`, f64, cuda; the last
+    record of a key wins, as in the store."""
+    records = {}
+    for line in open(path):
+        parts = line.rstrip('\n').split('\t')
+        if (len(parts) == 3 and device.lower() in parts[0].lower() and
+                parts[1].startswith('auto-model/') and parts[1].endswith('/f64/cuda')):
+            records[(parts[0], parts[1])] = parts[2]
+    out = []
+    for value in records.values():
+        fields = dict(f.split('=', 1) for f in value.split(';') if '=' in f)
+        point = np.array([float(v) for v in fields['point'].split(',')])
+        res = {f: float(r) for f, r in (i.split(':') for i in fields['residual'].split(',') if i)
+               if f in CANDIDATES}
+        if len(point) == 7 and res:
+            out.append((fields['matrix'], point, res))
+    return out
+
+
+def neighbours(runs, infos, train_keys, check_keys, emit_path, sources, device='h100',
+               stores=()):
     table = [(k[1], neighbour_point(infos[k]), residuals(runs[k], infos[k]))
              for k in sorted(train_keys)]
+    for path in stores:
+        table += store_entries(path, device)
     table = [t for t in table if t[2]]
     scale = np.array([t[1] for t in table]).std(axis=0) + 1e-9
     print('neighbour table: %d matrix records of %s' % (len(table), ', '.join(sources)))
@@ -374,7 +402,7 @@ def main():
     if not args or args[0] not in ('replay', 'fit', 'neighbours', 'setup'):
         sys.exit(__doc__)
     mode, args = args[0], args[1:]
-    opts = {'--cli': 'build/spmvkit', '--emit': None, '--device': 'h100'}
+    opts = {'--cli': 'build/spmvkit', '--emit': None, '--device': 'h100', '--store': None}
     for o in opts:
         if o in args:
             i = args.index(o)
@@ -402,8 +430,10 @@ def main():
     json.dump(cache, open(cache_path, 'w'))
     commits = sorted(set(r['commit'] for r in runs.values()))
     if mode == 'neighbours':
+        stores = [opts['--store']] if opts['--store'] else []
         neighbours(runs, infos, train_keys, sorted(set(runs) - set(train_keys)), opts['--emit'],
-                   [os.path.relpath(p) for p in args or RUNS], opts['--device'])
+                   [os.path.relpath(p) for p in (args or RUNS) + stores], opts['--device'],
+                   stores)
         return
     if mode == 'replay':
         scored, rows = replay(runs, infos)
