@@ -51,12 +51,16 @@ void print_stats(const std::string& name, const MatrixStats& s) {
 }
 
 // --auto: the features and the ranked candidates, as the auto build on `device` with an L2 of
-// `l2` bytes would compute them (bench/fit_select.py reads the JSON to fit and replay the model).
+// `l2` bytes would compute them, with the matrices `tune auto --model` measured on that device
+// in the tuning store (bench/fit_select.py reads the JSON to fit and replay the model, with an
+// empty store).
 template <class V>
 void print_auto(const std::string& name, const Csr<V>& a, const std::string& device, std::size_t l2,
                 long long applies, bool json) {
   const select::Features f = select::measure_features(a, l2);
-  const select::Choice c = select::choose(f, Backend::cuda, device, applies);
+  const auto here = select::measured_neighbours(device, Backend::cuda, f.value_bytes);
+  const select::Choice c =
+      select::choose(f, Backend::cuda, device, applies, here ? &here->table : nullptr);
   nlohmann::json ranked = nlohmann::json::array();
   for (const select::Prediction& p : c.ranked)
     ranked.push_back({{"format", p.format},

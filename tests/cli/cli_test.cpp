@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -87,8 +88,9 @@ TEST(Cli, InfoJsonWithReordering) {
 }
 
 TEST(Cli, InfoAutoRanksAsTheAutoBuildWithoutAGpu) {
-  // bench/fit_select.py replays format=auto from this: it must be the library's own ranking.
-  const CliRun r = spmvkit("info powerlaw_2000 --auto --json");
+  // bench/fit_select.py replays format=auto from this (with an empty tuning store): it must be
+  // the library's own ranking.
+  const CliRun r = spmvkit_env("SPMVKIT_TUNING_FILE=/dev/null ", "info powerlaw_2000 --auto --json");
   ASSERT_EQ(r.status, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   const spmvkit::select::Features f =
@@ -101,10 +103,26 @@ TEST(Cli, InfoAutoRanksAsTheAutoBuildWithoutAGpu) {
     EXPECT_EQ(j["ranked"][i]["x"].size(), spmvkit::select::kCostTerms);
   }
   EXPECT_TRUE(j["x"].contains("bsr"));  // every format's x, candidate here or not
-  const CliRun text = spmvkit("info powerlaw_2000 --auto --precision f32");
+  const CliRun text =
+      spmvkit_env("SPMVKIT_TUNING_FILE=/dev/null ", "info powerlaw_2000 --auto --precision f32");
   ASSERT_EQ(text.status, 0) << text.err;
   EXPECT_NE(text.out.find("f32"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find(c.ranked.front().format), std::string::npos) << text.out;
+  // With the device's measured neighbours in the store (`tune auto --model`), as the build ranks.
+  const std::string store = temp_file("info_auto_store.tsv");
+  {
+    const auto [key, value] = spmvkit::select::measured_record(
+        f, spmvkit::Backend::cuda, "mine", {{c.ranked.front().format, std::log(50.0)}});
+    std::ofstream(store) << "NVIDIA H100 80GB HBM3\t" << key << "\t" << value << "\n";
+  }
+  const CliRun measured =
+      spmvkit_env("SPMVKIT_TUNING_FILE=" + store + " ", "info powerlaw_2000 --auto --json");
+  std::filesystem::remove(store);
+  ASSERT_EQ(measured.status, 0) << measured.err;
+  const auto m = nlohmann::json::parse(measured.out);
+  EXPECT_NE(m["ranked"][0]["format"], c.ranked.front().format);
+  EXPECT_NE(measured.out.find("1 measured on this device, first mine"), std::string::npos)
+      << measured.out;
 }
 
 TEST(Cli, GenerateConvertAndReadBack) {
