@@ -21,6 +21,10 @@
 #include "spmvkit/timing.hpp"
 #include "spmvkit/vector.hpp"
 
+#if __has_include("spmvkit_commit.hpp")
+#include "spmvkit_commit.hpp"  // SPMVKIT_COMMIT: the build's commit (cmake/commit_stamp.cmake)
+#endif
+
 namespace spmvkit::bench {
 
 std::string now_iso8601() {
@@ -30,6 +34,7 @@ std::string now_iso8601() {
   return buf;
 }
 
+// The environment's SPMVKIT_COMMIT, else the build's stamp (cmake/commit_stamp.cmake).
 std::string commit_id() {
   if (const char* c = std::getenv("SPMVKIT_COMMIT"); c && *c) return c;
 #ifdef SPMVKIT_COMMIT
