@@ -21,9 +21,7 @@
 #include "spmvkit/timing.hpp"
 #include "spmvkit/vector.hpp"
 
-#if __has_include("spmvkit_commit.hpp")
 #include "spmvkit_commit.hpp"  // SPMVKIT_COMMIT: the build's commit (cmake/commit_stamp.cmake)
-#endif
 
 namespace spmvkit::bench {
 
@@ -37,11 +35,7 @@ std::string now_iso8601() {
 // The environment's SPMVKIT_COMMIT, else the build's stamp (cmake/commit_stamp.cmake).
 std::string commit_id() {
   if (const char* c = std::getenv("SPMVKIT_COMMIT"); c && *c) return c;
-#ifdef SPMVKIT_COMMIT
   return SPMVKIT_COMMIT;
-#else
-  return "unknown";
-#endif
 }
 
 namespace {

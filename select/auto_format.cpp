@@ -149,8 +149,7 @@ Operator<V>* build_auto(const M& m, const Params& p) {
   phase("features");
   const Features f = m.features();
   phase("choose");
-  const auto here = select::measured_neighbours(device, b, f.value_bytes);
-  Choice c = select::choose(f, b, device, applies, here ? &here->table : nullptr);
+  Choice c = select::choose_with_store(f, b, device, applies);
   phase("pick");
   const double select_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -219,8 +218,7 @@ void measure_model(const Csr<V>& a, const std::string& name, Backend b, int reps
                    double max_setup_ms, std::ostream& out) {
   const std::string device = device_name(b);
   const Features f = select::measure_features(a, last_level_cache_bytes(b));
-  const auto here = select::measured_neighbours(device, b, f.value_bytes);
-  const Choice c = select::choose(f, b, device, 0, here ? &here->table : nullptr);
+  const Choice c = select::choose_with_store(f, b, device, 0);
   const char* precision = sizeof(V) == 8 ? "f64" : "f32";
   std::vector<Prediction> timed;
   for (const Prediction& p : c.ranked) {

@@ -155,4 +155,10 @@ std::shared_ptr<const MeasuredNeighbours> measured_neighbours(const std::string&
   return last;
 }
 
+Choice choose_with_store(const Features& f, Backend b, const std::string& device,
+                         long long applies) {
+  const auto here = measured_neighbours(device, b, f.value_bytes);
+  return choose(f, b, device, applies, here ? &here->table : nullptr);
+}
+
 }  // namespace spmvkit::select

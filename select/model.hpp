@@ -169,6 +169,10 @@ struct Choice {
 // neighbours (measured_neighbours()), beside the shipped table.
 Choice choose(const Features& f, Backend b, const std::string& device, long long applies,
               const NeighbourTable* measured = nullptr);
+// choose() with `device`'s measured neighbours from the tuning store (measured_neighbours()):
+// what an auto build on that device ranks.
+Choice choose_with_store(const Features& f, Backend b, const std::string& device,
+                         long long applies);
 
 // One choose() on a made-up matrix for each backend: the constant tables' initialisation and
 // their first page faults (0.1-0.8 ms of a process's first choice) then happen where the

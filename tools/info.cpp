@@ -58,9 +58,7 @@ template <class V>
 void print_auto(const std::string& name, const Csr<V>& a, const std::string& device, std::size_t l2,
                 long long applies, bool json) {
   const select::Features f = select::measure_features(a, l2);
-  const auto here = select::measured_neighbours(device, Backend::cuda, f.value_bytes);
-  const select::Choice c =
-      select::choose(f, Backend::cuda, device, applies, here ? &here->table : nullptr);
+  const select::Choice c = select::choose_with_store(f, Backend::cuda, device, applies);
   nlohmann::json ranked = nlohmann::json::array();
   for (const select::Prediction& p : c.ranked)
     ranked.push_back({{"format", p.format},
