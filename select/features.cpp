@@ -6,6 +6,7 @@
 #include <cmath>
 #include <functional>
 #include <iterator>
+#include <limits>
 #include <numeric>
 #include <stdexcept>
 #include <utility>
@@ -48,11 +49,14 @@ struct HostRows {
   }
 };
 
+using Windows = std::vector<std::pair<index_t, index_t>>;
+// Ranges [begin, end) of row pointers or entries (cuda::EntryRanges).
+using Ranges = std::vector<std::pair<std::int64_t, std::int64_t>>;
+
 // Windows of kWindow rows (start, end), evenly spaced, each starting at a multiple of `align`,
-// `sample` rows in all; the whole matrix when it has no more rows.
-std::vector<std::pair<index_t, index_t>> sample_windows(index_t rows, index_t align,
-                                                        index_t sample = kSampleRows) {
-  std::vector<std::pair<index_t, index_t>> w;
+// `sample` rows in all, into w (emptied first); the whole matrix when it has no more rows.
+const Windows& sample_windows(index_t rows, index_t align, index_t sample, Windows& w) {
+  w.clear();
   if (rows <= sample) {
     w.emplace_back(0, rows);
     return w;
@@ -68,43 +72,87 @@ std::vector<std::pair<index_t, index_t>> sample_windows(index_t rows, index_t al
 }
 
 // The structure hash's step: one multiply a value (a byte-wise FNV-1a cost 8 a row pointer,
-// half the sampling time).
+// half the sampling time). The row pointers go into four lanes, a row each in turn, joined at
+// the end: one chain of steps had waited ~6 cycles a row, a fifth of the sampling pass.
 std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
   h = (h ^ v) * 0x9e3779b97f4a7c15ULL;
   return h ^ (h >> 32);
 }
+constexpr int kHashLanes = 4;
 
 // The sampled row lengths as a histogram: counts of the lengths up to kLengthCap (16 KB of
 // counts, kept for the thread: fresh pages cost ~2 us each on the H100 host), the longer ones
 // (a power law's few long rows) listed and sorted. Counted in the sampling pass itself: the
 // lengths had been pushed into a list, sorted by a counting sort and read three more times
-// (~70 instructions a row, most of a small matrix's selection).
+// (~70 instructions a row, most of a small matrix's selection). A 32-row slice of equal lengths
+// (a stencil's, a block matrix's rows) is added at once, another slice's rows into four
+// histograms in turn, summed by close(): a count incremented a row waited for its own last
+// store when the next row had the same length (a third of reservoir_bs2_20's pass).
 struct LengthSample {
   static constexpr index_t kLengthCap = 4096;
-  std::vector<std::int64_t> count;  // kLengthCap + 1 entries, zero between uses
+  static constexpr int kLanes = 4;
+  static constexpr std::size_t kCounts = static_cast<std::size_t>(kLengthCap) + 1;
+  std::vector<std::int64_t> count;   // kCounts entries, zero between uses
+  std::vector<std::int32_t> lanes;   // kLanes x kCounts, zero between uses (at most 2^14 rows)
   std::vector<index_t> longer;
   std::int64_t n = 0;
   index_t cap_used = -1;  // the largest counted length up to kLengthCap, -1: none
   void clear() {
-    if (count.size() != static_cast<std::size_t>(kLengthCap) + 1)
-      count.assign(static_cast<std::size_t>(kLengthCap) + 1, 0);
-    else
-      std::fill(count.begin(), count.begin() + (cap_used + 1), 0);
+    if (count.size() != kCounts) {
+      count.assign(kCounts, 0);
+      lanes.assign(kLanes * kCounts, 0);
+    } else {
+      const std::size_t used = static_cast<std::size_t>(cap_used + 1);
+      std::fill(count.begin(), count.begin() + used, 0);
+      for (int l = 0; l < kLanes; ++l)
+        std::fill_n(lanes.begin() + l * kCounts, used, 0);
+    }
     longer.clear();
     n = 0;
     cap_used = -1;
   }
-  void add(index_t len) {
-    ++n;
+  // `times` rows of length len.
+  void add(index_t len, std::int64_t times) {
+    n += times;
     if (len <= kLengthCap) {
-      ++count[static_cast<std::size_t>(len)];
+      count[static_cast<std::size_t>(len)] += times;
       cap_used = std::max(cap_used, len);
     } else {
-      longer.push_back(len);
+      longer.insert(longer.end(), static_cast<std::size_t>(times), len);
     }
   }
-  // Once every length is added: the longer ones in order.
-  void close() { std::sort(longer.begin(), longer.end()); }
+  // The lengths of rows [0, rows) by their pointers ptr[0, rows], the longest `longest`.
+  void add_each(const index_t* ptr, index_t rows, index_t longest) {
+    n += rows;
+    cap_used = std::max(cap_used, std::min(longest, kLengthCap));
+    std::int32_t* c = lanes.data();
+    if (longest <= kLengthCap) {
+      index_t r = 0;
+      for (; r + kLanes <= rows; r += kLanes)
+        for (int l = 0; l < kLanes; ++l) ++c[l * kCounts + (ptr[r + l + 1] - ptr[r + l])];
+      for (; r < rows; ++r) ++c[ptr[r + 1] - ptr[r]];
+      return;
+    }
+    for (index_t r = 0; r < rows; ++r) {
+      const index_t len = ptr[r + 1] - ptr[r];
+      if (len <= kLengthCap)
+        ++c[len];
+      else
+        longer.push_back(len);
+    }
+  }
+  // Once every length is added: the histograms summed, the longer lengths in order.
+  void close() {
+    const std::size_t used = static_cast<std::size_t>(cap_used + 1);
+    for (int l = 0; l < kLanes; ++l) {
+      std::int32_t* c = lanes.data() + l * kCounts;
+      for (std::size_t i = 0; i < used; ++i) {
+        count[i] += c[i];
+        c[i] = 0;
+      }
+    }
+    std::sort(longer.begin(), longer.end());
+  }
   // f(length, how many), lengths increasing (after close()).
   template <class F>
   void each(F&& f) const {
@@ -118,6 +166,29 @@ struct LengthSample {
     }
   }
 };
+
+// A run of a device CSR's array gathered to the host: its values [begin, end) lie in the
+// gathered store from `at` on.
+struct Piece {
+  std::int64_t begin = 0, end = 0;
+  std::size_t at = 0;  // store[at, at + end - begin)
+};
+
+// The thread's buffers for the features, reused by every selection: fresh pages cost ~2 us
+// each on the H100 host (0.3-0.6 ms a selection when the gathered store was allocated a call),
+// and the lists a selection made afresh had cost it 30-40 fresh pages after a large build's
+// frees had trimmed the heap (0.1-0.2 ms of auto's selection at 1e8 nonzeros, H200 host).
+struct Buffers {
+  LengthSample lengths;
+  std::vector<index_t> store;  // the values gathered from a device CSR (SampledRows)
+  Windows windows, block_windows, scratch_windows;
+  Ranges ranges, slices, missing;
+  std::vector<Piece> ptr_pieces, mid_pieces, col_pieces, kept;
+};
+Buffers& buffers() {
+  static thread_local Buffers b;
+  return b;
+}
 
 // bs by core's detect_block_size on the whole matrix when small, else the same test (every
 // aligned bs x bs block holding an entry is full) on kBlockSampleRows rows in windows aligned
@@ -137,11 +208,42 @@ std::size_t distinct_block_cols(const R& a, index_t r0, index_t bs, std::vector<
   const auto increasing = [](const std::vector<index_t>& v) {
     return std::adjacent_find(v.begin(), v.end(), std::greater_equal<index_t>()) == v.end();
   };
+  // c / bs by a multiply and one correction (a division a block had been a tenth of the test).
+  const double inv_bs = 1.0 / bs;
+  const auto block_of = [bs, inv_bs](index_t c) {
+    index_t q = static_cast<index_t>(c * inv_bs);
+    if (std::int64_t{q} * bs > c) --q;
+    if (std::int64_t{q} * bs + bs <= c) ++q;
+    return q;
+  };
   const auto row_blocks = [&](index_t r, std::vector<index_t>& out) {
     out.clear();
-    index_t lo = 0, hi = 0;  // the columns of block column out.back(): a division a block
     const index_t begin = a.ptr(r), n = a.ptr(r + 1) - begin;
     const index_t* cols = a.cols(begin, n);
+    // Strictly increasing columns (one pass without a branch): a block column's entries are
+    // one run, stepped over whole where it fills the block, else ended by a binary search.
+    // An entry at a time had been most of the block test (reservoir_bs20_8: 2/3 of its
+    // features).
+    index_t descents = 0;  // a sum, which the compiler vectorises (a flag's and it did not)
+    for (index_t k = 1; k < n; ++k) descents += cols[k] <= cols[k - 1];
+    if (descents == 0) {
+      for (index_t k = 0; k < n;) {
+        const index_t c = cols[k], bc = block_of(c);
+        out.push_back(bc);
+        // A full block: the next one bs entries on (the step waits for no load; the test is
+        // the branch's).
+        if (n - k >= bs && c == bc * bs && cols[k + bs - 1] == c + (bs - 1)) {
+          k += bs;
+          continue;
+        }
+        // At most hi - c entries lie in the block.
+        const std::int64_t hi = std::int64_t{bc} * bs + bs;  // past the block's columns
+        const index_t most = static_cast<index_t>(std::min<std::int64_t>(n - k, hi - c));
+        k = static_cast<index_t>(std::lower_bound(cols + k + 1, cols + k + most, hi) - cols);
+      }
+      return;
+    }
+    index_t lo = 0, hi = 0;  // the columns of block column out.back(): a division a block
     for (index_t k = 0; k < n; ++k) {
       const index_t c = cols[k];
       if (!out.empty() && c >= lo && c < hi) continue;
@@ -207,12 +309,11 @@ constexpr std::int64_t kMaxBlockSampleEntries = std::int64_t{1} << 17;
 
 // The block test's windows (kBlockSampleRows rows aligned to g >= 2) while the columns of the
 // rows the test may read fit kMaxBlockSampleEntries (a row longer than every candidate's
-// longest block row is in a block row the test passes over); `cols`, when given, gets those
-// rows' entry ranges. The same for a host and a device CSR.
+// longest block row is in a block row the test passes over), into `windows`; `cols`, when
+// given, gets those rows' entry ranges. The same for a host and a device CSR.
 template <class R>
-std::vector<std::pair<index_t, index_t>> block_test_windows(
-    const R& a, index_t g, std::vector<std::pair<std::int64_t, std::int64_t>>* cols) {
-  auto windows = sample_windows(a.rows(), g, kBlockSampleRows);
+const Windows& block_test_windows(const R& a, index_t g, Ranges* cols, Windows& windows) {
+  sample_windows(a.rows(), g, kBlockSampleRows, windows);
   const std::int64_t cap = longest_block_row(std::min<index_t>(g, 64), a.nnz() / a.rows() + 1);
   std::int64_t taken_entries = 0;
   std::size_t taken = 0;
@@ -275,24 +376,34 @@ Features sampled_features(const R& a, int value_bytes, std::size_t l2_bytes, ind
   std::uint64_t h = 0xcbf29ce484222325ULL;
   h = mix(mix(mix(h, static_cast<std::uint64_t>(f.rows)), static_cast<std::uint64_t>(f.cols)),
           static_cast<std::uint64_t>(f.nnz));
+  std::uint64_t lane[kHashLanes];
+  for (int l = 0; l < kHashLanes; ++l) lane[l] = mix(h, static_cast<std::uint64_t>(l));
   lengths.clear();
   double slice_pad = 0;   // sum over sampled 32-row slices of 32 * slice max
   double offset_sum = 0;  // over slices with entries: |middle entry's column - diagonal| / cols
   std::size_t offsets = 0;
   index_t sample_max = 0;
   const double diagonal = f.rows > 0 ? static_cast<double>(f.cols) / f.rows : 0.0;
-  for (const auto& [r0, r1] : sample_windows(f.rows, 1)) {
+  for (const auto& [r0, r1] : sample_windows(f.rows, 1, kSampleRows, buffers().windows)) {
     // The window's row pointers as one span (one lookup a window, not three a row).
     const index_t* ptr = a.ptrs(r0, r1 - r0 + 1);
     for (index_t s0 = 0; s0 < r1 - r0; s0 += 32) {
       const index_t s1 = std::min(r1 - r0, s0 + 32);
-      index_t slice_max = 0;
+      index_t slice_max = 0, slice_min = std::numeric_limits<index_t>::max();
       for (index_t r = s0; r < s1; ++r) {
         const index_t len = ptr[r + 1] - ptr[r];
-        lengths.add(len);
         slice_max = std::max(slice_max, len);
-        h = mix(h, static_cast<std::uint64_t>(ptr[r]));
+        slice_min = std::min(slice_min, len);
       }
+      if (slice_min == slice_max)
+        lengths.add(slice_max, s1 - s0);
+      else
+        lengths.add_each(ptr + s0, s1 - s0, slice_max);
+      index_t r = s0;
+      for (; r + kHashLanes <= s1; r += kHashLanes)
+        for (int l = 0; l < kHashLanes; ++l)
+          lane[l] = mix(lane[l], static_cast<std::uint64_t>(ptr[r + l]));
+      for (; r < s1; ++r) lane[0] = mix(lane[0], static_cast<std::uint64_t>(ptr[r]));
       slice_pad += 32.0 * slice_max;
       sample_max = std::max(sample_max, slice_max);
       // The structure hash reads the slice's row pointers and one column index (a cache miss a
@@ -300,13 +411,14 @@ Features sampled_features(const R& a, int value_bytes, std::size_t l2_bytes, ind
       const index_t k0 = ptr[s0], k1 = ptr[s1];
       if (k1 > k0) {
         const index_t c = a.col(k0 + (k1 - k0) / 2);
-        h = mix(h, static_cast<std::uint64_t>(c));
+        lane[0] = mix(lane[0], static_cast<std::uint64_t>(c));
         offset_sum += std::abs(c - 0.5 * (2 * r0 + s0 + s1) * diagonal);
         ++offsets;
       }
     }
   }
   lengths.close();
+  for (int l = 0; l < kHashLanes; ++l) h = mix(h, lane[l]);
   f.structure_hash = h;
   f.diagonal_offset = offsets > 0 && f.cols > 0 ? offset_sum / offsets / f.cols : 0.0;
   f.sampled_rows = static_cast<index_t>(lengths.n);
@@ -363,22 +475,27 @@ constexpr std::int64_t kSmallNnz = std::int64_t{1} << 16;
 // Sampled rows of a device CSR on the host, read through HostRows' interface: the row pointer
 // over some row ranges, one column index a 32-row slice of the length sample (the structure
 // hash's, col), and the column indices over the block test's rows (cols). A read outside what
-// was gathered is the caller's defect (logic_error).
+// was gathered is the caller's defect (logic_error). Its lists are the thread's Buffers.
 struct SampledRows {
-  struct Piece {
-    std::int64_t begin = 0, end = 0;
-    std::size_t at = 0;  // store[at, at + end - begin)
-  };
   index_t n_rows = 0, n_cols = 0;
   std::int64_t n_nnz = 0;
-  std::vector<Piece> ptr_pieces, mid_pieces, col_pieces;  // each sorted by begin, disjoint
-  // The gathered values, kept for the thread and reused: a fresh 0.5 MB a call had cost
-  // 0.3-0.6 ms of page faults in its allocation and download (H100 host). Pieces index it
-  // (it may move when it grows).
+  Buffers& buf;
+  std::vector<Piece>&ptr_pieces, &mid_pieces, &col_pieces;  // each sorted by begin, disjoint
+  // The gathered values (Buffers' store, its pages kept for the thread). Pieces index it (it
+  // may move when it grows).
   std::vector<index_t>& store;
   std::size_t used = 0;
 
-  explicit SampledRows(std::vector<index_t>& s) : store(s) {}
+  explicit SampledRows(Buffers& b)
+      : buf(b),
+        ptr_pieces(b.ptr_pieces),
+        mid_pieces(b.mid_pieces),
+        col_pieces(b.col_pieces),
+        store(b.store) {
+    ptr_pieces.clear();
+    mid_pieces.clear();
+    col_pieces.clear();
+  }
   index_t rows() const { return n_rows; }
   index_t cols() const { return n_cols; }
   std::int64_t nnz() const { return n_nnz; }
@@ -425,41 +542,43 @@ struct SampledRows {
     return used - n;
   }
 
-  // `ranges` sorted and merged (overlapping or touching ranges joined, empty ones dropped).
-  static cuda::EntryRanges merged(cuda::EntryRanges ranges) {
+  // `ranges` sorted and merged in place (overlapping or touching ranges joined, empty ones
+  // dropped).
+  static void merge(Ranges& ranges) {
     std::sort(ranges.begin(), ranges.end());
-    cuda::EntryRanges out;
+    std::size_t out = 0;
     for (const auto& r : ranges) {
       if (r.second <= r.first) continue;
-      if (!out.empty() && r.first <= out.back().second)
-        out.back().second = std::max(out.back().second, r.second);
+      if (out > 0 && r.first <= ranges[out - 1].second)
+        ranges[out - 1].second = std::max(ranges[out - 1].second, r.second);
       else
-        out.push_back(r);
+        ranges[out++] = r;
     }
-    return out;
+    ranges.resize(out);
   }
 
-  // Pieces for `ranges` (merged) whose values lie in store from `at` on, in order.
-  static std::vector<Piece> pieces_at(const cuda::EntryRanges& ranges, std::size_t at) {
-    std::vector<Piece> out;
+  // Pieces for `ranges` (merged) whose values lie in store from `at` on, in order, added to out.
+  static void add_pieces(const Ranges& ranges, std::size_t at, std::vector<Piece>& out) {
     for (const auto& [b, e] : ranges) {
       out.push_back({b, e, at});
       at += static_cast<std::size_t>(e - b);
     }
-    return out;
   }
 
-  // `ranges` of device `src` into `pieces`, by one download of the ones no piece holds whole
-  // (none: no download). Such a range is gathered joined with the pieces it meets.
-  void add(std::vector<Piece>& pieces, const cuda::EntryRanges& ranges, const index_t* src) {
-    cuda::EntryRanges missing;
-    for (const auto& r : merged(ranges)) {
+  // `ranges` (merged here) of device `src` into `pieces`, by one download of the ones no piece
+  // holds whole (none: no download). Such a range is gathered joined with the pieces it meets.
+  void add(std::vector<Piece>& pieces, Ranges& ranges, const index_t* src) {
+    merge(ranges);
+    Ranges& missing = buf.missing;
+    missing.clear();
+    for (const auto& r : ranges) {
       auto it = std::upper_bound(pieces.begin(), pieces.end(), r.first,
                                  [](std::int64_t v, const Piece& p) { return v < p.begin; });
       if (it == pieces.begin() || r.second > (it - 1)->end) missing.push_back(r);
     }
     if (missing.empty()) return;
-    std::vector<Piece> kept;
+    std::vector<Piece>& kept = buf.kept;
+    kept.clear();
     for (const Piece& p : pieces) {
       const bool meets = std::any_of(missing.begin(), missing.end(), [&](const auto& r) {
         return p.begin <= r.second && r.first <= p.end;
@@ -469,54 +588,56 @@ struct SampledRows {
       else
         kept.push_back(p);
     }
-    missing = merged(std::move(missing));
+    merge(missing);
     std::size_t n = 0;
     for (const auto& [b, e] : missing) n += static_cast<std::size_t>(e - b);
     const std::size_t at = take(n);
     cuda::gather_ranges(src, missing, store.data() + at);
-    for (const Piece& p : pieces_at(missing, at)) kept.push_back(p);
+    add_pieces(missing, at, kept);
     std::sort(kept.begin(), kept.end(),
               [](const Piece& x, const Piece& y) { return x.begin < y.begin; });
-    pieces = std::move(kept);
+    pieces.swap(kept);
   }
 };
 
 // The block test's windows (sample_windows(rows, g, kBlockSampleRows)) for every g <= 64 that
-// divides gcd(rows, cols), as block_gcd's g does: gathered with the length sample, the row
-// pointers of the windows for the g found later (none where rows and cols are coprime).
-cuda::EntryRanges block_rows_any_g(index_t rows, index_t cols) {
+// divides gcd(rows, cols), as block_gcd's g does, added to `ranges`: gathered with the length
+// sample, the row pointers of the windows for the g found later (none where rows and cols are
+// coprime).
+void add_block_rows_any_g(index_t rows, index_t cols, Ranges& ranges, Windows& scratch) {
   const index_t d = std::gcd(rows, cols);
-  cuda::EntryRanges ranges;
   for (index_t g = 2; g <= 64; ++g)
     if (d % g == 0)
-      for (const auto& [r0, r1] : sample_windows(rows, g, kBlockSampleRows))
+      for (const auto& [r0, r1] : sample_windows(rows, g, kBlockSampleRows, scratch))
         ranges.emplace_back(r0, std::int64_t{r1} + 1);
-  return ranges;
 }
 
 #endif
 
-// The thread's reused buffers: the sampled row lengths, and the values gathered from a device
-// CSR (SampledRows' store). Kept for the thread: fresh pages cost ~2 us each on the H100 host,
-// 0.3-0.6 ms a selection when they were allocated a call.
-LengthSample& sampled_lengths() {
-  static thread_local LengthSample lengths;
-  return lengths;
-}
-std::vector<index_t>& gathered_store() {
-  static thread_local std::vector<index_t> store;
-  return store;
+// `v` at least n long once, its pages touched, then emptied (its capacity kept).
+template <class T>
+void touch(std::vector<T>& v, std::size_t n) {
+  if (v.capacity() >= n) return;
+  v.resize(n);
+  v.clear();
 }
 
 }  // namespace
 
 void prepare_features() {
-  // Touched now (assign writes every element): the length histogram, and the length sample's
-  // row pointers with the block test's largest column gather.
-  sampled_lengths().clear();
-  std::vector<index_t>& store = gathered_store();
+  // Touched now (resize writes every element): the length histograms, the length sample's row
+  // pointers with the block test's largest column gather, and the lists of a selection at
+  // their largest: 64 g's windows with the length sample's, its 32-row slices, the block
+  // test's rows (its windows' rows aligned to g <= 64).
+  Buffers& b = buffers();
+  b.lengths.clear();
   const auto want = static_cast<std::size_t>(2 * kSampleRows + kMaxBlockSampleEntries);
-  if (store.size() < want) store.resize(want);
+  if (b.store.size() < want) b.store.resize(want);
+  const std::size_t windows = kSampleRows / kWindow, rows_ranges = 64 * 16 + windows;
+  for (Windows* w : {&b.windows, &b.block_windows, &b.scratch_windows}) touch(*w, windows);
+  for (Ranges* r : {&b.ranges, &b.slices, &b.missing}) touch(*r, 2 * rows_ranges);
+  for (std::vector<Piece>* p : {&b.ptr_pieces, &b.mid_pieces, &b.col_pieces, &b.kept})
+    touch(*p, 2 * rows_ranges);
 }
 
 double Features::cv() const { return row_mean > 0 ? std::sqrt(row_variance) / row_mean : 0.0; }
@@ -531,7 +652,8 @@ Features measure_host_features(const HostRows& rows, int value_bytes, std::size_
     for (index_t r = 0; r < rows.n_rows; ++r)
       longest = std::max(longest, rows.row_ptr[r + 1] - rows.row_ptr[r]);
   }
-  LengthSample& lengths = sampled_lengths();
+  Buffers& buf = buffers();
+  LengthSample& lengths = buf.lengths;
   Features f = sampled_features(rows, value_bytes, l2_bytes, longest, lengths);
   if (f.rows == 0 || lengths.n == 0) return f;
   if (rows.nnz() <= kSmallNnz) {
@@ -539,7 +661,9 @@ Features measure_host_features(const HostRows& rows, int value_bytes, std::size_
     return f;
   }
   const index_t g = block_gcd(rows.n_rows, rows.n_cols, lengths);
-  f.block_size = g < 2 ? 1 : sampled_block_size(rows, g, block_test_windows(rows, g, nullptr));
+  f.block_size =
+      g < 2 ? 1
+            : sampled_block_size(rows, g, block_test_windows(rows, g, nullptr, buf.block_windows));
   return f;
 }
 
@@ -568,24 +692,27 @@ Features measure_features(const DeviceCsrView<V>& a, std::size_t l2_bytes) {
   // Two round trips: 1, the length sample's row pointers with the block test's for any g <= 64
   // dividing gcd(rows, cols), one column index a 32-row slice (the hash's) and the longest row;
   // 2, the block test's column indices. A g over 64 adds one for its windows' row pointers.
-  std::vector<index_t>& store = gathered_store();
-  SampledRows s(store);
+  Buffers& buf = buffers();
+  SampledRows s(buf);
   s.n_rows = a.rows;
   s.n_cols = a.cols;
   s.n_nnz = a.nnz;
   cuda::build_phase("features_sample");
-  cuda::EntryRanges ranges = block_rows_any_g(a.rows, a.cols), slices;
-  const auto windows = sample_windows(a.rows, 1);
-  for (const auto& [r0, r1] : windows) {
+  Ranges& ranges = buf.ranges;
+  Ranges& slices = buf.slices;
+  ranges.clear();
+  slices.clear();
+  add_block_rows_any_g(a.rows, a.cols, ranges, buf.scratch_windows);
+  for (const auto& [r0, r1] : sample_windows(a.rows, 1, kSampleRows, buf.windows)) {
     ranges.emplace_back(r0, std::int64_t{r1} + 1);
     for (index_t s0 = r0; s0 < r1; s0 += 32) slices.emplace_back(s0, std::min(r1, s0 + 32));
   }
-  ranges = SampledRows::merged(std::move(ranges));
+  SampledRows::merge(ranges);
   std::size_t n = slices.size() + 1;
   for (const auto& [b, e] : ranges) n += static_cast<std::size_t>(e - b);
   const std::size_t at = s.take(n);
-  const index_t longest = cuda::sample_rows(a, ranges, slices, store.data() + at);
-  s.ptr_pieces = SampledRows::pieces_at(ranges, at);
+  const index_t longest = cuda::sample_rows(a, ranges, slices, s.store.data() + at);
+  SampledRows::add_pieces(ranges, at, s.ptr_pieces);
   std::size_t mid = at + n - 1 - slices.size();
   for (const auto& [s0, s1] : slices) {
     const index_t k0 = s.ptr(static_cast<index_t>(s0)), k1 = s.ptr(static_cast<index_t>(s1));
@@ -593,18 +720,18 @@ Features measure_features(const DeviceCsrView<V>& a, std::size_t l2_bytes) {
     ++mid;
   }
   cuda::build_phase("features_sampled");
-  LengthSample& lengths = sampled_lengths();
+  LengthSample& lengths = buf.lengths;
   Features f = sampled_features(s, sizeof(V), l2_bytes, longest, lengths);
   if (f.rows == 0 || lengths.n == 0) return f;
   const index_t g = block_gcd(a.rows, a.cols, lengths);
   if (g < 2) return f;
   cuda::build_phase("features_block_rows");
   ranges.clear();
-  for (const auto& [r0, r1] : sample_windows(a.rows, g, kBlockSampleRows))
+  for (const auto& [r0, r1] : sample_windows(a.rows, g, kBlockSampleRows, buf.scratch_windows))
     ranges.emplace_back(r0, std::int64_t{r1} + 1);
   s.add(s.ptr_pieces, ranges, a.row_ptr);
   ranges.clear();
-  const auto block_windows = block_test_windows(s, g, &ranges);
+  const Windows& block_windows = block_test_windows(s, g, &ranges, buf.block_windows);
   cuda::build_phase("features_block_cols");
   s.add(s.col_pieces, ranges, a.col_idx);
   cuda::build_phase("features_block_test");

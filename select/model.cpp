@@ -2,6 +2,7 @@
 #include "select/model.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <initializer_list>
@@ -123,16 +124,27 @@ struct Near {
   const NeighbourTable* table;
   const NeighbourTable::Entry* entry;
   std::size_t order;  // over the tables in turn, each in its own order: ties go by it
+  double w;           // its weight, exp(-d2) (once nearest() has them all)
 };
 
 // The kNeighbours entries nearest to f over `tables` (by distance, then the tables' order and
-// each table's own order); each table standardises by its own scale.
-std::vector<Near> nearest(std::initializer_list<const NeighbourTable*> tables, const Features& f) {
-  std::vector<Near> near;
-  std::size_t n = 0;
-  for (const NeighbourTable* t : tables) n += t ? t->entries.size() : 0;
-  near.reserve(n);
+// each table's own order); each table standardises by its own scale. Kept in order as they are
+// found, in place: a list of every entry, partially sorted, had cost choose() a fresh page or
+// four a call beside a large build's frees (0.1-0.2 ms of auto's selection, H200 host).
+struct Nearest {
+  std::array<Near, kNeighbours> at{};
+  std::size_t size = 0;
+  const Near* begin() const { return at.data(); }
+  const Near* end() const { return at.data() + size; }
+  const Near& front() const { return at[0]; }
+};
+Nearest nearest(std::initializer_list<const NeighbourTable*> tables, const Features& f) {
+  Nearest near;
+  std::size_t order = 0;
   const NeighbourPoint z = neighbour_point(f);
+  const auto before = [](const Near& x, const Near& y) {
+    return x.d2 < y.d2 || (x.d2 == y.d2 && x.order < y.order);
+  };
   for (const NeighbourTable* t : tables) {
     if (!t) continue;
     NeighbourPoint inv{};  // a multiply an entry's dimension, not a division (half of choose())
@@ -143,15 +155,14 @@ std::vector<Near> nearest(std::initializer_list<const NeighbourTable*> tables, c
         const double u = (z[i] - e.point[i]) * inv[i];
         d2 += u * u;
       }
-      near.push_back({d2, t, &e, near.size()});
+      const Near n{d2, t, &e, order++, 0.0};
+      if (near.size == kNeighbours && !before(n, near.at[kNeighbours - 1])) continue;
+      std::size_t i = near.size < kNeighbours ? near.size++ : kNeighbours - 1;
+      for (; i > 0 && before(n, near.at[i - 1]); --i) near.at[i] = near.at[i - 1];
+      near.at[i] = n;
     }
   }
-  const std::size_t k = std::min(kNeighbours, near.size());
-  std::partial_sort(near.begin(), near.begin() + static_cast<std::ptrdiff_t>(k), near.end(),
-                    [](const Near& x, const Near& y) {
-                      return x.d2 < y.d2 || (x.d2 == y.d2 && x.order < y.order);
-                    });
-  near.resize(k);
+  for (std::size_t i = 0; i < near.size; ++i) near.at[i].w = std::exp(-near.at[i].d2);
   return near;
 }
 
@@ -163,7 +174,7 @@ int column(const NeighbourTable& t, const std::string& format) {
 }
 
 // exp of the weighted mean residual of `format` over `near` (1 where none measured it).
-double correction(const std::vector<Near>& near, const std::string& format) {
+double correction(const Nearest& near, const std::string& format) {
   double num = 0, den = 0;
   const NeighbourTable* last = nullptr;
   int j = -1;
@@ -172,9 +183,8 @@ double correction(const std::vector<Near>& near, const std::string& format) {
     if (j < 0) continue;
     const double r = n.entry->residual[static_cast<std::size_t>(j)];
     if (std::isnan(r)) continue;
-    const double w = std::exp(-n.d2);
-    num += w * r;
-    den += w;
+    num += n.w * r;
+    den += n.w;
   }
   return den > 0 ? std::exp(num / (den + 1e-3)) : 1.0;
 }
@@ -190,6 +200,7 @@ Choice choose(const Features& f, Backend b, const std::string& device, long long
   const auto& table = b == Backend::cpu ? cpu_costs()
                       : h200 && !scale  ? h200_costs()
                                         : h100_costs();
+  c.ranked.reserve(table.size());
   for (const FormatCost& k : table) {
     const std::string name = k.format;
     if (b == Backend::cuda && !gpu_candidate(name)) continue;
@@ -220,11 +231,11 @@ Choice choose(const Features& f, Backend b, const std::string& device, long long
     double w = 0;
     std::size_t here = 0;
     for (const Near& n : near) {
-      w += std::exp(-n.d2);
+      w += n.w;
       here += n.table == measured;
     }
     neighbours = "; neighbour correction " + fmt("%.2f", w / (w + 1e-3)) + " (its " +
-                 std::to_string(near.size()) + " nearest measured matrices" +
+                 std::to_string(near.size) + " nearest measured matrices" +
                  (measured ? ", " + std::to_string(here) + " measured on this device" : "") +
                  ", first " + near.front().entry->matrix +
                  fmt(" at %.2f)", std::sqrt(near.front().d2));

@@ -214,8 +214,10 @@ index_t gather_to_host(const index_t* src, const EntryRanges& ranges, const inde
                        index_t* out) {
   const int n = static_cast<int>(ranges.size());
   const int m = row_ptr != nullptr ? static_cast<int>(mid_rows.size()) : 0;
-  // offsets (n + 1), begins (n), then the mid rows' (r0, r1) pairs
-  std::vector<std::int64_t> meta(2 * static_cast<std::size_t>(n) + 1 + 2 * m, 0);
+  // offsets (n + 1), begins (n), then the mid rows' (r0, r1) pairs; the thread's, reused (a
+  // fresh list a call had cost a selection fresh pages after a large build's frees)
+  static thread_local std::vector<std::int64_t> meta;
+  meta.assign(2 * static_cast<std::size_t>(n) + 1 + 2 * m, 0);
   for (int i = 0; i < n; ++i) {
     meta[i + 1] = meta[i] + std::max<std::int64_t>(0, ranges[i].second - ranges[i].first);
     meta[static_cast<std::size_t>(n) + 1 + i] = ranges[i].first;

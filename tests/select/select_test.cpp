@@ -129,6 +129,21 @@ TEST(SelectFeatures, SampledBlockSizeOnLargeMatrices) {
   holed.values.erase(holed.values.begin());
   for (std::size_t r = 1; r < holed.row_ptr.size(); ++r) --holed.row_ptr[r];
   EXPECT_EQ(select::measure_features(holed, kH100L2).block_size, 1);
+  // Increasing columns {b, b + 2, b + 4, b + 5} (b even) in both rows of every 2-row block
+  // row: 2x2 block columns b/2, b/2 + 1 and b/2 + 2, 8 entries in 3 blocks: not blocked. A
+  // step over bs entries from a block's first column without checking its last one would
+  // skip column b + 2's block and read 2 blocks of 4 entries, dense.
+  Csr<double> gaps;
+  gaps.rows = gaps.cols = 40000;
+  gaps.row_ptr.assign(1, 0);
+  for (index_t r = 0; r < gaps.rows; ++r) {
+    const index_t b = 2 * ((r / 2) % (gaps.cols / 2 - 3));
+    gaps.col_idx.insert(gaps.col_idx.end(), {b, b + 2, b + 4, b + 5});
+    gaps.row_ptr.push_back(static_cast<index_t>(gaps.col_idx.size()));
+  }
+  gaps.values.assign(gaps.col_idx.size(), 1.0);
+  EXPECT_EQ(detect_block_size(gaps), 1);
+  EXPECT_EQ(select::measure_features(gaps, kH100L2).block_size, 1);
   Csr<double> shuffled = blocked;
   for (index_t r = 0; r < 3; ++r)
     std::reverse(shuffled.col_idx.begin() + shuffled.row_ptr[r],
