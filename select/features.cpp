@@ -708,6 +708,7 @@ Features measure_features(const DeviceCsrView<V>& a, std::size_t l2_bytes) {
     for (index_t s0 = r0; s0 < r1; s0 += 32) slices.emplace_back(s0, std::min(r1, s0 + 32));
   }
   SampledRows::merge(ranges);
+  cuda::build_phase("features_gather");
   std::size_t n = slices.size() + 1;
   for (const auto& [b, e] : ranges) n += static_cast<std::size_t>(e - b);
   const std::size_t at = s.take(n);

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <string>
 
+#include "backend/cuda/build_profile.hpp"
 #include "backend/cuda/device_csr.hpp"
 #include "backend/cuda/host_mirror.hpp"
 #include "spmvkit/error.hpp"
@@ -234,6 +235,7 @@ index_t gather_to_host(const index_t* src, const EntryRanges& ranges, const inde
   std::lock_guard<std::mutex> lock(sc.m);
   auto* dev = static_cast<char*>(sc.device(meta_bytes + count * sizeof(index_t)));
   cudaStream_t stream = Context::get().stream();
+  build_phase("gather_launch");
   if (total > 0 || m > 0)  // longest_row alone reads none
     SPMVKIT_CUDA_CHECK(cudaMemcpyAsync(dev, meta.data(), meta.size() * sizeof(std::int64_t),
                                        cudaMemcpyHostToDevice, stream));
@@ -255,6 +257,7 @@ index_t gather_to_host(const index_t* src, const EntryRanges& ranges, const inde
   }
   // Pageable below 4 MB (one copy and a wait), through the pinned buffers above: the block
   // test's columns can reach 16 MB when its first window's rows are long.
+  build_phase("gather_download");
   download_staged(out, out_d, count * sizeof(index_t));
   return row_ptr != nullptr ? out[count - 1] : 0;
 }
