@@ -603,13 +603,26 @@ struct SampledRows {
 // The block test's windows (sample_windows(rows, g, kBlockSampleRows)) for every g <= 64 that
 // divides gcd(rows, cols), as block_gcd's g does, added to `ranges`: gathered with the length
 // sample, the row pointers of the windows for the g found later (none where rows and cols are
-// coprime).
+// coprime). Window i of every g holds row i * rows / windows (it starts at most g - 1 rows
+// before it and is at least g rows long), so window i over every g is one range: 16 ranges,
+// not 16 a g (23 g's divide reservoir_bs7_66's rows; sorting their ranges with the length
+// sample's took 0.05 ms of auto's selection, H200 host).
 void add_block_rows_any_g(index_t rows, index_t cols, Ranges& ranges, Windows& scratch) {
   const index_t d = std::gcd(rows, cols);
-  for (index_t g = 2; g <= 64; ++g)
-    if (d % g == 0)
-      for (const auto& [r0, r1] : sample_windows(rows, g, kBlockSampleRows, scratch))
-        ranges.emplace_back(r0, std::int64_t{r1} + 1);
+  const std::size_t first = ranges.size();
+  for (index_t g = 2; g <= 64; ++g) {
+    if (d % g != 0) continue;
+    const Windows& w = sample_windows(rows, g, kBlockSampleRows, scratch);
+    if (ranges.size() == first) {
+      for (const auto& [r0, r1] : w) ranges.emplace_back(r0, std::int64_t{r1} + 1);
+      continue;
+    }
+    for (std::size_t i = 0; i < w.size(); ++i) {
+      auto& r = ranges[first + i];
+      r.first = std::min<std::int64_t>(r.first, w[i].first);
+      r.second = std::max<std::int64_t>(r.second, std::int64_t{w[i].second} + 1);
+    }
+  }
 }
 
 #endif

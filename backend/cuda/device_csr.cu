@@ -2,6 +2,7 @@
 // staged upload is in staging.cpp (OpenMP host copies).
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <map>
 #include <mutex>
@@ -10,6 +11,7 @@
 #include "backend/cuda/build_profile.hpp"
 #include "backend/cuda/device_csr.hpp"
 #include "backend/cuda/host_mirror.hpp"
+#include "backend/cuda/pinned.hpp"
 #include "spmvkit/error.hpp"
 
 namespace spmvkit::cuda {
@@ -144,11 +146,13 @@ void launch_longest_row(index_t rows, const index_t* row_ptr, index_t* longest,
 
 // Device bytes for the small transfers of format=auto's features and of longest_row, kept for
 // the process (64 KB at first, doubled as needed) and given back when an allocation runs out
-// of memory (a release hook); the host side by a pageable copy up and download_staged. Each
-// transfer is then a copy, a launch and a copy: with a cudaMalloc and a cudaFree each,
+// of memory (a release hook); the host side through page-locked bytes of the same size made
+// once by prepare_sampling() (a larger transfer by a pageable copy up and download_staged).
+// Each transfer is then a copy, a launch and a copy: with a cudaMalloc and a cudaFree each,
 // gathering 16K row pointers took 0.6 ms beside a build's large buffers, and a pinned buffer
-// of its own 1.7 ms to allocate (H100). Outside the allocation ledger: at most twice the
-// largest gather's bytes.
+// of its own 1.7 ms to allocate (H100); through pageable memory auto's first round trip at
+// 1e8 nonzeros spent 0.08 ms queuing its ranges' upload and kernels and 0.07 ms on the
+// download (H200). Outside the allocation ledger: at most twice the largest gather's bytes.
 class Scratch {
  public:
   // What prepare_sampling() allocates: the block test's largest column gather
@@ -174,10 +178,17 @@ class Scratch {
     dev_bytes_ = 0;
     return true;
   }
+  // Page-locked host bytes for a transfer of `bytes`, null where it is larger than what
+  // prepare_host() made (or before it).
+  unsigned char* host(std::size_t bytes) { return bytes <= host_.size() ? host_.data() : nullptr; }
+  void prepare_host() {
+    if (host_.size() == 0) host_ = PinnedBuffer<unsigned char>(kPreparedBytes);
+  }
 
  private:
   void* dev_ = nullptr;
   std::size_t dev_bytes_ = 0;
+  PinnedBuffer<unsigned char> host_;  // kept (host memory) through an out-of-memory release
 };
 // The current device's scratch (a kernel reads its own device's memory), made on first use and
 // never destroyed (used until the process ends); an out-of-memory release gives back the
@@ -231,14 +242,19 @@ index_t gather_to_host(const index_t* src, const EntryRanges& ranges, const inde
   const std::size_t count = static_cast<std::size_t>(total) + m + (row_ptr != nullptr ? 1 : 0);
   if (count == 0) return 0;
   const std::size_t meta_bytes = aligned16(meta.size() * sizeof(std::int64_t));
+  const std::size_t bytes = meta_bytes + count * sizeof(index_t);
   Scratch& sc = scratch();
   std::lock_guard<std::mutex> lock(sc.m);
-  auto* dev = static_cast<char*>(sc.device(meta_bytes + count * sizeof(index_t)));
+  auto* dev = static_cast<char*>(sc.device(bytes));
+  unsigned char* pinned = sc.host(bytes);  // the meta up, the values down; null: pageable
   cudaStream_t stream = Context::get().stream();
   build_phase("gather_launch");
-  if (total > 0 || m > 0)  // longest_row alone reads none
-    SPMVKIT_CUDA_CHECK(cudaMemcpyAsync(dev, meta.data(), meta.size() * sizeof(std::int64_t),
+  if (total > 0 || m > 0) {  // longest_row alone reads none
+    const void* from = meta.data();
+    if (pinned) from = std::memcpy(pinned, meta.data(), meta.size() * sizeof(std::int64_t));
+    SPMVKIT_CUDA_CHECK(cudaMemcpyAsync(dev, from, meta.size() * sizeof(std::int64_t),
                                        cudaMemcpyHostToDevice, stream));
+  }
   const auto* meta_d = reinterpret_cast<const std::int64_t*>(dev);
   auto* out_d = reinterpret_cast<index_t*>(dev + meta_bytes);
   constexpr int block = 256;
@@ -255,10 +271,16 @@ index_t gather_to_host(const index_t* src, const EntryRanges& ranges, const inde
     }
     launch_longest_row(rows, row_ptr, out_d + total + m, stream);
   }
-  // Pageable below 4 MB (one copy and a wait), through the pinned buffers above: the block
-  // test's columns can reach 16 MB when its first window's rows are long.
+  // Through the page-locked bytes where they hold it, else pageable below 4 MB (one copy and a
+  // wait) and through download_staged's pinned buffers above: the block test's columns can
+  // reach 16 MB when its first window's rows are long.
   build_phase("gather_download");
-  download_staged(out, out_d, count * sizeof(index_t));
+  if (pinned) {
+    copy_to_host(pinned + meta_bytes, out_d, count * sizeof(index_t));
+    std::memcpy(out, pinned + meta_bytes, count * sizeof(index_t));
+  } else {
+    download_staged(out, out_d, count * sizeof(index_t));
+  }
   return row_ptr != nullptr ? out[count - 1] : 0;
 }
 
@@ -326,6 +348,7 @@ void prepare_sampling() {
   Scratch& sc = scratch();
   std::lock_guard<std::mutex> lock(sc.m);
   sc.device(Scratch::kPreparedBytes);
+  sc.prepare_host();
 }
 
 template <class V>

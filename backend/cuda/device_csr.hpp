@@ -87,7 +87,8 @@ index_t sample_rows(const DeviceCsrView<V>& a, const EntryRanges& ptr_ranges,
                     const EntryRanges& mid_rows, index_t* out);
 
 // Loads the kernels of gather_ranges, sample_rows and longest_row and allocates the scratch
-// their transfers go through (1 MB, kept for the process) on the current device: called once
+// their transfers go through (1 MB on the current device and 1 MB of page-locked host memory,
+// kept for the process): called once
 // per device by its Context, so that format=auto's selection neither loads a module nor
 // allocates (on the H100 its first selection in a process had taken 0.8-1.3 ms, a later one
 // 0.4-1.0 ms).
