@@ -176,8 +176,8 @@ struct Piece {
 
 // The thread's buffers for the features, reused by every selection: fresh pages cost ~2 us
 // each on the H100 host (0.3-0.6 ms a selection when the gathered store was allocated a call),
-// and the lists a selection made afresh had cost it 30-40 fresh pages after a large build's
-// frees had trimmed the heap (0.1-0.2 ms of auto's selection at 1e8 nonzeros, H200 host).
+// and with the lists a selection made afresh it took 25-37 page faults at 1e8 nonzeros after a
+// large build's frees had trimmed the heap (H200 host, 3727d80; none since).
 struct Buffers {
   LengthSample lengths;
   std::vector<index_t> store;  // the values gathered from a device CSR (SampledRows)
@@ -232,7 +232,7 @@ std::size_t distinct_block_cols(const R& a, index_t r0, index_t bs, std::vector<
         out.push_back(bc);
         // A full block: the next one bs entries on (the step waits for no load; the test is
         // the branch's).
-        if (n - k >= bs && c == bc * bs && cols[k + bs - 1] == c + (bs - 1)) {
+        if (n - k >= bs && c == bc * bs && cols[k + bs - 1] - c == bs - 1) {
           k += bs;
           continue;
         }
