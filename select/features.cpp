@@ -640,17 +640,19 @@ void touch(std::vector<T>& v, std::size_t n) {
 void prepare_features() {
   // Touched now (resize writes every element): the length histograms, the length sample's row
   // pointers with the block test's largest column gather, and the lists of a selection at
-  // their largest: 64 g's windows with the length sample's, its 32-row slices, the block
-  // test's rows (its windows' rows aligned to g <= 64).
+  // their largest: the length sample's windows; the block test's rows, a range each (16
+  // windows of under 2 x kWindow rows aligned to g <= 64), which also bound the 32-row slices
+  // and the pieces.
   Buffers& b = buffers();
   b.lengths.clear();
   const auto want = static_cast<std::size_t>(2 * kSampleRows + kMaxBlockSampleEntries);
   if (b.store.size() < want) b.store.resize(want);
-  const std::size_t windows = kSampleRows / kWindow, rows_ranges = 64 * 16 + windows;
+  const auto windows = static_cast<std::size_t>(kSampleRows / kWindow);
+  const auto rows = static_cast<std::size_t>(2 * kBlockSampleRows);
   for (Windows* w : {&b.windows, &b.block_windows, &b.scratch_windows}) touch(*w, windows);
-  for (Ranges* r : {&b.ranges, &b.slices, &b.missing}) touch(*r, 2 * rows_ranges);
+  for (Ranges* r : {&b.ranges, &b.slices, &b.missing}) touch(*r, rows);
   for (std::vector<Piece>* p : {&b.ptr_pieces, &b.mid_pieces, &b.col_pieces, &b.kept})
-    touch(*p, 2 * rows_ranges);
+    touch(*p, rows);
 }
 
 double Features::cv() const { return row_mean > 0 ? std::sqrt(row_variance) / row_mean : 0.0; }
