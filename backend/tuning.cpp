@@ -1,5 +1,6 @@
 #include "spmvkit/tuning.hpp"
 
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -43,6 +44,7 @@ struct StoreCache {
   off_t size = 0;
   timespec mtime{};
   std::map<std::pair<std::string, std::string>, std::string> values;  // the last record wins
+  std::uint64_t generation = 0;  // one more at every read of the file (tuning_generation)
 };
 StoreCache& store_cache() {
   static StoreCache c;
@@ -75,6 +77,7 @@ const StoreCache* current_store() {
     c.size = st.st_size;
     c.mtime = st.st_mtim;
     c.valid = true;
+    ++c.generation;
   }
   return &c;
 }
@@ -88,6 +91,12 @@ std::optional<std::string> tuning_get(const std::string& device, const std::stri
   const auto it = c->values.find({device, key});
   if (it == c->values.end()) return std::nullopt;
   return it->second;
+}
+
+std::uint64_t tuning_generation() {
+  std::lock_guard<std::mutex> lock(store_mutex());
+  const StoreCache* c = current_store();
+  return c ? c->generation : 0;
 }
 
 std::vector<std::pair<std::string, std::string>> tuning_find(const std::string& device,

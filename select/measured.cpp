@@ -2,6 +2,7 @@
 // store records, written and read back.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
@@ -131,6 +132,17 @@ std::shared_ptr<const MeasuredNeighbours> measured_neighbours(const std::string&
                                                               int value_bytes) {
   const std::string tail =
       std::string(value_bytes == 8 ? "/f64/" : "/f32/") + std::string(to_string(b));
+  // The last table parsed, while the store's generation, the device and the tail stay the same:
+  // every auto build asks (copying the records to compare them had been the question's cost).
+  static std::mutex mutex;
+  static std::string last_device, last_tail;
+  static std::uint64_t last_generation = 0;
+  static bool cached = false;
+  static std::shared_ptr<const MeasuredNeighbours> last;
+  const std::uint64_t generation = tuning_generation();
+  std::lock_guard<std::mutex> lock(mutex);
+  if (cached && last_generation == generation && last_device == device && last_tail == tail)
+    return last;
   auto records = tuning_find(device, kPrefix);
   records.erase(std::remove_if(records.begin(), records.end(),
                                [&](const auto& r) {
@@ -139,19 +151,13 @@ std::shared_ptr<const MeasuredNeighbours> measured_neighbours(const std::string&
                                                         tail.size(), tail) != 0;
                                }),
                 records.end());
-  if (records.empty()) return nullptr;
-  // The last table parsed, while its records and device stay the same (a build asks once).
-  static std::mutex mutex;
-  static std::string last_device;
-  static std::vector<std::pair<std::string, std::string>> last_records;
-  static std::shared_ptr<const MeasuredNeighbours> last;
-  std::lock_guard<std::mutex> lock(mutex);
-  if (!last || last_device != device || last_records != records) {
-    auto m = parse(records, shipped_neighbours(device).scale);
-    last = m->table.entries.empty() ? nullptr : std::move(m);
-    last_device = device;
-    last_records = std::move(records);
-  }
+  std::shared_ptr<MeasuredNeighbours> m;
+  if (!records.empty()) m = parse(records, shipped_neighbours(device).scale);
+  last = m && !m->table.entries.empty() ? std::move(m) : nullptr;
+  last_generation = generation;
+  last_device = device;
+  last_tail = tail;
+  cached = true;
   return last;
 }
 

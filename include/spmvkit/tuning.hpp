@@ -7,6 +7,7 @@
 // win. A missing file is an empty store.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
@@ -20,6 +21,10 @@ std::optional<std::string> tuning_get(const std::string& device, const std::stri
 // order.
 std::vector<std::pair<std::string, std::string>> tuning_find(const std::string& device,
                                                               const std::string& prefix);
+// Which read of the store the lookups above answer from: it changes whenever the file (or this
+// process's tuning_put) changed what they return; 0 while there is no store. A reader that
+// derives something from the records keeps it while the generation stays the same.
+std::uint64_t tuning_generation();
 void tuning_put(const std::string& device, const std::string& key, const std::string& value);
 
 }  // namespace spmvkit

@@ -678,6 +678,8 @@ TEST(SelectModel, MeasuredNeighboursCorrectTheModelNearThem) {
   EXPECT_EQ(select::measured_neighbours(kH100, Backend::cuda, 4), nullptr);
   EXPECT_EQ(select::measured_neighbours("NVIDIA H200", Backend::cuda, 8), nullptr);
   EXPECT_EQ(select::measured_neighbours(kH100, Backend::cuda, 8)->table.entries.size(), 1u);
+  EXPECT_EQ(select::measured_neighbours(kH100, Backend::cuda, 8),
+            select::measured_neighbours(kH100, Backend::cuda, 8));  // the store unchanged
   // Malformed records are skipped, a format the model does not know is carried along.
   const std::string tail = "/f64/cuda";
   tuning_put(kH100, "auto-model/a" + tail, "matrix=short;point=1,2;residual=ell:0.1");
