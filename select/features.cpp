@@ -42,6 +42,8 @@ struct HostRows {
     return row_ptr + r;
   }
   index_t col(std::int64_t k) const { return col_idx[k]; }
+  // A hint that col(k) comes soon (never faults, even past the end).
+  void prefetch_col(std::int64_t k) const { __builtin_prefetch(col_idx + k); }
   // Column indices [k, k + n), contiguous (the block test reads whole rows through it).
   const index_t* cols(std::int64_t k, std::int64_t n) const {
     (void)n;
@@ -387,6 +389,14 @@ Features sampled_features(const R& a, int value_bytes, std::size_t l2_bytes, ind
   for (const auto& [r0, r1] : sample_windows(f.rows, 1, kSampleRows, buffers().windows)) {
     // The window's row pointers as one span (one lookup a window, not three a row).
     const index_t* ptr = a.ptrs(r0, r1 - r0 + 1);
+    // The slices' middle columns asked for first: each is a cache miss of its own, and a
+    // slice's work between two is too long for the core to overlap them (a small matrix's
+    // features with the caches cold, this machine: rajat01 0.072 -> 0.042 ms, bcsstk13 0.032 ->
+    // 0.016).
+    for (index_t s0 = 0; s0 < r1 - r0; s0 += 32) {
+      const index_t s1 = std::min(r1 - r0, s0 + 32);
+      a.prefetch_col(ptr[s0] + (ptr[s1] - ptr[s0]) / 2);
+    }
     for (index_t s0 = 0; s0 < r1 - r0; s0 += 32) {
       const index_t s1 = std::min(r1 - r0, s0 + 32);
       index_t slice_max = 0, slice_min = std::numeric_limits<index_t>::max();
@@ -501,6 +511,7 @@ struct SampledRows {
   std::int64_t nnz() const { return n_nnz; }
   index_t ptr(index_t r) const { return *find(ptr_pieces, ptr_at, r, "row pointer"); }
   index_t col(std::int64_t k) const { return *find(mid_pieces, mid_at, k, "column index"); }
+  void prefetch_col(std::int64_t) const {}  // its columns are in the gathered store already
   const index_t* ptrs(index_t r, index_t n) const {
     return span(ptr_pieces, ptr_at, r, n, "row pointers");
   }

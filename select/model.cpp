@@ -4,8 +4,9 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <cstdio>
 #include <initializer_list>
+#include <stdexcept>
+#include <string_view>
 #include <utility>
 
 namespace spmvkit::select {
@@ -25,7 +26,7 @@ double l2_of(const Features& f) {
 }
 
 // Candidates on the GPU: every format of the cost table (ours and cuSPARSE CSR ALG1), but suraa.
-bool gpu_candidate(const std::string& f) {
+bool gpu_candidate(std::string_view f) {
   return f != "suraa";  // dynamic parallelism: its static twin is the same layout, cheaper setup
 }
 
@@ -35,10 +36,63 @@ double dot(const CostVector& c, const CostVector& x) {
   return s;
 }
 
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
+// The why's numbers without printf: its first call in a selection took ~0.01 ms with the
+// caches cold (after a large build; this machine), as much as the rest of the text. Halves round
+// to even, as printf's do; a value within one rounding of a half may differ in its last digit
+// (2 of 36,000 whys of a comparison with printf's, 971 / 20 = 48.55 -> 48.6 where printf has 48.5).
+double power_of_ten(int k) {  // exact for 0 <= k <= 22
+  double p = 1;
+  for (int i = 0; i < k; ++i) p *= 10;
+  return p;
+}
+
+// `v` (>= 0, below 1e15) to `decimals` (<= 6) places, as %.<decimals>f.
+void append_fixed(std::string& s, double v, int decimals) {
+  const long long scale = static_cast<long long>(power_of_ten(decimals));
+  const long long units = static_cast<long long>(std::nearbyint(v * static_cast<double>(scale)));
+  s += std::to_string(units / scale);
+  if (decimals == 0) return;
+  const std::string frac = std::to_string(units % scale);
+  s += '.';
+  s.append(static_cast<std::size_t>(decimals) - frac.size(), '0');
+  s += frac;
+}
+
+// `v` to three significant digits, as %.3g (|v| within 1e-20..1e20; others by to_string).
+void append_g3(std::string& s, double v) {
+  const double m = std::fabs(v);
+  if (!(m >= 1e-20 && m < 1e20)) {
+    s += v == 0 ? "0" : std::to_string(v);
+    return;
+  }
+  if (v < 0) s += '-';
+  int e = 0;  // 10^e <= m < 10^(e+1)
+  while (m >= power_of_ten(e + 1)) ++e;
+  while (m < (e >= 0 ? power_of_ten(e) : 1 / power_of_ten(-e))) --e;
+  // Three digits d: m ~ d x 10^(e-2), in one rounding by an exact power of ten.
+  const auto digits_at = [&](int x) {
+    return std::nearbyint(x >= 2 ? m / power_of_ten(x - 2) : m * power_of_ten(2 - x));
+  };
+  double d = digits_at(e);
+  if (d >= 1000) d = digits_at(++e);
+  const std::string digits = std::to_string(static_cast<int>(d));
+  std::string text;
+  if (e < -4 || e >= 3) {
+    text = digits.substr(0, 1) + "." + digits.substr(1);
+  } else if (e >= 0) {
+    text = digits.substr(0, static_cast<std::size_t>(e) + 1) + "." +
+           digits.substr(static_cast<std::size_t>(e) + 1);
+  } else {
+    text = "0." + std::string(static_cast<std::size_t>(-e - 1), '0') + digits;
+  }
+  while (text.back() == '0') text.pop_back();
+  if (text.back() == '.') text.pop_back();
+  s += text;
+  if (e < -4 || e >= 3) {
+    s += e < 0 ? "e-" : "e+";
+    if (std::abs(e) < 10) s += '0';
+    s += std::to_string(std::abs(e));
+  }
 }
 
 }  // namespace
@@ -55,7 +109,7 @@ const std::vector<FormatCost>& cpu_costs() {
   return table;
 }
 
-CostVector cost_features(const Features& f, const std::string& format) {
+CostVector cost_features(const Features& f, std::string_view format) {
   const double s = f.value_bytes;
   const double rows = f.rows, nnz = static_cast<double>(f.nnz);
   const double vec = (static_cast<double>(f.rows) + f.cols) * s;
@@ -127,6 +181,40 @@ struct Near {
   double w;           // its weight, exp(-d2) (once nearest() has them all)
 };
 
+// A table's points one after another, with its scale's inverses (a multiply a dimension, not a
+// division): its entries hold them between the names and the residuals' vectors, 88 bytes
+// apart, and with the caches cold (after a large build) reading them there was a fifth of
+// choose() (0.011-0.015 ms of ~0.06, this machine).
+struct Packed {
+  std::vector<NeighbourPoint> points;
+  NeighbourPoint inv{};
+};
+void pack(const NeighbourTable& t, Packed& p) {
+  p.points.clear();
+  p.points.reserve(t.entries.size());
+  for (const NeighbourTable::Entry& e : t.entries) p.points.push_back(e.point);
+  for (std::size_t i = 0; i < kNeighbourDims; ++i) p.inv[i] = 1.0 / t.scale[i];
+}
+// The shipped tables' packs, made once; another table's (this device's measured neighbours, a
+// test's) packed for the call into the thread's buffer, valid until the next such call.
+const Packed& packed(const NeighbourTable& t) {
+  static const Packed h100 = [] {
+    Packed p;
+    pack(h100_neighbours(), p);
+    return p;
+  }();
+  static const Packed h200 = [] {
+    Packed p;
+    pack(h200_neighbours(), p);
+    return p;
+  }();
+  if (&t == &h100_neighbours()) return h100;
+  if (&t == &h200_neighbours()) return h200;
+  thread_local Packed other;
+  pack(t, other);
+  return other;
+}
+
 // The kNeighbours entries nearest to f over `tables` (by distance, then the tables' order and
 // each table's own order); each table standardises by its own scale. Kept in order as they are
 // found, in place: a list of every entry, partially sorted, was among the fresh pages of a
@@ -148,15 +236,15 @@ Nearest nearest(std::initializer_list<const NeighbourTable*> tables, const Featu
   };
   for (const NeighbourTable* t : tables) {
     if (!t) continue;
-    NeighbourPoint inv{};  // a multiply an entry's dimension, not a division (half of choose())
-    for (std::size_t i = 0; i < kNeighbourDims; ++i) inv[i] = 1.0 / t->scale[i];
-    for (const NeighbourTable::Entry& e : t->entries) {
+    const Packed& p = packed(*t);
+    for (std::size_t k = 0; k < p.points.size(); ++k) {
+      const NeighbourPoint& point = p.points[k];
       double d2 = 0;
       for (std::size_t i = 0; i < kNeighbourDims; ++i) {
-        const double u = (z[i] - e.point[i]) * inv[i];
+        const double u = (z[i] - point[i]) * p.inv[i];
         d2 += u * u;
       }
-      const Near n{d2, t, &e, order++, 0.0};
+      const Near n{d2, t, &t->entries[k], order++, 0.0};
       if (near.size == kNeighbours && !before(n, near.at[kNeighbours - 1])) continue;
       std::size_t i = near.size < kNeighbours ? near.size++ : kNeighbours - 1;
       for (; i > 0 && before(n, near.at[i - 1]); --i) near.at[i] = near.at[i - 1];
@@ -168,14 +256,14 @@ Nearest nearest(std::initializer_list<const NeighbourTable*> tables, const Featu
 }
 
 // The column of `format` in t's residuals (-1: not measured there).
-int column(const NeighbourTable& t, const std::string& format) {
+int column(const NeighbourTable& t, std::string_view format) {
   for (std::size_t j = 0; j < t.formats.size(); ++j)
     if (format == t.formats[j]) return static_cast<int>(j);
   return -1;
 }
 
 // exp of the weighted mean residual of `format` over `near` (1 where none measured it).
-double correction(const Nearest& near, const std::string& format) {
+double correction(const Nearest& near, std::string_view format) {
   double num = 0, den = 0;
   const NeighbourTable* last = nullptr;
   int j = -1;
@@ -190,6 +278,17 @@ double correction(const Nearest& near, const std::string& format) {
   return den > 0 ? std::exp(num / (den + 1e-3)) : 1.0;
 }
 
+// A candidate's numbers while they are ranked; its Prediction (a name and parameters, a heap
+// string or map each) is made once it has its place.
+struct Candidate {
+  const FormatCost* cost;
+  double linear_ms, spmv_ms, setup_ms;
+  double total_ms(long long applies) const {
+    return select::total_ms(spmv_ms, setup_ms, applies);
+  }
+};
+constexpr std::size_t kMaxCandidates = 32;
+
 }  // namespace
 
 Choice choose(const Features& f, Backend b, const std::string& device, long long applies,
@@ -201,22 +300,19 @@ Choice choose(const Features& f, Backend b, const std::string& device, long long
   const auto& table = b == Backend::cpu ? cpu_costs()
                       : h200 && !scale  ? h200_costs()
                                         : h100_costs();
-  c.ranked.reserve(table.size());
+  std::array<Candidate, kMaxCandidates> cand;
+  std::size_t n = 0;
   for (const FormatCost& k : table) {
-    const std::string name = k.format;
+    const std::string_view name = k.format;
     if (b == Backend::cuda && !gpu_candidate(name)) continue;
     // BSR only where there are dense blocks (bs = 1 is CSR with more setup).
     if ((name == "bsr" || name == "bsr_balanced") && f.block_size < 2) continue;
+    if (n == cand.size()) throw std::logic_error("choose: more candidates than kMaxCandidates");
     CostVector coef = k.spmv;
     if (scale)
       for (int i : {1, 5}) coef[i] *= kH200ByteScale;
-    Prediction p;
-    p.format = name;
-    if (f.block_size >= 2 && (name == "bsr" || name == "bsr_balanced"))
-      p.params.set("block_size", std::to_string(f.block_size));
-    p.linear_ms = p.spmv_ms = dot(coef, cost_features(f, name));
-    p.setup_ms = k.setup[0] + k.setup[1] * f.nnz * 1e-6;
-    c.ranked.push_back(p);
+    const double linear = dot(coef, cost_features(f, name));
+    cand[n++] = {&k, linear, linear, k.setup[0] + k.setup[1] * f.nnz * 1e-6};
   }
   // The neighbour correction: on the GPU the shipped table (an H200's own, residuals of H200
   // runs against its linear model, where it has one, else H100's: the same relative correction
@@ -227,49 +323,74 @@ Choice choose(const Features& f, Backend b, const std::string& device, long long
   std::string neighbours;
   if (shipped || measured) {
     const auto near = nearest({shipped, measured}, f);
-    for (Prediction& p : c.ranked) p.spmv_ms = p.linear_ms * correction(near, p.format);
+    for (std::size_t i = 0; i < n; ++i)
+      cand[i].spmv_ms = cand[i].linear_ms * correction(near, cand[i].cost->format);
     // How much of the neighbours' residual applies: their weight against the regulariser's.
     double w = 0;
     std::size_t here = 0;
-    for (const Near& n : near) {
-      w += n.w;
-      here += n.table == measured;
+    for (const Near& nb : near) {
+      w += nb.w;
+      here += nb.table == measured;
     }
-    neighbours = "; neighbour correction " + fmt("%.2f", w / (w + 1e-3)) + " (its " +
-                 std::to_string(near.size) + " nearest measured matrices" +
-                 (measured ? ", " + std::to_string(here) + " measured on this device" : "") +
-                 ", first " + near.front().entry->matrix +
-                 fmt(" at %.2f)", std::sqrt(near.front().d2));
+    neighbours = "; neighbour correction ";
+    append_fixed(neighbours, w / (w + 1e-3), 2);
+    neighbours += " (its " + std::to_string(near.size) + " nearest measured matrices";
+    if (measured) neighbours += ", " + std::to_string(here) + " measured on this device";
+    neighbours += ", first ";
+    neighbours += near.front().entry->matrix;
+    neighbours += " at ";
+    append_fixed(neighbours, std::sqrt(near.front().d2), 2);
+    neighbours += ')';
   }
-  std::stable_sort(c.ranked.begin(), c.ranked.end(), [&](const Prediction& x, const Prediction& y) {
-    return x.total_ms(applies) < y.total_ms(applies);
-  });
+  // Ranked by total_ms(applies), ties in the table's order (an insertion sort: stable, and no
+  // buffer to allocate for a dozen candidates).
+  for (std::size_t i = 1; i < n; ++i) {
+    const Candidate x = cand[i];
+    std::size_t j = i;
+    for (; j > 0 && x.total_ms(applies) < cand[j - 1].total_ms(applies); --j) cand[j] = cand[j - 1];
+    cand[j] = x;
+  }
   const double gb = (static_cast<double>(f.nnz) * (f.value_bytes + 4)) * 1e-9;
   const bool beyond_l2 = gb * 1e9 >= l2_of(f);
   std::string peer_first;
-  if (b == Backend::cuda && beyond_l2 && !c.ranked.empty()) {
+  if (b == Backend::cuda && beyond_l2 && n > 0) {
     // Beyond L2 the pick must never trail cuSPARSE by more than 3% (issue 25); where cuSPARSE
     // CSR ALG1's prediction is within kPeerMargin of the best of ours, the model cannot tell
     // them apart (its error there is of that size), so ALG1 goes first.
-    const auto peer = std::find_if(c.ranked.begin(), c.ranked.end(), [](const Prediction& p) {
-      return p.format == "cusparse_csr_alg1";
+    const auto peer = std::find_if(cand.begin(), cand.begin() + n, [](const Candidate& k) {
+      return std::string_view(k.cost->format) == "cusparse_csr_alg1";
     });
-    if (peer != c.ranked.end() && peer != c.ranked.begin() &&
-        peer->total_ms(applies) <= (1 + kPeerMargin) * c.ranked.front().total_ms(applies)) {
-      peer_first = "; " + c.ranked.front().format +
-                   fmt(" predicted within %.0f%%", 100 * kPeerMargin) +
-                   " of cuSPARSE CSR ALG1, which goes first";
-      std::rotate(c.ranked.begin(), peer, peer + 1);
+    if (peer != cand.begin() + n && peer != cand.begin() &&
+        peer->total_ms(applies) <= (1 + kPeerMargin) * cand[0].total_ms(applies)) {
+      peer_first = "; ";
+      peer_first += cand[0].cost->format;
+      peer_first += " predicted within ";
+      append_fixed(peer_first, 100 * kPeerMargin, 0);
+      peer_first += "% of cuSPARSE CSR ALG1, which goes first";
+      std::rotate(cand.begin(), peer, peer + 1);
     }
   }
+  c.ranked.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    Prediction& p = c.ranked[i];
+    p.format = cand[i].cost->format;
+    if (f.block_size >= 2 && (p.format == "bsr" || p.format == "bsr_balanced"))
+      p.params.set("block_size", std::to_string(f.block_size));
+    p.linear_ms = cand[i].linear_ms;
+    p.spmv_ms = cand[i].spmv_ms;
+    p.setup_ms = cand[i].setup_ms;
+  }
   // Why, in the features' words.
-  std::string why = "rows " + std::to_string(f.rows) + ", nnz " + std::to_string(f.nnz) +
-                    fmt(", row length mean %.3g", f.row_mean) + fmt(" cv %.3g", f.cv()) +
-                    fmt(", diagonal offset %.3g", f.diagonal_offset) + ", max " +
-                    std::to_string(f.row_max) +
-                    (f.sampled_rows < f.rows
-                         ? " (mean, cv over " + std::to_string(f.sampled_rows) + " sampled rows)"
-                         : "");
+  std::string why = "rows " + std::to_string(f.rows) + ", nnz " + std::to_string(f.nnz);
+  why += ", row length mean ";
+  append_g3(why, f.row_mean);
+  why += " cv ";
+  append_g3(why, f.cv());
+  why += ", diagonal offset ";
+  append_g3(why, f.diagonal_offset);
+  why += ", max " + std::to_string(f.row_max);
+  if (f.sampled_rows < f.rows)
+    why += " (mean, cv over " + std::to_string(f.sampled_rows) + " sampled rows)";
   if (f.block_size >= 2)
     why +=
         ", dense " + std::to_string(f.block_size) + "x" + std::to_string(f.block_size) + " blocks";

@@ -10,6 +10,7 @@
 #include <deque>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -80,7 +81,7 @@ const std::vector<FormatCost>& cpu_costs();   // model.cpp
 // serial chain: the entries one thread or sub-warp walks in a row (row max for CSR-scalar, ELL
 // and SELL-P, row max / threads_per_row for CSR-vector, the ELL width for HYB/HEC, row max for
 // the rest, where the fit finds it costs ~0); blocks: nnz/bs^2.
-CostVector cost_features(const Features& f, const std::string& format);
+CostVector cost_features(const Features& f, std::string_view format);
 
 // The neighbour correction (GPU): measured matrices' features and, per format, how far the
 // measured SpMV time was from the linear model's, log(measured / c . x). A matrix's linear
@@ -145,14 +146,17 @@ std::pair<std::string, std::string> measured_record(
 // than 3% behind cuSPARSE into 6, and moved no pick out of 1.10x of the oracle.
 inline constexpr double kPeerMargin = 0.08;
 
+// What choose() minimises: setup + applies x SpMV, or SpMV alone where applies = 0.
+inline double total_ms(double spmv_ms, double setup_ms, long long applies) {
+  return applies > 0 ? setup_ms + applies * spmv_ms : spmv_ms;
+}
+
 struct Prediction {
   std::string format;
   Params params;  // what auto passes to the registry (block_size for the block formats)
   double spmv_ms = 0, setup_ms = 0;
   double linear_ms = 0;  // c . x, before the neighbour correction
-  double total_ms(long long applies) const {
-    return (applies > 0 ? setup_ms + applies * spmv_ms : spmv_ms);
-  }
+  double total_ms(long long applies) const { return select::total_ms(spmv_ms, setup_ms, applies); }
 };
 
 struct Choice {
