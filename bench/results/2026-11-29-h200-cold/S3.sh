@@ -11,7 +11,7 @@ GPU_BUILD_LOG=/tmp/build.log gpu_build build-gpu "-DSPMVKIT_TESTS=OFF" spmvkit_c
 mkdir -p $OUT/r
 for i in 1 2 3 4 5; do
   for b in 3 7; do
-    OMP_NUM_THREADS=16 SPMVKIT_TUNING_FILE=/tmp/t_$b_$i.tsv timeout 100 build-gpu/spmvkit bench real --builds $b \
+    OMP_NUM_THREADS=16 SPMVKIT_TUNING_FILE=/tmp/t_${b}_$i.tsv timeout 100 build-gpu/spmvkit bench real --builds $b \
       --backend cuda --time-limit 90 --json $OUT/r/real_b${b}_$i.json > $OUT/r/real_b${b}_$i.txt 2> $OUT/r/real_b${b}_$i.err
     echo "real builds=$b #$i rc=$? at $(( $(date +%s) - T0 ))s" >> $OUT/summary.txt
     /usr/bin/python3 bench/report.py oracle $OUT/r/real_b${b}_$i.json > $OUT/r/oracle_b${b}_$i.md 2>&1
