@@ -124,6 +124,8 @@ CostVector cost_features(const Features& f, std::string_view format) {
     bytes = f.sellp_bytes;
   else if (format == "hyb" || format == "hec")
     bytes = f.hybrid_bytes;
+  else if (format == "cusparse_coo")
+    bytes = nnz * (s + 8);  // a row and a column index an entry
   else
     bytes = nnz * (s + 4) + rows * 4;
   // The longest serial walk. csr_vector's sub-warp is its threads_per_row=auto, as that
@@ -136,6 +138,8 @@ CostVector cost_features(const Features& f, std::string_view format) {
     chain = f.row_max / threads_per_row;
   } else if (format == "hyb" || format == "hec") {
     chain = f.hybrid_width;
+  } else if (format == "cusparse_coo") {
+    chain = 0;  // entries split evenly over threads, a long row among them
   } else if (blocks) {
     // bsr from bs 13 on (its kernel k3): a thread group walks a whole block row, the longest
     // one's entries (row_max x bs), up to 2^17 (fitted: the arrow expansions' rows of 5,000+
@@ -354,11 +358,12 @@ Choice choose(const Features& f, Backend b, const std::string& device, long long
   const bool beyond_l2 = gb * 1e9 >= l2_of(f);
   std::string peer_first;
   if (b == Backend::cuda && beyond_l2 && n > 0) {
-    // Beyond L2 the pick must never trail cuSPARSE by more than 3% (issue 25); where cuSPARSE
-    // CSR ALG1's prediction is within kPeerMargin of the best of ours, the model cannot tell
-    // them apart (its error there is of that size), so ALG1 goes first.
+    // Beyond L2 the pick must never trail cuSPARSE by more than 3% (issue 25); where the
+    // best-ranked cuSPARSE candidate's prediction (CSR ALG1's or COO's) is within kPeerMargin
+    // of the best of ours, the model cannot tell them apart (its error there is of that size),
+    // so the peer goes first.
     const auto peer = std::find_if(cand.begin(), cand.begin() + n, [](const Candidate& k) {
-      return std::string_view(k.cost->format) == "cusparse_csr_alg1";
+      return std::string_view(k.cost->format).rfind("cusparse_", 0) == 0;
     });
     if (peer != cand.begin() + n && peer != cand.begin() &&
         peer->total_ms(applies) <= (1 + kPeerMargin) * cand[0].total_ms(applies)) {
@@ -366,7 +371,9 @@ Choice choose(const Features& f, Backend b, const std::string& device, long long
       peer_first += cand[0].cost->format;
       peer_first += " predicted within ";
       append_fixed(peer_first, 100 * kPeerMargin, 0);
-      peer_first += "% of cuSPARSE CSR ALG1, which goes first";
+      peer_first += "% of ";
+      peer_first += peer->cost->format;
+      peer_first += ", which goes first";
       std::rotate(cand.begin(), peer, peer + 1);
     }
   }

@@ -55,6 +55,15 @@ const std::vector<FormatCost>& h100_costs() {
       {"cusparse_csr_alg1",
        {0.00777427, 0.373225, 0.237138, 0.00414348, 0.0149328, 0, 0, 0},
        {0.098592, 1.47958}},
+      // cuSPARSE COO (ALG1), a candidate as ALG1 is: where the rows' lengths leave none of
+      // ours within 3% of it (long rows among short ones beyond L2: the rajat01 and Groebner
+      // expansions). Its bytes are an entry's value and two indices, its chain 0 (entries split
+      // evenly); fitted by the same NNLS on the neighbour table's records. Its setup is the host
+      // path's (the row indices expanded on the host, a pageable upload); from device arrays
+      // auto builds it there (cusparseXcsr2coo).
+      {"cusparse_coo",
+       {0.00754363, 0.290294, 0.163874, 0, 0.0168063, 0.00699122, 0.00110286, 0},
+       {0.0563731, 3.43187}},
       {"bsr_balanced",
        {0.0073804, 0.350557, 0.211639, 0, 0, 0.00627718, 0.0921196, 0.00314767},
        {0.226544, 0.311149}},

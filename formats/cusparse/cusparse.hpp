@@ -24,7 +24,7 @@ FormatEntry cusparse_bsrmv_format();
 #if SPMVKIT_HAVE_CUDA
 template <class V>
 std::unique_ptr<Operator<V>> make_cusparse(const Csr<V>& a, CusparsePeer peer, const Params& p);
-// CSR ALG1 and ALG2 from a CSR in device memory (the registry's device builder): its arrays
+// CSR ALG1, ALG2 and COO from a CSR in device memory (the registry's device builder): its arrays
 // copied, or read in place while the operator holds `keep` (the registry's device keeper).
 template <class V>
 std::unique_ptr<Operator<V>> make_cusparse_from_device(

@@ -35,9 +35,10 @@ ParamSpec bsr_peer_block_size() {
       .or_auto();
 }
 
-// The CSR peers also build from a CSR in device memory (format=auto may choose ALG1 for a
-// user's device arrays, copied, or for the registry's upload of a host CSR, kept); from a host
-// CSR they build as a cuSPARSE user would (the registry keeps peers on their host builder there).
+// The CSR and COO peers also build from a CSR in device memory (format=auto may choose ALG1 or
+// COO for a user's device arrays, copied, or for the registry's upload of a host CSR, kept);
+// from a host CSR they build as a cuSPARSE user would (the registry keeps peers on their host
+// builder there).
 FormatEntry with_device_builder(FormatEntry e, CusparsePeer peer) {
 #if SPMVKIT_HAVE_CUDA
   set_device_builder(
@@ -65,8 +66,9 @@ FormatEntry cusparse_csr_alg2_format() {
       CusparsePeer::csr_alg2);
 }
 FormatEntry cusparse_coo_format() {
-  return peer_entry("cusparse_coo", "cuSPARSE SpMV, COO, CUSPARSE_SPMV_COO_ALG1",
-                    CusparsePeer::coo);
+  return with_device_builder(
+      peer_entry("cusparse_coo", "cuSPARSE SpMV, COO, CUSPARSE_SPMV_COO_ALG1", CusparsePeer::coo),
+      CusparsePeer::coo);
 }
 FormatEntry cusparse_sell_format() {
   return peer_entry("cusparse_sell", "cuSPARSE SpMV, sliced ELL, CUSPARSE_SPMV_SELL_ALG1",

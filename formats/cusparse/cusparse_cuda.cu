@@ -54,14 +54,10 @@ class CusparseOperator final : public Operator<V> {
         std::vector<index_t> row_idx(static_cast<std::size_t>(nnz));
         for (index_t r = 0; r < a.rows; ++r)
           std::fill(row_idx.begin() + a.row_ptr[r], row_idx.begin() + a.row_ptr[r + 1], r);
-        ptr_ = cuda::DeviceBuffer<index_t>(row_idx);
+        rows_ = cuda::DeviceBuffer<index_t>(row_idx);
         idx_ = cuda::DeviceBuffer<index_t>(a.col_idx);
         val_ = cuda::DeviceBuffer<V>(a.values);
-        SPMVKIT_CUSPARSE_CHECK(cusparseCreateCoo(&mat_, rows, cols, nnz, ptr_.data(), idx_.data(),
-                                                 val_.data(), CUSPARSE_INDEX_32I,
-                                                 CUSPARSE_INDEX_BASE_ZERO, value_type<V>()));
-        alg_ = CUSPARSE_SPMV_COO_ALG1;
-        this->info_.matrix_bytes = static_cast<std::size_t>(nnz) * (2 * sizeof(index_t) + sizeof(V));
+        create_coo(a.rows, a.cols, nnz, idx_.data(), val_.data());
         break;
       }
       case CusparsePeer::sell: {
@@ -85,26 +81,41 @@ class CusparseOperator final : public Operator<V> {
     prepare(rows, cols, nnz);
   }
 
-  // CSR (ALG1, ALG2) from a CSR already in device memory: its arrays copied on the device, as
-  // our own formats' device builders copy them (the operator owns what it reads), or, with
-  // `keep` (the registry's upload, held by the operator: format=auto's pick), read in place.
+  // CSR (ALG1, ALG2) and COO from a CSR already in device memory: its arrays copied on the
+  // device, as our own formats' device builders copy them (the operator owns what it reads),
+  // or, with `keep` (the registry's upload, held by the operator: format=auto's pick), read in
+  // place; COO's row indices expanded from the row pointer there (cusparseXcsr2coo).
   CusparseOperator(const DeviceCsrView<V>& a, CusparsePeer peer,
                    const std::shared_ptr<const void>& keep)
       : Operator<V>(OperatorInfo{a.rows, a.cols, a.nnz, 0, Backend::cuda, peer_name(peer), ""}),
         peer_(peer),
         kept_(keep) {
-    if (peer != CusparsePeer::csr_alg1 && peer != CusparsePeer::csr_alg2)
+    if (peer != CusparsePeer::csr_alg1 && peer != CusparsePeer::csr_alg2 &&
+        peer != CusparsePeer::coo)
       throw UnsupportedError(std::string(peer_name(peer)) + ": no device builder");
-    if (keep) {
-      create_csr(a.rows, a.cols, a.nnz, a.row_ptr, a.col_idx, a.values);
-    } else {
-      ptr_ = cuda::DeviceBuffer<index_t>(static_cast<std::size_t>(a.rows) + 1);
+    const index_t* col_idx = a.col_idx;
+    const V* values = a.values;
+    if (!keep) {
       idx_ = cuda::DeviceBuffer<index_t>(static_cast<std::size_t>(a.nnz));
       val_ = cuda::DeviceBuffer<V>(static_cast<std::size_t>(a.nnz));
-      cuda::copy_on_device(ptr_.data(), a.row_ptr, ptr_.bytes());
       cuda::copy_on_device(idx_.data(), a.col_idx, idx_.bytes());
       cuda::copy_on_device(val_.data(), a.values, val_.bytes());
-      create_csr(a.rows, a.cols, a.nnz);
+      col_idx = idx_.data();
+      values = val_.data();
+    }
+    if (peer == CusparsePeer::coo) {
+      rows_ = cuda::DeviceBuffer<index_t>(static_cast<std::size_t>(a.nnz));
+      if (a.nnz > 0 && a.rows > 0)
+        SPMVKIT_CUSPARSE_CHECK(cusparseXcsr2coo(cuda::Context::get().cusparse(), a.row_ptr,
+                                                static_cast<int>(a.nnz), a.rows, rows_.data(),
+                                                CUSPARSE_INDEX_BASE_ZERO));
+      create_coo(a.rows, a.cols, a.nnz, col_idx, values);
+    } else if (keep) {
+      create_csr(a.rows, a.cols, a.nnz, a.row_ptr, col_idx, values);
+    } else {
+      ptr_ = cuda::DeviceBuffer<index_t>(static_cast<std::size_t>(a.rows) + 1);
+      cuda::copy_on_device(ptr_.data(), a.row_ptr, ptr_.bytes());
+      create_csr(a.rows, a.cols, a.nnz, ptr_.data(), col_idx, values);
     }
     prepare(a.rows, a.cols, a.nnz);
   }
@@ -123,6 +134,17 @@ class CusparseOperator final : public Operator<V> {
         value_type<V>()));
     alg_ = peer_ == CusparsePeer::csr_alg1 ? CUSPARSE_SPMV_CSR_ALG1 : CUSPARSE_SPMV_CSR_ALG2;
     this->info_.matrix_bytes = csr_matrix_bytes<V>(rows, nnz);
+  }
+
+  // The COO descriptor over rows_ (the row indices) and `col_idx`, `values`.
+  void create_coo(index_t rows, index_t cols, std::int64_t nnz, const index_t* col_idx,
+                  const V* values) {
+    SPMVKIT_CUSPARSE_CHECK(cusparseCreateCoo(&mat_, rows, cols, nnz, rows_.data(),
+                                             const_cast<index_t*>(col_idx), const_cast<V*>(values),
+                                             CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
+                                             value_type<V>()));
+    alg_ = CUSPARSE_SPMV_COO_ALG1;
+    this->info_.matrix_bytes = static_cast<std::size_t>(nnz) * (2 * sizeof(index_t) + sizeof(V));
   }
 
   // Workspace and preprocessing with placeholder vectors.
@@ -272,6 +294,7 @@ class CusparseOperator final : public Operator<V> {
   cusparseSpMVAlg_t alg_ = CUSPARSE_SPMV_ALG_DEFAULT;
   std::shared_ptr<const void> kept_;  // the registry's upload the CSR descriptor reads, or null
   cuda::DeviceBuffer<index_t> ptr_;
+  cuda::DeviceBuffer<index_t> rows_;  // COO's row indices
   cuda::DeviceBuffer<index_t> idx_;
   cuda::DeviceBuffer<V> val_;
   cuda::DeviceBuffer<V> x_tmp_;

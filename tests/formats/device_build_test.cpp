@@ -343,14 +343,14 @@ TEST(DeviceBuild, UploadBesideOrdersTheStreamAfterItsCopies) {
 #endif
 }
 
-// A cuSPARSE CSR peer handed the registry's upload to keep (format=auto's pick) queues its
+// A cuSPARSE CSR or COO peer handed the registry's upload to keep (format=auto's pick) queues its
 // preprocessing through its library handle: the handle, like Context::stream(), must wait for an
 // upload still left to the worker first. Built at once beside an upload into poisoned arrays,
 // its products must be right.
 TEST(DeviceBuild, KeptUploadReachesTheDeviceBeforeCusparsePreprocesses) {
 #if SPMVKIT_HAVE_CUDA
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
-  for (const char* peer : {"cusparse_csr_alg1", "cusparse_csr_alg2"})
+  for (const char* peer : {"cusparse_csr_alg1", "cusparse_csr_alg2", "cusparse_coo"})
     for (const char* m : {"random_2000", "powerlaw_20000", "empty_rows"}) {
       SCOPED_TRACE(std::string(peer) + " on " + m);
       const Csr<double>& a = testing::zoo_matrix(m);
