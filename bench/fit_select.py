@@ -54,7 +54,7 @@ import numpy as np
 from scipy.optimize import least_squares, nnls
 
 # The GPU candidates of select/model.cpp (suraa is measured, in the oracle, never picked; the
-# cuSPARSE peer is a candidate, never in the oracle, which is the fastest of ours).
+# cuSPARSE peers are candidates, never in the oracle, which is the fastest of ours).
 CANDIDATES = ['csr_scalar', 'csr_vector', 'csr_balanced', 'ell', 'hyb', 'hec', 'sellp', 'csr3',
               'suraa_static', 'bsr', 'bsr_balanced', 'cusparse_csr_alg1', 'cusparse_coo']
 OURS = [c for c in CANDIDATES if not c.startswith('cusparse')] + ['suraa']

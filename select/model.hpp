@@ -139,11 +139,13 @@ std::pair<std::string, std::string> measured_record(
     const Features& f, Backend b, const std::string& matrix,
     const std::vector<std::pair<std::string, double>>& residuals);
 
-// Beyond L2 on the GPU, cuSPARSE CSR ALG1 goes first when its predicted time is within this
-// fraction of the best candidate's (choose()): the rule is never to trail cuSPARSE by
-// more than 3% there. Replayed on the H100 records of bench/results' f21cdd4, 0253e28 and
-// cd5569e runs and 2026-11-27-h100x2-ac2f8ac-suites (750 matrices), 0.08 turned 9 picks more
-// than 3% behind cuSPARSE into 6, and moved no pick out of 1.10x of the oracle.
+// Beyond L2 on the GPU, the best-ranked cuSPARSE candidate (CSR ALG1 or COO) goes first when
+// its predicted time is within this fraction of the best candidate's (choose()): the issue's
+// rule is never to trail cuSPARSE by more than 3% there. Replayed on the H100 records of
+// bench/results' f21cdd4, 0253e28 and cd5569e runs and 2026-11-27-h100x2-ac2f8ac-suites (750
+// matrices), 0.08 with ALG1 alone turned 9 picks more than 3% behind cuSPARSE into 6, and moved
+// no pick out of 1.10x of the oracle; with COO too, f21cdd4's, 0253e28's and cd5569e's 10 of
+// 165 behind became 5 (docs/select.md).
 inline constexpr double kPeerMargin = 0.08;
 
 // What choose() minimises: setup + applies x SpMV, or SpMV alone where applies = 0.

@@ -2,7 +2,8 @@
 // model's constants (select/model.hpp). Refit:
 // bench/fit_select.py fit --emit select/model_defaults.cpp
 // bsr and bsr_balanced refitted on ff7c415's runs with bsr's chain term (select/model.cpp),
-// cusparse_csr_alg1 added with the neighbour table's records, the others as fitted on 6e9c635's.
+// cusparse_csr_alg1 and cusparse_coo added with the neighbour table's records, the others as
+// fitted on 6e9c635's.
 // Setup rows (ms = s0 + s1 nnz/1e6: the upload, the build and CSR-3's host
 // reordering, as the runs measured them) refitted by fit_select.py setup from:
 //   bench/results/2026-11-29-h200-x/E6-json/bench_csr.json.gz
