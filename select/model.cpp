@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
 #include <initializer_list>
 #include <stdexcept>
 #include <string_view>
@@ -36,63 +37,10 @@ double dot(const CostVector& c, const CostVector& x) {
   return s;
 }
 
-// The why's numbers without printf: its first call in a selection took ~0.01 ms with the
-// caches cold (after a large build; this machine), as much as the rest of the text. Halves round
-// to even, as printf's do; a value within one rounding of a half may differ in its last digit
-// (2 of 36,000 whys of a comparison with printf's, 971 / 20 = 48.55 -> 48.6 where printf has 48.5).
-double power_of_ten(int k) {  // exact for 0 <= k <= 22
-  double p = 1;
-  for (int i = 0; i < k; ++i) p *= 10;
-  return p;
-}
-
-// `v` (>= 0, below 1e15) to `decimals` (<= 6) places, as %.<decimals>f.
-void append_fixed(std::string& s, double v, int decimals) {
-  const long long scale = static_cast<long long>(power_of_ten(decimals));
-  const long long units = static_cast<long long>(std::nearbyint(v * static_cast<double>(scale)));
-  s += std::to_string(units / scale);
-  if (decimals == 0) return;
-  const std::string frac = std::to_string(units % scale);
-  s += '.';
-  s.append(static_cast<std::size_t>(decimals) - frac.size(), '0');
-  s += frac;
-}
-
-// `v` to three significant digits, as %.3g (|v| within 1e-20..1e20; others by to_string).
-void append_g3(std::string& s, double v) {
-  const double m = std::fabs(v);
-  if (!(m >= 1e-20 && m < 1e20)) {
-    s += v == 0 ? "0" : std::to_string(v);
-    return;
-  }
-  if (v < 0) s += '-';
-  int e = 0;  // 10^e <= m < 10^(e+1)
-  while (m >= power_of_ten(e + 1)) ++e;
-  while (m < (e >= 0 ? power_of_ten(e) : 1 / power_of_ten(-e))) --e;
-  // Three digits d: m ~ d x 10^(e-2), in one rounding by an exact power of ten.
-  const auto digits_at = [&](int x) {
-    return std::nearbyint(x >= 2 ? m / power_of_ten(x - 2) : m * power_of_ten(2 - x));
-  };
-  double d = digits_at(e);
-  if (d >= 1000) d = digits_at(++e);
-  const std::string digits = std::to_string(static_cast<int>(d));
-  std::string text;
-  if (e < -4 || e >= 3) {
-    text = digits.substr(0, 1) + "." + digits.substr(1);
-  } else if (e >= 0) {
-    text = digits.substr(0, static_cast<std::size_t>(e) + 1) + "." +
-           digits.substr(static_cast<std::size_t>(e) + 1);
-  } else {
-    text = "0." + std::string(static_cast<std::size_t>(-e - 1), '0') + digits;
-  }
-  while (text.back() == '0') text.pop_back();
-  if (text.back() == '.') text.pop_back();
-  s += text;
-  if (e < -4 || e >= 3) {
-    s += e < 0 ? "e-" : "e+";
-    if (std::abs(e) < 10) s += '0';
-    s += std::to_string(std::abs(e));
-  }
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
 }
 
 }  // namespace
@@ -336,15 +284,11 @@ Choice choose(const Features& f, Backend b, const std::string& device, long long
       w += nb.w;
       here += nb.table == measured;
     }
-    neighbours = "; neighbour correction ";
-    append_fixed(neighbours, w / (w + 1e-3), 2);
-    neighbours += " (its " + std::to_string(near.size) + " nearest measured matrices";
-    if (measured) neighbours += ", " + std::to_string(here) + " measured on this device";
-    neighbours += ", first ";
-    neighbours += near.front().entry->matrix;
-    neighbours += " at ";
-    append_fixed(neighbours, std::sqrt(near.front().d2), 2);
-    neighbours += ')';
+    neighbours = "; neighbour correction " + fmt("%.2f", w / (w + 1e-3)) + " (its " +
+                 std::to_string(near.size) + " nearest measured matrices" +
+                 (measured ? ", " + std::to_string(here) + " measured on this device" : "") +
+                 ", first " + near.front().entry->matrix +
+                 fmt(" at %.2f)", std::sqrt(near.front().d2));
   }
   // Ranked by total_ms(applies), ties in the table's order (an insertion sort: stable, and no
   // buffer to allocate for a dozen candidates).
@@ -367,13 +311,9 @@ Choice choose(const Features& f, Backend b, const std::string& device, long long
     });
     if (peer != cand.begin() + n && peer != cand.begin() &&
         peer->total_ms(applies) <= (1 + kPeerMargin) * cand[0].total_ms(applies)) {
-      peer_first = "; ";
-      peer_first += cand[0].cost->format;
-      peer_first += " predicted within ";
-      append_fixed(peer_first, 100 * kPeerMargin, 0);
-      peer_first += "% of ";
-      peer_first += peer->cost->format;
-      peer_first += ", which goes first";
+      peer_first = "; " + std::string(cand[0].cost->format) +
+                   fmt(" predicted within %.0f%% of ", 100 * kPeerMargin) + peer->cost->format +
+                   ", which goes first";
       std::rotate(cand.begin(), peer, peer + 1);
     }
   }
@@ -388,16 +328,13 @@ Choice choose(const Features& f, Backend b, const std::string& device, long long
     p.setup_ms = cand[i].setup_ms;
   }
   // Why, in the features' words.
-  std::string why = "rows " + std::to_string(f.rows) + ", nnz " + std::to_string(f.nnz);
-  why += ", row length mean ";
-  append_g3(why, f.row_mean);
-  why += " cv ";
-  append_g3(why, f.cv());
-  why += ", diagonal offset ";
-  append_g3(why, f.diagonal_offset);
-  why += ", max " + std::to_string(f.row_max);
-  if (f.sampled_rows < f.rows)
-    why += " (mean, cv over " + std::to_string(f.sampled_rows) + " sampled rows)";
+  std::string why = "rows " + std::to_string(f.rows) + ", nnz " + std::to_string(f.nnz) +
+                    fmt(", row length mean %.3g", f.row_mean) + fmt(" cv %.3g", f.cv()) +
+                    fmt(", diagonal offset %.3g", f.diagonal_offset) + ", max " +
+                    std::to_string(f.row_max) +
+                    (f.sampled_rows < f.rows
+                         ? " (mean, cv over " + std::to_string(f.sampled_rows) + " sampled rows)"
+                         : "");
   if (f.block_size >= 2)
     why +=
         ", dense " + std::to_string(f.block_size) + "x" + std::to_string(f.block_size) + " blocks";
