@@ -235,9 +235,7 @@ double correction(const Nearest& near, std::string_view format) {
 struct Candidate {
   const FormatCost* cost;
   double linear_ms, spmv_ms, setup_ms;
-  double total_ms(long long applies) const {
-    return select::total_ms(spmv_ms, setup_ms, applies);
-  }
+  double total_ms(long long applies) const { return select::total_ms(spmv_ms, setup_ms, applies); }
 };
 constexpr std::size_t kMaxCandidates = 32;
 

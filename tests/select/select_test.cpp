@@ -570,7 +570,8 @@ TEST(SelectModel, CusparsePeersAreGpuCandidatesOnly) {
     SCOPED_TRACE(peer);
     EXPECT_TRUE(has(gpu, peer)) << gpu.why;
     EXPECT_FALSE(has(select::choose(f, Backend::cpu, "cpu", 0), peer));
-    for (const select::NeighbourTable* t : {&select::h100_neighbours(), &select::h200_neighbours()}) {
+    for (const select::NeighbourTable* t :
+         {&select::h100_neighbours(), &select::h200_neighbours()}) {
       const auto col = std::find_if(t->formats.begin(), t->formats.end(),
                                     [&](const char* name) { return std::string(name) == peer; });
       ASSERT_NE(col, t->formats.end());
