@@ -190,6 +190,16 @@ const std::vector<std::string>& bsr_policy_fields();
 BsrKernel bsr_rule_kernel(int block_size);
 // First-guess parameters for a kernel and block size (value_bytes: 4 float, 8 double).
 BsrPolicy bsr_rule_policy(BsrKernel kernel, int block_size, int value_bytes);
+
+// Rule for K2's block rows a thread array (n_brows_ta) on the matrix at hand: the shipped value
+// was tuned on reservoir matrices (~1e5 block rows of 7 blocks, cv ~0.06), where two rows an
+// array amortise its first loads. On block rows of varying length, or too few of them to give
+// every SM four thread blocks, one row an array was faster on all 36 expansions of real
+// matrices measured at bs 7, 8, 11 and 12 (H200, by up to 1.7x; bench/results/
+// 2026-11-29-h200x4-odd/T2): so 1 there (the source gains "+rows"), the tuned value elsewhere.
+inline constexpr double kBsrRegularRowsCv = 0.25;
+BsrPolicy bsr_fit_rows(BsrPolicy policy, const BsrRowStats& stats, int sm_count);
+
 // InputError naming the first violated restriction (Table I, and this implementation's limits).
 void validate_bsr_policy(const BsrPolicy& p, int block_size, int value_bytes);
 
@@ -286,6 +296,8 @@ std::string bsr_merge_shipped_lines(const std::string& source,
 // bounds the threads a block may have). UnsupportedError when not even one thread array fits.
 template <class V>
 BsrPolicy fit_bsr_policy(BsrPolicy policy, int block_size);
+// The current device's SM count (bsr_fit_rows).
+int bsr_device_sm_count();
 
 // `policy` as returned by fit_bsr_policy.
 template <class V>

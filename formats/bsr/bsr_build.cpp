@@ -143,6 +143,7 @@ struct BsrChoices {
   bool lambda_given = false;
   index_t lambda_param = 0;
   BsrPolicy policy;
+  bool rows_given = false;  // n_brows_ta among the parameters (bsr_fit_rows leaves it)
 
   // balanced: 1 always, 0 never, -1 by the `balanced` parameter, else the rule.
   template <class V>
@@ -172,16 +173,21 @@ struct BsrChoices {
     const int value_bytes = static_cast<int>(sizeof(V));
     c.policy = choose_bsr_policy(
         b == Backend::cuda ? device_name(Backend::cuda) : std::string(), c.bs, value_bytes, p);
+    c.rows_given = p.has("n_brows_ta");
 #if SPMVKIT_HAVE_CUDA
     if (b == Backend::cuda) c.policy = fit_bsr_policy<V>(c.policy, c.bs);
 #endif
     return c;
   }
 
-  // Lambda and whether to balance (`balanced` settled) from the block-row statistics; the
-  // info from the shape.
+  // Lambda and whether to balance (`balanced` settled) from the block-row statistics, and K2's
+  // rows an array fitted to them (bsr_fit_rows); the info from the shape.
   template <class V>
   index_t choose_lambda(const BsrRowStats& stats, Backend b) {
+#if SPMVKIT_HAVE_CUDA
+    if (b == Backend::cuda && !rows_given)
+      policy = bsr_fit_rows(policy, stats, bsr_device_sm_count());
+#endif
     index_t lambda = lambda_given ? lambda_param : bsr_choose_lambda(bs, stats);
     if (balanced < 0) balanced = bsr_balance_pays(stats, lambda) ? 1 : 0;
     if (b == Backend::cuda && policy.kernel == BsrKernel::tma) {

@@ -337,6 +337,8 @@ int max_threads_per_block(Fn fn) {
 
 namespace spmvkit {
 
+int bsr_device_sm_count() { return cuda::Context::get().sm_count(); }
+
 template <class V>
 BsrPolicy fit_bsr_policy(BsrPolicy p, int bs) {
   using namespace bsr;

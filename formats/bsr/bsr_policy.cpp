@@ -2,6 +2,7 @@
 // restrictions every configuration must meet, the tuning store and shipped defaults, and the
 // pruned search space the autotuner walks.
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <set>
 #include <utility>
@@ -250,6 +251,18 @@ BsrPolicy bsr_rule_policy(BsrKernel kernel, int bs, int value_bytes) {
       p.tile_kb = bs <= 3 ? 16 : 32;
       p.threads = 256;
       break;
+  }
+  return p;
+}
+
+BsrPolicy bsr_fit_rows(BsrPolicy p, const BsrRowStats& stats, int sm_count) {
+  if (p.kernel != BsrKernel::k2 || p.n_brows_ta <= 1) return p;
+  const std::int64_t rows_per_block = std::int64_t{p.n_ta} * p.n_brows_ta;
+  const std::int64_t blocks =
+      (std::int64_t{stats.block_rows} + rows_per_block - 1) / rows_per_block;
+  if (stats.cv > kBsrRegularRowsCv || blocks < 4 * std::int64_t{sm_count}) {
+    p.n_brows_ta = 1;
+    p.source += "+rows";
   }
   return p;
 }

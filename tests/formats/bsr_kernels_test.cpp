@@ -260,6 +260,47 @@ TEST(BsrPolicy, StoreThenShippedThenRule) {
   EXPECT_EQ(choose_bsr_policy("Test GPU Y", 6, 8, {}).kernel, BsrKernel::k2);
 }
 
+// K2 keeps its tuned rows an array (n_brows_ta) on block rows like the tuning matrix's (regular,
+// enough of them for four thread blocks an SM), and takes one row an array elsewhere.
+TEST(BsrPolicy, K2TakesOneRowAnArrayOnIrregularOrFewBlockRows) {
+  BsrPolicy p = bsr_rule_policy(BsrKernel::k2, 11, 8);
+  p.n_ta = 4;
+  p.n_brows_ta = 2;
+  p.source = "shipped";
+  const int sms = 132;
+  const BsrRowStats reservoir{117649, 7, 6.9, 0.06};
+  BsrPolicy q = bsr_fit_rows(p, reservoir, sms);
+  EXPECT_EQ(q.n_brows_ta, 2);
+  EXPECT_EQ(q.source, "shipped");
+
+  BsrRowStats irregular = reservoir;
+  irregular.cv = 1.1;
+  q = bsr_fit_rows(p, irregular, sms);
+  EXPECT_EQ(q.n_brows_ta, 1);
+  EXPECT_EQ(q.source, "shipped+rows");
+  EXPECT_NO_THROW(validate_bsr_policy(q, 11, 8));
+  irregular.cv = kBsrRegularRowsCv;  // at the bound: still regular
+  EXPECT_EQ(bsr_fit_rows(p, irregular, sms).n_brows_ta, 2);
+
+  // Four thread blocks of 4 x 2 block rows an SM: 4224 block rows are enough, 4216 are not.
+  BsrRowStats few = reservoir;
+  few.block_rows = 4 * sms * 8;
+  EXPECT_EQ(bsr_fit_rows(p, few, sms).n_brows_ta, 2);
+  few.block_rows -= 8;
+  EXPECT_EQ(bsr_fit_rows(p, few, sms).n_brows_ta, 1);
+  few.block_rows = 0;  // an empty matrix
+  EXPECT_EQ(bsr_fit_rows(p, few, sms).n_brows_ta, 1);
+
+  // Other kernels, and K2 at one row an array already, as they were.
+  BsrPolicy k1 = bsr_rule_policy(BsrKernel::k1, 3, 8);
+  k1.source = "shipped";
+  q = bsr_fit_rows(k1, irregular, sms);
+  EXPECT_EQ(q.n_brows_ta, k1.n_brows_ta);
+  EXPECT_EQ(q.source, "shipped");
+  p.n_brows_ta = 1;
+  EXPECT_EQ(bsr_fit_rows(p, few, sms).source, "shipped");
+}
+
 // --- the tma kernel ----------------------------------------------------------------------------
 
 TEST(BsrTma, TilesHoldWholeRowsWithinCapacity) {
