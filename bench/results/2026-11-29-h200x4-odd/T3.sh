@@ -24,6 +24,8 @@ part() {  # GPU, part
 ( part 3 11; part 3 12 ) &
 wait
 tail -n 3 $OUT/ctest.txt >> $OUT/summary.txt
-echo "+rows in bsr-all/bsr: $(grep -c '+rows' $OUT/bench_bsr.txt) of $(grep -cE ' bsr(_balanced)? ' $OUT/bench_bsr.txt) lines" >> $OUT/summary.txt
+/usr/bin/python3 -c "
+import json; d=json.load(open('$OUT/bench_bsr.json')); r=[x for x in d['results'] if x['format'] in ('bsr','bsr_balanced')]
+print('+rows in bsr-all and bsr: %d of %d records' % (sum('+rows' in x['details'] for x in r), len(r)))" >> $OUT/summary.txt
 cat $OUT/summary.txt
 cd $OUT && gzip -9 *.json *.txt; gunzip summary.txt.gz; tar czf all.tgz --remove-files * 2>/dev/null; ls -la all.tgz
