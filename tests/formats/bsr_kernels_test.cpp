@@ -292,13 +292,14 @@ TEST(BsrPolicy, K2TakesOneRowAnArrayOnIrregularOrFewBlockRows) {
   EXPECT_EQ(bsr_fit_rows(p, few, sms).n_brows_ta, 1);
 
   // Other kernels, and K2 at one row an array already, as they were.
+  const BsrRowStats few_irregular{1000, 50, 12, 2.0};
   BsrPolicy k1 = bsr_rule_policy(BsrKernel::k1, 3, 8);
   k1.source = "shipped";
-  q = bsr_fit_rows(k1, irregular, sms);
+  q = bsr_fit_rows(k1, few_irregular, sms);
   EXPECT_EQ(q.n_brows_ta, k1.n_brows_ta);
   EXPECT_EQ(q.source, "shipped");
   p.n_brows_ta = 1;
-  EXPECT_EQ(bsr_fit_rows(p, few, sms).source, "shipped");
+  EXPECT_EQ(bsr_fit_rows(p, few_irregular, sms).source, "shipped");
 }
 
 // --- the tma kernel ----------------------------------------------------------------------------
