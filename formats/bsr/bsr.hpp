@@ -191,14 +191,24 @@ BsrKernel bsr_rule_kernel(int block_size);
 // First-guess parameters for a kernel and block size (value_bytes: 4 float, 8 double).
 BsrPolicy bsr_rule_policy(BsrKernel kernel, int block_size, int value_bytes);
 
-// Rule for K2's block rows a thread array (n_brows_ta) on the matrix at hand: the shipped value
-// was tuned on reservoir matrices (~1e5 block rows of 7 blocks, cv ~0.06), where two rows an
-// array amortise its first loads. On block rows of varying length, or too few of them to give
-// every SM four thread blocks, one row an array was faster on all 36 expansions of real
-// matrices measured at bs 7, 8, 11 and 12 (H200, by up to 1.7x; bench/results/
-// 2026-11-29-h200x4-odd/T2): so 1 there (the source gains "+rows"), the tuned value elsewhere.
+// Rules for K2 on the matrix at hand, whose shipped parameters were tuned on reservoir matrices
+// (~1e5 block rows of 7 blocks, cv ~0.06). Too few block rows to give every SM four thread
+// blocks at one row an array: `tma` (the device's tma policy, offered for bs 6-9 where K2 is the
+// kernel) instead. On the H200's expansions of the 35 real matrices (bench/results/
+// 2026-11-29-h200x4-odd/T5) those took tma/K2 0.63x / 0.74x / 0.83x at bs 6 / 7 / 8 (geometric
+// means of 32, 32, 27; at worst 1.30x), the rest 1.07x / 1.12x / 1.37x; at bs 4 tma took 1.03x
+// on the few, so it is not offered there. Else, where the block rows vary (cv > 0.25) or are
+// too few at the tuned rows an array (n_brows_ta), one row an array: faster on all 36
+// expansions measured at bs 7, 8, 11 and 12 (H200, by up to 1.7x; T2), unless `rows_given`
+// (explicit n_brows_ta). Either change adds "+rows" to the source.
 inline constexpr double kBsrRegularRowsCv = 0.25;
-BsrPolicy bsr_fit_rows(BsrPolicy policy, const BsrRowStats& stats, int sm_count);
+inline constexpr int kBsrTmaFromRowsRule = 6;  // the smallest bs bsr_fit_rows offers tma at
+BsrPolicy bsr_fit_rows(BsrPolicy policy, const BsrRowStats& stats, int sm_count,
+                       const std::optional<BsrPolicy>& tma, bool rows_given);
+// A kernel's parameters for a block size on `device`: the tuning store's, else the shipped
+// defaults', else the rule's (choose_bsr_policy's, before explicit parameters).
+BsrPolicy bsr_kernel_policy(const std::string& device, BsrKernel kernel, int block_size,
+                            int value_bytes);
 
 // InputError naming the first violated restriction (Table I, and this implementation's limits).
 void validate_bsr_policy(const BsrPolicy& p, int block_size, int value_bytes);

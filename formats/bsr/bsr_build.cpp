@@ -143,7 +143,9 @@ struct BsrChoices {
   bool lambda_given = false;
   index_t lambda_param = 0;
   BsrPolicy policy;
-  bool rows_given = false;  // n_brows_ta among the parameters (bsr_fit_rows leaves it)
+  bool rows_given = false;    // n_brows_ta among the parameters (bsr_fit_rows leaves it)
+  bool kernel_given = false;  // kernel or any kernel field among them (the kernel stays)
+  std::string device;         // the CUDA device's name (bsr_fit_rows' tma policy)
 
   // balanced: 1 always, 0 never, -1 by the `balanced` parameter, else the rule.
   template <class V>
@@ -174,19 +176,28 @@ struct BsrChoices {
     c.policy = choose_bsr_policy(
         b == Backend::cuda ? device_name(Backend::cuda) : std::string(), c.bs, value_bytes, p);
     c.rows_given = p.has("n_brows_ta");
+    c.kernel_given = p.has("kernel");
+    for (const std::string& field : bsr_policy_fields()) c.kernel_given |= p.has(field);
+    if (b == Backend::cuda) c.device = device_name(Backend::cuda);
 #if SPMVKIT_HAVE_CUDA
     if (b == Backend::cuda) c.policy = fit_bsr_policy<V>(c.policy, c.bs);
 #endif
     return c;
   }
 
-  // Lambda and whether to balance (`balanced` settled) from the block-row statistics, and K2's
-  // rows an array fitted to them (bsr_fit_rows); the info from the shape.
+  // Lambda and whether to balance (`balanced` settled) from the block-row statistics, and K2
+  // fitted to them (bsr_fit_rows: tma, or its rows an array); the info from the shape.
   template <class V>
   index_t choose_lambda(const BsrRowStats& stats, Backend b) {
 #if SPMVKIT_HAVE_CUDA
-    if (b == Backend::cuda && !rows_given)
-      policy = bsr_fit_rows(policy, stats, bsr_device_sm_count());
+    if (b == Backend::cuda) {
+      std::optional<BsrPolicy> tma;
+      if (!kernel_given && policy.kernel == BsrKernel::k2 && bs >= kBsrTmaFromRowsRule &&
+          bs <= kBsrTmaMaxBlockSize)
+        tma = fit_bsr_policy<V>(
+            bsr_kernel_policy(device, BsrKernel::tma, bs, static_cast<int>(sizeof(V))), bs);
+      policy = bsr_fit_rows(policy, stats, bsr_device_sm_count(), tma, rows_given);
+    }
 #endif
     index_t lambda = lambda_given ? lambda_param : bsr_choose_lambda(bs, stats);
     if (balanced < 0) balanced = bsr_balance_pays(stats, lambda) ? 1 : 0;

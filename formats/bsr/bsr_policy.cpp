@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <set>
 #include <utility>
 
@@ -255,12 +256,22 @@ BsrPolicy bsr_rule_policy(BsrKernel kernel, int bs, int value_bytes) {
   return p;
 }
 
-BsrPolicy bsr_fit_rows(BsrPolicy p, const BsrRowStats& stats, int sm_count) {
-  if (p.kernel != BsrKernel::k2 || p.n_brows_ta <= 1) return p;
-  const std::int64_t rows_per_block = std::int64_t{p.n_ta} * p.n_brows_ta;
-  const std::int64_t blocks =
-      (std::int64_t{stats.block_rows} + rows_per_block - 1) / rows_per_block;
-  if (stats.cv > kBsrRegularRowsCv || blocks < 4 * std::int64_t{sm_count}) {
+BsrPolicy bsr_fit_rows(BsrPolicy p, const BsrRowStats& stats, int sm_count,
+                       const std::optional<BsrPolicy>& tma, bool rows_given) {
+  if (p.kernel != BsrKernel::k2) return p;
+  // K2's thread blocks at `rows` block rows an array: fewer than four an SM leave it idle.
+  const auto few = [&](int rows) {
+    const std::int64_t per_block = std::int64_t{p.n_ta} * rows;
+    const std::int64_t blocks = (std::int64_t{stats.block_rows} + per_block - 1) / per_block;
+    return blocks < 4 * std::int64_t{sm_count};
+  };
+  if (tma && tma->kernel == BsrKernel::tma && few(1)) {
+    BsrPolicy t = *tma;
+    t.source += "+rows";
+    return t;
+  }
+  if (rows_given || p.n_brows_ta <= 1) return p;
+  if (stats.cv > kBsrRegularRowsCv || few(p.n_brows_ta)) {
     p.n_brows_ta = 1;
     p.source += "+rows";
   }
@@ -340,6 +351,23 @@ std::string bsr_kernel_key(int bs, int value_bytes) {
   return "bsr.bs" + std::to_string(bs) + "." + precision_tag(value_bytes);
 }
 
+BsrPolicy bsr_kernel_policy(const std::string& device, BsrKernel kernel, int bs, int value_bytes) {
+  BsrPolicy policy = bsr_rule_policy(kernel, bs, value_bytes);
+  for (const auto& [value, source] :
+       tuned_values(device, bsr_tuning_key(kernel, bs, value_bytes))) {
+    try {
+      BsrPolicy t = policy;
+      apply_fields(t, Params::parse(value), false, bs);
+      validate_bsr_policy(t, bs, value_bytes);
+      policy = t;
+      policy.source = source;
+      break;
+    } catch (const InputError&) {  // a stale or hand-edited entry: try the next source
+    }
+  }
+  return policy;
+}
+
 BsrPolicy choose_bsr_policy(const std::string& device, int bs, int value_bytes,
                             const Params& params) {
   if (bs < 1 || bs > kBsrMaxBlockSize)
@@ -375,19 +403,7 @@ BsrPolicy choose_bsr_policy(const std::string& device, int bs, int value_bytes,
                           ? " (K2: bs <= 128)"
                           : " (tma: bs <= " + std::to_string(kBsrTmaMaxBlockSize) + ")"));
 
-  BsrPolicy policy = bsr_rule_policy(kernel, bs, value_bytes);
-  for (const auto& [value, source] :
-       tuned_values(device, bsr_tuning_key(kernel, bs, value_bytes))) {
-    try {
-      BsrPolicy t = policy;
-      apply_fields(t, Params::parse(value), false, bs);
-      validate_bsr_policy(t, bs, value_bytes);
-      policy = t;
-      policy.source = source;
-      break;
-    } catch (const InputError&) {  // a stale or hand-edited entry: try the next source
-    }
-  }
+  BsrPolicy policy = bsr_kernel_policy(device, kernel, bs, value_bytes);
   if (apply_fields(policy, params, true, bs) > 0 || kernel_source == "params")
     policy.source += "+params";
   validate_bsr_policy(policy, bs, value_bytes);

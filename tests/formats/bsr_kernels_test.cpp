@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <random>
 #include <set>
 #include <string>
@@ -261,45 +262,81 @@ TEST(BsrPolicy, StoreThenShippedThenRule) {
 }
 
 // K2 keeps its tuned rows an array (n_brows_ta) on block rows like the tuning matrix's (regular,
-// enough of them for four thread blocks an SM), and takes one row an array elsewhere.
-TEST(BsrPolicy, K2TakesOneRowAnArrayOnIrregularOrFewBlockRows) {
+// enough of them for four thread blocks an SM), and takes one row an array elsewhere; where a
+// tma policy is offered (bs 6-9), too few block rows take it instead.
+TEST(BsrPolicy, K2FittedToTheBlockRows) {
   BsrPolicy p = bsr_rule_policy(BsrKernel::k2, 11, 8);
   p.n_ta = 4;
   p.n_brows_ta = 2;
   p.source = "shipped";
   const int sms = 132;
+  const std::optional<BsrPolicy> none;
   const BsrRowStats reservoir{117649, 7, 6.9, 0.06};
-  BsrPolicy q = bsr_fit_rows(p, reservoir, sms);
+  BsrPolicy q = bsr_fit_rows(p, reservoir, sms, none, false);
   EXPECT_EQ(q.n_brows_ta, 2);
   EXPECT_EQ(q.source, "shipped");
 
   BsrRowStats irregular = reservoir;
   irregular.cv = 1.1;
-  q = bsr_fit_rows(p, irregular, sms);
+  q = bsr_fit_rows(p, irregular, sms, none, false);
   EXPECT_EQ(q.n_brows_ta, 1);
   EXPECT_EQ(q.source, "shipped+rows");
   EXPECT_NO_THROW(validate_bsr_policy(q, 11, 8));
+  EXPECT_EQ(bsr_fit_rows(p, irregular, sms, none, true).n_brows_ta, 2);  // explicit n_brows_ta
   irregular.cv = kBsrRegularRowsCv;  // at the bound: still regular
-  EXPECT_EQ(bsr_fit_rows(p, irregular, sms).n_brows_ta, 2);
+  EXPECT_EQ(bsr_fit_rows(p, irregular, sms, none, false).n_brows_ta, 2);
 
   // Four thread blocks of 4 x 2 block rows an SM: 4224 block rows are enough, 4216 are not.
   BsrRowStats few = reservoir;
   few.block_rows = 4 * sms * 8;
-  EXPECT_EQ(bsr_fit_rows(p, few, sms).n_brows_ta, 2);
+  EXPECT_EQ(bsr_fit_rows(p, few, sms, none, false).n_brows_ta, 2);
   few.block_rows -= 8;
-  EXPECT_EQ(bsr_fit_rows(p, few, sms).n_brows_ta, 1);
+  EXPECT_EQ(bsr_fit_rows(p, few, sms, none, false).n_brows_ta, 1);
   few.block_rows = 0;  // an empty matrix
-  EXPECT_EQ(bsr_fit_rows(p, few, sms).n_brows_ta, 1);
+  EXPECT_EQ(bsr_fit_rows(p, few, sms, none, false).n_brows_ta, 1);
+
+  // tma where K2 at one row an array would have fewer than four thread blocks an SM (4 x 1
+  // block rows each: 527 of them hold up to 2108 block rows), whatever the rows an array asked.
+  BsrPolicy t = bsr_rule_policy(BsrKernel::tma, 7, 8);
+  t.source = "shipped";
+  few.block_rows = 2108;
+  q = bsr_fit_rows(p, few, sms, t, true);
+  EXPECT_EQ(q.kernel, BsrKernel::tma);
+  EXPECT_EQ(q.source, "shipped+rows");
+  EXPECT_NO_THROW(validate_bsr_policy(q, 7, 8));
+  few.block_rows = 2109;
+  q = bsr_fit_rows(p, few, sms, t, false);
+  EXPECT_EQ(q.kernel, BsrKernel::k2);
+  EXPECT_EQ(q.n_brows_ta, 1);  // but too few for two rows an array
+  q = bsr_fit_rows(p, reservoir, sms, t, false);
+  EXPECT_EQ(q.kernel, BsrKernel::k2);
+  EXPECT_EQ(q.n_brows_ta, 2);
 
   // Other kernels, and K2 at one row an array already, as they were.
   const BsrRowStats few_irregular{1000, 50, 12, 2.0};
   BsrPolicy k1 = bsr_rule_policy(BsrKernel::k1, 3, 8);
   k1.source = "shipped";
-  q = bsr_fit_rows(k1, few_irregular, sms);
+  q = bsr_fit_rows(k1, few_irregular, sms, t, false);
+  EXPECT_EQ(q.kernel, BsrKernel::k1);
   EXPECT_EQ(q.n_brows_ta, k1.n_brows_ta);
   EXPECT_EQ(q.source, "shipped");
   p.n_brows_ta = 1;
-  EXPECT_EQ(bsr_fit_rows(p, few_irregular, sms).source, "shipped");
+  EXPECT_EQ(bsr_fit_rows(p, few_irregular, sms, none, false).source, "shipped");
+}
+
+// bsr_kernel_policy is choose_bsr_policy's lookup for a kernel: the shipped entry where there is
+// one, else the rule.
+TEST(BsrPolicy, KernelPolicyLooksUpTheKernelsEntry) {
+  ScopedTuningFile file;
+  const BsrPolicy t = bsr_kernel_policy("NVIDIA H200", BsrKernel::tma, 7, 8);
+  EXPECT_EQ(t.kernel, BsrKernel::tma);
+  EXPECT_EQ(t.source, "shipped");
+  EXPECT_NO_THROW(validate_bsr_policy(t, 7, 8));
+  EXPECT_EQ(bsr_kernel_policy("Some Other GPU", BsrKernel::tma, 7, 8).source, "rule");
+  const BsrPolicy k2 = bsr_kernel_policy("NVIDIA H200", BsrKernel::k2, 7, 8);
+  const BsrPolicy chosen = choose_bsr_policy("NVIDIA H200", 7, 8, {});
+  EXPECT_EQ(chosen.kernel, BsrKernel::k2);
+  EXPECT_EQ(k2.to_params(), chosen.to_params());
 }
 
 // --- the tma kernel ----------------------------------------------------------------------------
