@@ -145,7 +145,7 @@ struct BsrChoices {
   BsrPolicy policy;
   bool rows_given = false;    // n_brows_ta among the parameters (bsr_fit_rows leaves it)
   bool kernel_given = false;  // kernel or any kernel field among them (the kernel stays)
-  std::string device;         // the CUDA device's name (bsr_fit_rows' tma policy)
+  std::string device;         // the CUDA device's name (empty on the CPU)
 
   // balanced: 1 always, 0 never, -1 by the `balanced` parameter, else the rule.
   template <class V>
@@ -173,12 +173,11 @@ struct BsrChoices {
     // Kernel parameters are checked on every backend, so that a bad value fails the same way
     // whether or not this run has a GPU.
     const int value_bytes = static_cast<int>(sizeof(V));
-    c.policy = choose_bsr_policy(
-        b == Backend::cuda ? device_name(Backend::cuda) : std::string(), c.bs, value_bytes, p);
+    if (b == Backend::cuda) c.device = device_name(Backend::cuda);
+    c.policy = choose_bsr_policy(c.device, c.bs, value_bytes, p);
     c.rows_given = p.has("n_brows_ta");
     c.kernel_given = p.has("kernel");
     for (const std::string& field : bsr_policy_fields()) c.kernel_given |= p.has(field);
-    if (b == Backend::cuda) c.device = device_name(Backend::cuda);
 #if SPMVKIT_HAVE_CUDA
     if (b == Backend::cuda) c.policy = fit_bsr_policy<V>(c.policy, c.bs);
 #endif
