@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -193,18 +194,18 @@ BsrPolicy bsr_rule_policy(BsrKernel kernel, int block_size, int value_bytes);
 
 // Rules for K2 on the matrix at hand, whose shipped parameters were tuned on reservoir matrices
 // (~1e5 block rows of 7 blocks, cv ~0.06). Too few block rows to give every SM four thread
-// blocks at one row an array: `tma` (the device's tma policy, offered for bs 6-9 where K2 is the
-// kernel) instead. On the H200's expansions of the 35 real matrices (bench/results/
-// 2026-11-29-h200x4-odd/T5) those took tma/K2 0.63x / 0.74x / 0.83x at bs 6 / 7 / 8 (geometric
-// means of 32, 32, 27; at worst 1.30x), the rest 1.07x / 1.12x / 1.37x; at bs 4 tma took 1.03x
-// on the few, so it is not offered there. Else, where the block rows vary (cv > 0.25) or are
-// too few at the tuned rows an array (n_brows_ta), one row an array: faster on all 36
+// blocks at one row an array: `tma()` (the device's tma policy, offered for bs 6-9 where K2 is
+// the kernel; asked for only then) instead. On the H200's expansions of the 35 real matrices
+// (bench/results/2026-11-29-h200x4-odd/T5) those took tma/K2 0.63x / 0.74x / 0.83x at bs 6 / 7 /
+// 8 (geometric means of 32, 32, 27; at worst 1.30x), the rest 1.07x / 1.12x / 1.37x; at bs 4 tma
+// took 1.03x on the few, so it is not offered there. Else, where the block rows vary (cv > 0.25)
+// or are too few at the tuned rows an array (n_brows_ta), one row an array: faster on all 36
 // expansions measured at bs 7, 8, 11 and 12 (H200, by up to 1.7x; T2), unless `rows_given`
 // (explicit n_brows_ta). Either change adds "+rows" to the source.
 inline constexpr double kBsrRegularRowsCv = 0.25;
 inline constexpr int kBsrTmaFromRowsRule = 6;  // the smallest bs bsr_fit_rows offers tma at
 BsrPolicy bsr_fit_rows(BsrPolicy policy, const BsrRowStats& stats, int sm_count,
-                       const std::optional<BsrPolicy>& tma, bool rows_given);
+                       const std::function<BsrPolicy()>& tma, bool rows_given);
 // A kernel's parameters for a block size on `device`: the tuning store's, else the shipped
 // defaults', else the rule's (choose_bsr_policy's, before explicit parameters).
 BsrPolicy bsr_kernel_policy(const std::string& device, BsrKernel kernel, int block_size,

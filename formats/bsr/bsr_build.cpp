@@ -190,11 +190,12 @@ struct BsrChoices {
   index_t choose_lambda(const BsrRowStats& stats, Backend b) {
 #if SPMVKIT_HAVE_CUDA
     if (b == Backend::cuda) {
-      std::optional<BsrPolicy> tma;
-      if (!kernel_given && policy.kernel == BsrKernel::k2 && bs >= kBsrTmaFromRowsRule &&
-          bs <= kBsrTmaMaxBlockSize)
-        tma = fit_bsr_policy<V>(
-            bsr_kernel_policy(device, BsrKernel::tma, bs, static_cast<int>(sizeof(V))), bs);
+      std::function<BsrPolicy()> tma;
+      if (!kernel_given && bs >= kBsrTmaFromRowsRule && bs <= kBsrTmaMaxBlockSize)
+        tma = [this] {
+          return fit_bsr_policy<V>(
+              bsr_kernel_policy(device, BsrKernel::tma, bs, static_cast<int>(sizeof(V))), bs);
+        };
       policy = bsr_fit_rows(policy, stats, bsr_device_sm_count(), tma, rows_given);
     }
 #endif

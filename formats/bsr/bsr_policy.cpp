@@ -3,6 +3,7 @@
 // pruned search space the autotuner walks.
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <set>
@@ -257,7 +258,7 @@ BsrPolicy bsr_rule_policy(BsrKernel kernel, int bs, int value_bytes) {
 }
 
 BsrPolicy bsr_fit_rows(BsrPolicy p, const BsrRowStats& stats, int sm_count,
-                       const std::optional<BsrPolicy>& tma, bool rows_given) {
+                       const std::function<BsrPolicy()>& tma, bool rows_given) {
   if (p.kernel != BsrKernel::k2) return p;
   // K2's thread blocks at `rows` block rows an array: fewer than four an SM leave it idle.
   const auto few = [&](int rows) {
@@ -265,8 +266,8 @@ BsrPolicy bsr_fit_rows(BsrPolicy p, const BsrRowStats& stats, int sm_count,
     const std::int64_t blocks = (std::int64_t{stats.block_rows} + per_block - 1) / per_block;
     return blocks < 4 * std::int64_t{sm_count};
   };
-  if (tma && tma->kernel == BsrKernel::tma && few(1)) {
-    BsrPolicy t = *tma;
+  if (tma && few(1)) {
+    BsrPolicy t = tma();
     t.source += "+rows";
     return t;
   }

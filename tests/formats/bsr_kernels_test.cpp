@@ -7,8 +7,8 @@
 #include <cctype>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <limits>
-#include <optional>
 #include <random>
 #include <set>
 #include <string>
@@ -270,7 +270,7 @@ TEST(BsrPolicy, K2FittedToTheBlockRows) {
   p.n_brows_ta = 2;
   p.source = "shipped";
   const int sms = 132;
-  const std::optional<BsrPolicy> none;
+  const std::function<BsrPolicy()> none;
   const BsrRowStats reservoir{117649, 7, 6.9, 0.06};
   BsrPolicy q = bsr_fit_rows(p, reservoir, sms, none, false);
   EXPECT_EQ(q.n_brows_ta, 2);
@@ -297,8 +297,11 @@ TEST(BsrPolicy, K2FittedToTheBlockRows) {
 
   // tma where K2 at one row an array would have fewer than four thread blocks an SM (4 x 1
   // block rows each: 527 of them hold up to 2108 block rows), whatever the rows an array asked.
-  BsrPolicy t = bsr_rule_policy(BsrKernel::tma, 7, 8);
-  t.source = "shipped";
+  const std::function<BsrPolicy()> t = [] {
+    BsrPolicy tma = bsr_rule_policy(BsrKernel::tma, 7, 8);
+    tma.source = "shipped";
+    return tma;
+  };
   few.block_rows = 2108;
   q = bsr_fit_rows(p, few, sms, t, true);
   EXPECT_EQ(q.kernel, BsrKernel::tma);
@@ -308,9 +311,15 @@ TEST(BsrPolicy, K2FittedToTheBlockRows) {
   q = bsr_fit_rows(p, few, sms, t, false);
   EXPECT_EQ(q.kernel, BsrKernel::k2);
   EXPECT_EQ(q.n_brows_ta, 1);  // but too few for two rows an array
-  q = bsr_fit_rows(p, reservoir, sms, t, false);
+  int asked = 0;  // the tma policy is asked for only where it is taken
+  const std::function<BsrPolicy()> counted = [&] {
+    ++asked;
+    return t();
+  };
+  q = bsr_fit_rows(p, reservoir, sms, counted, false);
   EXPECT_EQ(q.kernel, BsrKernel::k2);
   EXPECT_EQ(q.n_brows_ta, 2);
+  EXPECT_EQ(asked, 0);
 
   // Other kernels, and K2 at one row an array already, as they were.
   const BsrRowStats few_irregular{1000, 50, 12, 2.0};
