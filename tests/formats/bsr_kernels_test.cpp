@@ -311,7 +311,7 @@ TEST(BsrPolicy, K2FittedToTheBlockRows) {
   q = bsr_fit_rows(p, few, sms, t, false);
   EXPECT_EQ(q.kernel, BsrKernel::k2);
   EXPECT_EQ(q.n_brows_ta, 1);  // but too few for two rows an array
-  int asked = 0;  // the tma policy is asked for only where it is taken
+  int asked = 0;               // the tma policy is asked for only where it is taken
   const std::function<BsrPolicy()> counted = [&] {
     ++asked;
     return t();
