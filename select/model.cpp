@@ -149,17 +149,14 @@ void pack(const NeighbourTable& t, Packed& p) {
 }
 // The shipped tables' packs, made once; another table's (this device's measured neighbours, a
 // test's) packed for the call into the thread's buffer, valid until the next such call.
+Packed packed_copy(const NeighbourTable& t) {
+  Packed p;
+  pack(t, p);
+  return p;
+}
 const Packed& packed(const NeighbourTable& t) {
-  static const Packed h100 = [] {
-    Packed p;
-    pack(h100_neighbours(), p);
-    return p;
-  }();
-  static const Packed h200 = [] {
-    Packed p;
-    pack(h200_neighbours(), p);
-    return p;
-  }();
+  static const Packed h100 = packed_copy(h100_neighbours());
+  static const Packed h200 = packed_copy(h200_neighbours());
   if (&t == &h100_neighbours()) return h100;
   if (&t == &h200_neighbours()) return h200;
   thread_local Packed other;
