@@ -96,6 +96,25 @@ index_t bsr_choose_lambda(int block_size, const BsrRowStats& stats);
 // tail: the longest rows would keep a few thread arrays busy long after the rest are done).
 bool bsr_balance_pays(const BsrRowStats& stats, index_t lambda);
 
+// Rule for K3 (a thread block a kernel row, or ceil(bs / nb) of them) where the matrix's blocks
+// fill few waves of the device: `resident` thread blocks at once (SMs x K3's occupancy), w = 2 x
+// (blocks x ceil(bs / nb)) / resident under kBsrK3FewWaves. There a thread block's walk of the
+// longest block row is the whole SpMV's time, so block rows longer than kBsrK3SplitFrom blocks are
+// split into segments of lambda = max(4, w rounded down to a power of two) blocks, balanced where
+// some row exceeds 2 lambda. On the H200's real matrices expanded at bs 16, 22 and 29 (96 with
+// K3; bench/results/2026-11-29-h200x2-k3/U2, lambda 4-32 each measured) the 43 it moves took
+// 0.59x their time under the rules above (geometric mean; 0.15x to 1.04x, watt_2 the least).
+// nullopt where it does not apply (more waves, or no row longer than kBsrK3SplitFrom blocks):
+// the rules above decide.
+struct BsrSplit {
+  index_t lambda = 0;
+  bool pays = false;  // for `bsr` (balanced by the rule): split the long rows
+};
+inline constexpr double kBsrK3FewWaves = 32;
+inline constexpr index_t kBsrK3SplitFrom = 16;
+std::optional<BsrSplit> bsr_k3_split(const BsrRowStats& stats, int block_size, int nb,
+                                     std::int64_t resident);
+
 // --- Kernels and their tuning parameters (paper Table I) ----------------------------------------
 // k1/k2/k3: the paper's kernels. tma: ours, for Hopper and small blocks (bs <= 9): the paper's
 // kernels read the block stream with thread loads and spend warp instructions on every block
@@ -309,6 +328,10 @@ template <class V>
 BsrPolicy fit_bsr_policy(BsrPolicy policy, int block_size);
 // The current device's SM count (bsr_fit_rows).
 int bsr_device_sm_count();
+// K3 thread blocks of `policy` the current device holds at once: SMs x blocks an SM (the
+// occupancy of the compiled kernel at its block shape and shared memory; bsr_k3_split).
+template <class V>
+std::int64_t bsr_k3_resident(const BsrPolicy& policy);
 
 // `policy` as returned by fit_bsr_policy.
 template <class V>

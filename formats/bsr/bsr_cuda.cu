@@ -340,6 +340,17 @@ namespace spmvkit {
 int bsr_device_sm_count() { return cuda::Context::get().sm_count(); }
 
 template <class V>
+std::int64_t bsr_k3_resident(const BsrPolicy& p) {
+  int per_sm = 0;
+  SPMVKIT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+      &per_sm, bsr::k3_kernel<V>(p.ept), p.nb * p.n_tg,
+      static_cast<std::size_t>(p.nb) * p.n_tg * sizeof(V)));
+  return std::int64_t{per_sm} * bsr_device_sm_count();
+}
+template std::int64_t bsr_k3_resident<float>(const BsrPolicy&);
+template std::int64_t bsr_k3_resident<double>(const BsrPolicy&);
+
+template <class V>
 BsrPolicy fit_bsr_policy(BsrPolicy p, int bs) {
   using namespace bsr;
   switch (p.kernel) {
