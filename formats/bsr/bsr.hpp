@@ -100,19 +100,15 @@ bool bsr_balance_pays(const BsrRowStats& stats, index_t lambda);
 // fill few waves of the device: `resident` thread blocks at once (SMs x K3's occupancy), w = 2 x
 // (blocks x ceil(bs / nb)) / resident under kBsrK3FewWaves. There a thread block's walk of the
 // longest block row is the whole SpMV's time, so block rows longer than kBsrK3SplitFrom blocks are
-// split into segments of lambda = max(4, w rounded down to a power of two) blocks, balanced where
-// some row exceeds 2 lambda. On the H200's real matrices expanded at bs 16, 22 and 29 (96 with
-// K3; bench/results/2026-11-29-h200x2-k3/U2, lambda 4-32 each measured) the 43 it moves took
-// 0.59x their time under the rules above (geometric mean; 0.15x to 1.04x, watt_2 the least).
-// nullopt where it does not apply (more waves, or no row longer than kBsrK3SplitFrom blocks):
-// the rules above decide.
-struct BsrSplit {
-  index_t lambda = 0;
-  bool pays = false;  // for `bsr` (balanced by the rule): split the long rows
-};
+// split into segments of lambda = max(4, w rounded down to a power of two) blocks, where some row
+// is longer than 2 lambda: the lambda returned (`bsr` balances itself; bsr_balanced takes it). On
+// the H200's real matrices expanded at bs 16, 22 and 29 (96 with K3;
+// bench/results/2026-11-29-h200x2-k3/U2, lambda 4-32 each measured) the 43 it moves took 0.59x
+// their time under the rules above (geometric mean; 0.15x to 1.04x, watt_2 the least). nullopt
+// where it does not apply (more waves, or no row long enough): the rules above decide.
 inline constexpr double kBsrK3FewWaves = 32;
 inline constexpr index_t kBsrK3SplitFrom = 16;
-std::optional<BsrSplit> bsr_k3_split(const BsrRowStats& stats, int block_size, int nb,
+std::optional<index_t> bsr_k3_lambda(const BsrRowStats& stats, int block_size, int nb,
                                      std::int64_t resident);
 
 // --- Kernels and their tuning parameters (paper Table I) ----------------------------------------
@@ -329,7 +325,7 @@ BsrPolicy fit_bsr_policy(BsrPolicy policy, int block_size);
 // The current device's SM count (bsr_fit_rows).
 int bsr_device_sm_count();
 // K3 thread blocks of `policy` the current device holds at once: SMs x blocks an SM (the
-// occupancy of the compiled kernel at its block shape and shared memory; bsr_k3_split).
+// occupancy of the compiled kernel at its block shape and shared memory; bsr_k3_lambda).
 template <class V>
 std::int64_t bsr_k3_resident(const BsrPolicy& policy);
 

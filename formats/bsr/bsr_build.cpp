@@ -84,17 +84,16 @@ bool bsr_balance_pays(const BsrRowStats& stats, index_t lambda) {
   return stats.max_len > 2 * static_cast<std::int64_t>(lambda) && stats.cv >= 1.0;
 }
 
-std::optional<BsrSplit> bsr_k3_split(const BsrRowStats& stats, int block_size, int nb,
+std::optional<index_t> bsr_k3_lambda(const BsrRowStats& stats, int block_size, int nb,
                                      std::int64_t resident) {
   if (stats.max_len <= kBsrK3SplitFrom || resident <= 0 || nb < 1) return std::nullopt;
   const double thread_blocks = stats.mean * stats.block_rows * ((block_size + nb - 1) / nb);
   const double waves = 2 * thread_blocks / static_cast<double>(resident);
   if (waves >= kBsrK3FewWaves) return std::nullopt;
-  BsrSplit s;
-  s.lambda = 4;
-  while (s.lambda * 2 <= waves) s.lambda *= 2;
-  s.pays = stats.max_len > 2 * static_cast<std::int64_t>(s.lambda);
-  return s;
+  index_t lambda = 4;
+  while (lambda * 2 <= waves) lambda *= 2;
+  if (stats.max_len <= 2 * static_cast<std::int64_t>(lambda)) return std::nullopt;
+  return lambda;
 }
 
 namespace {
@@ -215,9 +214,9 @@ struct BsrChoices {
     index_t lambda = lambda_given ? lambda_param : bsr_choose_lambda(bs, stats);
 #if SPMVKIT_HAVE_CUDA
     if (b == Backend::cuda && policy.kernel == BsrKernel::k3 && !lambda_given) {
-      if (const auto split = bsr_k3_split(stats, bs, policy.nb, bsr_k3_resident<V>(policy))) {
-        lambda = split->lambda;
-        if (balanced < 0) balanced = split->pays ? 1 : 0;
+      if (const auto l = bsr_k3_lambda(stats, bs, policy.nb, bsr_k3_resident<V>(policy))) {
+        lambda = *l;
+        if (balanced < 0) balanced = 1;
       }
     }
 #endif

@@ -487,41 +487,33 @@ TEST(BsrBalanced, LambdaAndBalancingRules) {
 
 TEST(BsrBalanced, K3SplitsLongRowsOnFewWaves) {
   // watt_2 expanded by 16 on an H200 (1,856 block rows, mean 6.1, longest 128; K3's 4,224
-  // thread blocks at once): w = 2 x 11,360 / 4,224 = 5.4 -> lambda 4, split.
+  // thread blocks at once): w = 2 x 11,360 / 4,224 = 5.4 -> lambda 4.
   BsrRowStats st;
   st.block_rows = 1856;
   st.mean = 11360.0 / 1856;
   st.max_len = 128;
   st.cv = 0.5;
   const std::int64_t resident = 132 * 32;
-  auto s = bsr_k3_split(st, 16, 16, resident);
-  ASSERT_TRUE(s.has_value());
-  EXPECT_EQ(s->lambda, 4);
-  EXPECT_TRUE(s->pays);
+  EXPECT_EQ(bsr_k3_lambda(st, 16, 16, resident), std::optional<index_t>(4));
   // Thread blocks a kernel row (nb < bs) count: 2 x 2 x 11,360 / 4,224 = 10.8 -> lambda 8.
-  s = bsr_k3_split(st, 16, 8, resident);
-  ASSERT_TRUE(s.has_value());
-  EXPECT_EQ(s->lambda, 8);
-  // w just under the bound: lambda 16; a longest row of 32 is not over 2 lambda.
+  EXPECT_EQ(bsr_k3_lambda(st, 16, 8, resident), std::optional<index_t>(8));
+  // w just under the bound: lambda 16, taken where the longest row is over 32 blocks.
   st.mean = 31.9 * resident / 2 / st.block_rows;
+  st.max_len = 33;
+  EXPECT_EQ(bsr_k3_lambda(st, 16, 16, resident), std::optional<index_t>(16));
   st.max_len = 32;
-  s = bsr_k3_split(st, 16, 16, resident);
-  ASSERT_TRUE(s.has_value());
-  EXPECT_EQ(s->lambda, 16);
-  EXPECT_FALSE(s->pays);
+  EXPECT_FALSE(bsr_k3_lambda(st, 16, 16, resident).has_value());
   // Past the bound, many waves: the other rules decide.
+  st.max_len = 128;
   st.mean = (kBsrK3FewWaves + 0.5) * resident / 2 / st.block_rows;
-  EXPECT_FALSE(bsr_k3_split(st, 16, 16, resident).has_value());
+  EXPECT_FALSE(bsr_k3_lambda(st, 16, 16, resident).has_value());
   // No row longer than kBsrK3SplitFrom blocks: nothing to split.
   st.mean = 6;
   st.max_len = kBsrK3SplitFrom;
-  EXPECT_FALSE(bsr_k3_split(st, 16, 16, resident).has_value());
+  EXPECT_FALSE(bsr_k3_lambda(st, 16, 16, resident).has_value());
   st.max_len = kBsrK3SplitFrom + 1;
-  s = bsr_k3_split(st, 16, 16, resident);
-  ASSERT_TRUE(s.has_value());
-  EXPECT_EQ(s->lambda, 4);
-  EXPECT_TRUE(s->pays);
-  EXPECT_FALSE(bsr_k3_split(st, 16, 16, 0).has_value());  // no occupancy known
+  EXPECT_EQ(bsr_k3_lambda(st, 16, 16, resident), std::optional<index_t>(4));
+  EXPECT_FALSE(bsr_k3_lambda(st, 16, 16, 0).has_value());  // no occupancy known
 }
 
 TEST(BsrBalanced, BsrBalancesItselfWhenItPays) {
