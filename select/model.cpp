@@ -57,6 +57,10 @@ const std::vector<FormatCost>& cpu_costs() {
   return table;
 }
 
+// K3 thread blocks a GPU holds at once, for bsr's split rule (cost_features): the H200's span
+// by block size (SMs x 8 to 32 an SM), near its middle.
+constexpr double kK3Resident = 2000;
+
 CostVector cost_features(const Features& f, std::string_view format) {
   const double s = f.value_bytes;
   const double rows = f.rows, nnz = static_cast<double>(f.nnz);
@@ -93,8 +97,16 @@ CostVector cost_features(const Features& f, std::string_view format) {
     // one's entries (row_max x bs), up to 2^17 (fitted: the arrow expansions' rows of 5,000+
     // blocks took 0.08-0.18 ms, no longer than that). On watt_2 expanded by 25 (rows to 20x
     // the mean) bsr took 3.6x bsr_balanced's time, which the model without it picked bsr for.
-    // Smaller blocks' kernels, and bsr_balanced's tiles, split the walk.
-    chain = format == "bsr" && bs >= 13
+    // Smaller blocks' kernels, and bsr_balanced's tiles, split the walk; so does bsr's own rule
+    // where the blocks are a few waves of K3's thread blocks (formats/bsr, bsr_k3_lambda: under
+    // 32 x the resident thread blocks, 1,056-4,224 on an H200 by block size; taken here as
+    // kK3Resident) and a block row is over 16 blocks, when it splits that row.
+    const double blocks_n = nnz / (bs * bs), longest = f.row_max / bs;
+    const double waves = 2 * blocks_n / kK3Resident;
+    double lambda = 4;
+    while (lambda * 2 <= waves) lambda *= 2;
+    const bool split = waves < 32 && longest > 16 && longest > 2 * lambda;
+    chain = format == "bsr" && bs >= 13 && !split
                 ? std::min(static_cast<double>(f.row_max) * bs, double{1 << 17})
                 : 0.0;
   }

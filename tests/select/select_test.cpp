@@ -491,6 +491,27 @@ TEST(SelectModel, H200ScalesTheByteTerms) {
   EXPECT_LT(h200.ranked.front().spmv_ms, h100.ranked.front().spmv_ms);
 }
 
+TEST(SelectModel, BsrsK3WalkIsSplitOnFewWaves) {
+  // watt_2 expanded by 16: 29,696 rows, 11,360 blocks, a row of 128 blocks. bsr's rule splits
+  // that row (few waves of K3's thread blocks), so no serial walk of it; 100x the blocks (the
+  // same longest row) are many waves: the walk counts.
+  select::Features f;
+  f.rows = f.cols = 29696;
+  f.block_size = 16;
+  f.nnz = 11360LL * 256;
+  f.row_mean = static_cast<double>(f.nnz) / f.rows;
+  f.row_max = 128 * 16;
+  f.l2_bytes = kH100L2;
+  EXPECT_EQ(select::cost_features(f, "bsr")[3], 0.0);
+  f.nnz *= 100;
+  EXPECT_DOUBLE_EQ(select::cost_features(f, "bsr")[3], 128.0 * 16 * 16 * 1e-6);
+  // Rows no longer than 16 blocks stay whole, a walk of them at any size.
+  f.nnz /= 100;
+  f.row_max = 16 * 16;
+  EXPECT_DOUBLE_EQ(select::cost_features(f, "bsr")[3], 16.0 * 16 * 16 * 1e-6);
+  EXPECT_EQ(select::cost_features(f, "bsr_balanced")[3], 0.0);
+}
+
 // Features whose neighbour_point is `p` (a table entry's), with plausible byte predictions.
 select::Features features_at(const select::NeighbourPoint& p) {
   select::Features f;
