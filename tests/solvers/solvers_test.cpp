@@ -161,20 +161,20 @@ INSTANTIATE_TEST_SUITE_P(
 // impcol_a and olm500 (rho = 0), overflows on karate (singular: non_finite); Pd's recursive
 // residual reaches 1e-8 while its true residual stays near 1e-5 (not listed).
 struct SharedCase {
-  const char* file;
+  const char* name;
   SolverMethod method;
 };
 const SharedCase kSharedCases[] = {
-    {"494_bus.mtx", SolverMethod::bicgstab},
-    {"494_bus.mtx", SolverMethod::cg},
-    {"G51.mtx", SolverMethod::cg},
-    {"arrow.mtx", SolverMethod::bicgstab},
-    {"bcsstk16.mtx.gz", SolverMethod::bicgstab},
-    {"bcsstk16.mtx.gz", SolverMethod::cg},
-    {"cage5.mtx", SolverMethod::bicgstab},
-    {"jagmesh7.mtx", SolverMethod::bicgstab},
-    {"jagmesh7.mtx", SolverMethod::cg},
-    {"pts5ldd03.mtx", SolverMethod::bicgstab},
+    {"494_bus", SolverMethod::bicgstab},
+    {"494_bus", SolverMethod::cg},
+    {"G51", SolverMethod::cg},
+    {"arrow", SolverMethod::bicgstab},
+    {"bcsstk16", SolverMethod::bicgstab},
+    {"bcsstk16", SolverMethod::cg},
+    {"cage5", SolverMethod::bicgstab},
+    {"jagmesh7", SolverMethod::bicgstab},
+    {"jagmesh7", SolverMethod::cg},
+    {"pts5ldd03", SolverMethod::bicgstab},
 };
 // One case a test (backend, implementation, case): the sanitizer sweep's shards spread them.
 class SolverSharedMatrices : public ::testing::TestWithParam<std::tuple<Backend, SolverImpl, int>> {
@@ -187,13 +187,13 @@ TEST_P(SolverSharedMatrices, SolvesTheListedOnes) {
   if (dir.empty())
     GTEST_SKIP() << "no folder of real matrices ($SPMVKIT_MATRICES or ../shared/matrices)";
   const SharedCase& c = kSharedCases[index];
-  const std::string path = testing::shared_matrix(c.file);
+  const std::string path = testing::shared_matrix(c.name);
   System<double> s = make_system<double>(read_matrix_market(path), be, test_seed());
   const SolveResult r = run(s, options(c.method, impl, 1e-8, 20000));
   EXPECT_EQ(r.status, SolveStatus::converged)
-      << c.file << " " << to_string(c.method) << ": " << to_string(r.status) << " after "
+      << c.name << " " << to_string(c.method) << ": " << to_string(r.status) << " after "
       << r.iterations << " seed " << test_seed();
-  EXPECT_LE(r.true_rel_residual, 1e-7) << c.file << " " << to_string(c.method);
+  EXPECT_LE(r.true_rel_residual, 1e-7) << c.name << " " << to_string(c.method);
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -202,10 +202,9 @@ INSTANTIATE_TEST_SUITE_P(
                        ::testing::Values(SolverImpl::reference, SolverImpl::merged),
                        ::testing::Range(0, static_cast<int>(std::size(kSharedCases)))),
     [](const auto& info) {
-      std::string file = kSharedCases[std::get<2>(info.param)].file;
-      file = file.substr(0, file.find('.'));
       return std::string(to_string(std::get<0>(info.param))) + "_" +
-             std::string(to_string(std::get<1>(info.param))) + "_" + file + "_" +
+             std::string(to_string(std::get<1>(info.param))) + "_" +
+             kSharedCases[std::get<2>(info.param)].name + "_" +
              std::string(to_string(kSharedCases[std::get<2>(info.param)].method));
     });
 
