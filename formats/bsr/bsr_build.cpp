@@ -213,7 +213,9 @@ struct BsrChoices {
 #endif
     index_t lambda = lambda_given ? lambda_param : bsr_choose_lambda(bs, stats);
 #if SPMVKIT_HAVE_CUDA
-    if (b == Backend::cuda && policy.kernel == BsrKernel::k3 && !lambda_given) {
+    // The occupancy asked only where a row is long enough for the rule to split it.
+    if (b == Backend::cuda && policy.kernel == BsrKernel::k3 && !lambda_given &&
+        stats.max_len > kBsrK3SplitFrom) {
       if (const auto l = bsr_k3_lambda(stats, bs, policy.nb, bsr_k3_resident<V>(policy))) {
         lambda = *l;
         if (balanced < 0) balanced = 1;
