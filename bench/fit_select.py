@@ -20,7 +20,8 @@ select::cost_features, no GPU), so neither the replay nor the fit can diverge fr
 replay: the library's ranking of the candidates on each matrix, walked as the auto build walks
 it (a format that refused the matrix in the run, status unsupported, is passed over); the pick is
 scored against the run's times: ratio = time of the pick / oracle (the fastest of our formats
-measured, as bench's `oracle`). A pick with no record in the run (or a BSR record built with
+measured, as bench's `oracle`), and beyond L2 whether it trails the run's best cuSPARSE record by
+more than 3% (counted a suite, as bench/report.py oracle counts auto's own records). A pick with no record in the run (or a BSR record built with
 another block size) is not scored and is counted as such.
 
 neighbours: the table of the neighbour correction (select/model.hpp): each TRAIN record's
@@ -155,16 +156,28 @@ def by_suite(scored):
     return lines
 
 
+def behind_cusparse(run, r):
+    """Whether pick record `r` is more than 3% slower than the run's best cuSPARSE algorithm on a
+    matrix beyond L2 (issue 25's bound, as bench/report.py oracle counts it); None where the
+    matrix fits L2, the run has no cuSPARSE record or the pick none."""
+    peers = [x['spmv_ms'] for f, x in run['records'].items()
+             if f.startswith('cusparse') and x['status'] == 'ok']
+    if r is None or r.get('l2_resident', True) or not peers:
+        return None
+    return r['spmv_ms'] > 1.03 * min(peers)
+
+
 def replay(runs, infos):
-    scored, rows = {}, []
+    scored, rows, behind = {}, [], {}
     for key, run in sorted(runs.items()):
         pick, r = walk(infos[key]['ranked'], run)
         scored[key] = r['spmv_ms'] / oracle_ms(run) if r else None
+        behind[key] = behind_cusparse(run, r)
         rec = run['records'].get('auto') or run['records'].get('auto[tune=0]')
         device_pick = re.match(r'chosen=(\w+)', rec['details']).group(1) if rec and rec.get(
             'details', '').startswith('chosen=') else '-'
         rows.append((key, pick, scored[key], device_pick))
-    return scored, rows
+    return scored, rows, behind
 
 
 def setup_points(runs, keys, f):
@@ -438,14 +451,20 @@ def main():
                    stores)
         return
     if mode == 'replay':
-        scored, rows = replay(runs, infos)
+        scored, rows, behind = replay(runs, infos)
         print('| suite | matrix | pick | time / oracle | device\'s pick |\n|---|---|---|---:|---|')
         for (suite, m), pick, ratio, dev in rows:
             print('| %s | %s | %s | %s | %s |' % (suite, m, pick,
                                                  '%.3f' % ratio if ratio else 'not measured', dev))
         print('\nreplay of the library\'s picks on the runs of %s:' % ', '.join(commits))
+        counted = collections.defaultdict(list)
+        for (suite, _), b in behind.items():
+            if b is not None:
+                counted[suite].append(b)
         for s, line in by_suite(scored).items():
-            print('  %-5s %s' % (s, line))
+            late = counted.get(s)
+            print('  %-5s %s%s' % (s, line, ', beyond L2 behind cuSPARSE by > 3%%: %d of %d' %
+                                   (sum(late), len(late)) if late else ''))
         return
     keys = sorted(runs)
     spmv, setup = fit(runs, infos, keys)
