@@ -21,8 +21,9 @@ replay: the library's ranking of the candidates on each matrix, walked as the au
 it (a format that refused the matrix in the run, status unsupported, is passed over); the pick is
 scored against the run's times: ratio = time of the pick / oracle (the fastest of our formats
 measured, as bench's `oracle`), and beyond L2 whether it trails the run's best cuSPARSE record by
-more than 3% (counted a suite, as bench/report.py oracle counts auto's own records). A pick with no record in the run (or a BSR record built with
-another block size) is not scored and is counted as such.
+more than 3% (counted a suite, as bench/report.py oracle counts auto's own records). A pick with
+no record in the run (or a BSR record built with another block size) is not scored and is
+counted as such.
 
 neighbours: the table of the neighbour correction (select/model.hpp): each TRAIN record's
 neighbour_point and, per candidate it measured, log(measured / the library's linear prediction
@@ -156,15 +157,13 @@ def by_suite(scored):
     return lines
 
 
-def behind_cusparse(run, r):
+def behind_cusparse(r):
     """Whether pick record `r` is more than 3% slower than the run's best cuSPARSE algorithm on a
-    matrix beyond L2 (issue 25's bound, as bench/report.py oracle counts it); None where the
-    matrix fits L2, the run has no cuSPARSE record or the pick none."""
-    peers = [x['spmv_ms'] for f, x in run['records'].items()
-             if f.startswith('cusparse') and x['status'] == 'ok']
-    if r is None or r.get('l2_resident', True) or not peers:
+    matrix beyond L2 (issue 25's bound, from the record's own ratio_vs_cusparse as bench/report.py
+    oracle counts it); None where the record fits L2, has no cuSPARSE ratio, or there is none."""
+    if r is None or r.get('l2_resident', True) or not r.get('ratio_vs_cusparse'):
         return None
-    return r['spmv_ms'] > 1.03 * min(peers)
+    return r['ratio_vs_cusparse'] < 1 / 1.03
 
 
 def replay(runs, infos):
@@ -172,7 +171,7 @@ def replay(runs, infos):
     for key, run in sorted(runs.items()):
         pick, r = walk(infos[key]['ranked'], run)
         scored[key] = r['spmv_ms'] / oracle_ms(run) if r else None
-        behind[key] = behind_cusparse(run, r)
+        behind[key] = behind_cusparse(r)
         rec = run['records'].get('auto') or run['records'].get('auto[tune=0]')
         device_pick = re.match(r'chosen=(\w+)', rec['details']).group(1) if rec and rec.get(
             'details', '').startswith('chosen=') else '-'
