@@ -100,7 +100,8 @@ CostVector cost_features(const Features& f, std::string_view format) {
     // Smaller blocks' kernels, and bsr_balanced's tiles, split the walk; so does bsr's own rule
     // where the blocks are a few waves of K3's thread blocks (formats/bsr, bsr_k3_lambda: under
     // 32 x the resident thread blocks, 1,056-4,224 on an H200 by block size; taken here as
-    // kK3Resident) and a block row is over 16 blocks, when it splits that row.
+    // kK3Resident) and a block row is over 16 blocks, when it splits that row
+    // (SelectModel.BsrsWalkTermFollowsTheFormatsSplitRule keeps the two in step).
     const double blocks_n = nnz / (bs * bs), longest = f.row_max / bs;
     const double waves = 2 * blocks_n / kK3Resident;
     double lambda = 4;

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <string>
 
+#include "formats/bsr/bsr.hpp"
 #include "select/model.hpp"
 #include "spmvkit/error.hpp"
 #include "spmvkit/generators.hpp"
@@ -510,6 +511,29 @@ TEST(SelectModel, BsrsK3WalkIsSplitOnFewWaves) {
   f.row_max = 16 * 16;
   EXPECT_DOUBLE_EQ(select::cost_features(f, "bsr")[3], 16.0 * 16 * 16 * 1e-6);
   EXPECT_EQ(select::cost_features(f, "bsr_balanced")[3], 0.0);
+}
+
+TEST(SelectModel, BsrsWalkTermFollowsTheFormatsSplitRule) {
+  // cost_features mirrors formats/bsr's bsr_k3_lambda (select sees no format's insides) with
+  // 2,000 resident K3 thread blocks; the two must split the same rows.
+  for (int bs : {13, 16, 29})
+    for (double blocks : {500.0, 2000.0, 8000.0, 31000.0, 33000.0, 100000.0})
+      for (index_t longest : {8, 16, 17, 20, 33, 200}) {
+        select::Features f;
+        f.block_size = bs;
+        f.rows = f.cols = 1000 * bs;
+        f.nnz = static_cast<std::int64_t>(blocks) * bs * bs;
+        f.row_mean = static_cast<double>(f.nnz) / f.rows;
+        f.row_max = longest * bs;
+        f.l2_bytes = kH100L2;
+        BsrRowStats st;
+        st.block_rows = 1000;
+        st.mean = blocks / 1000;
+        st.max_len = longest;
+        EXPECT_EQ(select::cost_features(f, "bsr")[3] == 0.0,
+                  bsr_k3_lambda(st, bs, bs, 2000).has_value())
+            << "bs " << bs << ", " << blocks << " blocks, longest " << longest;
+      }
 }
 
 // Features whose neighbour_point is `p` (a table entry's), with plausible byte predictions.
