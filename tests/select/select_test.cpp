@@ -462,12 +462,14 @@ TEST(SelectModel, OneApplyPaysTheCheapestSetup) {
 
 // CSR-3 reorders a square matrix on the host (3.5-26 s at 5e7-1e8 nonzeros on the H200 machine,
 // docs/results.md), so its predicted setup is tens of times the others' there, and a solver's
-// applies do not buy it where its SpMV gains little: a 27-point stencil of 172,800 rows (CSR-3
-// the SpMV-time pick, ~9% ahead of ELL) is given ELL's family, not CSR-3, for 2,000 applies.
-// With the setup rows of before the refit (CSR-3 0.40 + 0.51 ms per 1e6 nonzeros) it was CSR-3.
+// applies do not buy it where its SpMV gains little: a random matrix of 100,000 rows and 2e6
+// nonzeros (CSR-3 the SpMV-time pick, ~2% ahead of HYB) is given another format for 2,000
+// applies. With the setup rows of before the refit (CSR-3 0.40 + 0.51 ms per 1e6 nonzeros) it was
+// CSR-3. (The premise was a 27-point stencil of 172,800 rows until the L2 residency fade made
+// ELL its SpMV-time pick.)
 TEST(SelectModel, SolverAppliesDoNotPayCsr3sReordering) {
   const select::Features f =
-      scaled(select::measure_features(generate_by_name("stencil27_12"), kH100L2), 100);
+      select::measure_features(generate_by_name("random_100000_100000_20"), kH100L2);
   const select::Choice zero = select::choose(f, Backend::cuda, kH100, 0);
   SCOPED_TRACE(zero.why);
   // The premise (a refit that moves the SpMV-time pick needs another matrix here).
@@ -490,6 +492,45 @@ TEST(SelectModel, H200ScalesTheByteTerms) {
   const auto h100 = select::choose(f, Backend::cuda, kH100, 0);
   const auto h200 = select::choose(f, Backend::cuda, "NVIDIA H200", 0);
   EXPECT_LT(h200.ranked.front().spmv_ms, h100.ranked.front().spmv_ms);
+}
+
+TEST(SelectModel, L2ResidencyFadesBeforeTheL2IsFull) {
+  // A format's bytes are read at L2's rate well inside the L2 and at memory's beyond it, with a
+  // fade between: no prediction jumps where the bytes cross the L2 (it did: expansions a few
+  // percent inside an H200's L2 were predicted at L2's rate and ran at memory's).
+  select::Features f;
+  f.rows = f.cols = 1000000;
+  f.nnz = 20000000;
+  f.row_mean = 20;
+  f.row_max = 40;
+  f.block_size = 1;
+  f.ell_bytes = f.sellp_bytes = f.hybrid_bytes = 12.0 * 20000000;
+  const double bytes = 12.0 * 20000000 + 4.0 * 1000000 + 16.0 * 1000000;  // csr, x, y
+  const auto at = [&](double over_l2) {
+    f.l2_bytes = static_cast<std::int64_t>(bytes / over_l2);
+    return select::cost_features(f, "csr_vector");
+  };
+  const double gb = bytes * 1e-9;
+  EXPECT_EQ(at(0.3)[1], 0.0);
+  EXPECT_NEAR(at(0.3)[2], gb, 1e-6 * gb);
+  EXPECT_EQ(at(2.0)[2], 0.0);
+  EXPECT_NEAR(at(2.0)[1], gb, 1e-6 * gb);
+  const select::CostVector mid = at(0.75);
+  EXPECT_GT(mid[1], 0.25 * gb);
+  EXPECT_GT(mid[2], 0.25 * gb);
+  EXPECT_NEAR(mid[1] + mid[2], gb, 1e-6 * gb);
+  // Every fitted format's linear prediction (ms), just inside and just beyond the L2.
+  const auto predicted = [&](const select::FormatCost& c, double over_l2) {
+    f.l2_bytes = static_cast<std::int64_t>(bytes / over_l2);
+    const select::CostVector x = select::cost_features(f, c.format);
+    double ms = 0;
+    for (std::size_t i = 0; i < x.size(); ++i) ms += c.spmv[i] * x[i];
+    return ms;
+  };
+  for (const auto& c : select::h100_costs()) {
+    const double inside = predicted(c, 0.99), beyond = predicted(c, 1.01);
+    EXPECT_NEAR(inside, beyond, 0.05 * beyond) << c.format;
+  }
 }
 
 TEST(SelectModel, BsrsK3WalkIsSplitOnFewWaves) {
