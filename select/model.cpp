@@ -48,8 +48,9 @@ std::string fmt(const char* f, double v) {
 // the L2: all up to half the L2, none from a full L2, linear between. It had been a step at a full
 // L2: expansions whose CSR was 90-98% of an H200's L2 were predicted at L2's rate and ran at
 // memory's (csr_vector at 1.5x bsr's time, whose fewer bytes stayed), and a neighbour across the
-// step corrected them by the wrong side's residual. Offline, by the shipped tables rebuilt against
-// it, the hold-outs gained most with half an L2 (docs/select.md).
+// step corrected them by the wrong side's residual. Offline, with the shipped tables rebuilt
+// against it: from half an L2 the hold-outs gained 1-4% on both devices; from 0.4 of it 0.2% more
+// but a 1.80x worst pick on the H100 (docs/select.md).
 constexpr double kL2Lo = 0.5, kL2Hi = 1.0;
 double l2_resident_share(double over_l2) {
   if (over_l2 <= kL2Lo) return 1.0;
