@@ -59,15 +59,6 @@ std::string shared_matrices_dir() {
   return std::filesystem::is_directory(beside) ? beside : "";
 }
 
-std::string shared_matrix(const std::string& name) {
-  // NAME as given, else NAME.mtx or NAME.mtx.gz (a folder may hold either, as the library's
-  // named lookup reads both); a name found nowhere is returned as NAME, for the reader to name.
-  const std::string base = shared_matrices_dir() + "/" + name;
-  for (const char* ext : {"", ".mtx", ".mtx.gz"})
-    if (std::filesystem::is_regular_file(base + ext)) return base + ext;
-  return base;
-}
-
 namespace {
 
 // Random COO with unsorted entries and duplicates, converted (exercises to_csr's sorting and

@@ -31,8 +31,5 @@ std::string data_matrix(const std::string& file);
 // The folder of the larger set of real matrices: $SPMVKIT_MATRICES, else ../shared/matrices
 // beside the checkout; empty when neither exists. Tests over it skip visibly without it.
 std::string shared_matrices_dir();
-// Path of a matrix in that folder by its name: NAME, NAME.mtx or NAME.mtx.gz, whichever is there
-// (check the folder first).
-std::string shared_matrix(const std::string& name);
 
 }  // namespace spmvkit::testing

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <random>
 #include <sstream>
 #include <string>
@@ -519,18 +520,17 @@ TEST(SelectModel, L2ResidencyFadesBeforeTheL2IsFull) {
   EXPECT_GT(mid[1], 0.25 * gb);
   EXPECT_GT(mid[2], 0.25 * gb);
   EXPECT_NEAR(mid[1] + mid[2], gb, 1e-6 * gb);
-  // Every fitted format's linear prediction (ms), just inside and just beyond the L2.
-  const auto predicted = [&](const select::FormatCost& c, double over_l2) {
+  // Every candidate's linear prediction (ms), just inside and just beyond the L2.
+  const auto linear = [&](double over_l2) {
     f.l2_bytes = static_cast<std::int64_t>(bytes / over_l2);
-    const select::CostVector x = select::cost_features(f, c.format);
-    double ms = 0;
-    for (std::size_t i = 0; i < x.size(); ++i) ms += c.spmv[i] * x[i];
+    std::map<std::string, double> ms;
+    for (const auto& p : select::choose(f, Backend::cuda, kH100, 0).ranked)
+      ms[p.format] = p.linear_ms;
     return ms;
   };
-  for (const auto& c : select::h100_costs()) {
-    const double inside = predicted(c, 0.99), beyond = predicted(c, 1.01);
-    EXPECT_NEAR(inside, beyond, 0.05 * beyond) << c.format;
-  }
+  const auto inside = linear(0.99), beyond = linear(1.01);
+  ASSERT_EQ(inside.size(), beyond.size());
+  for (const auto& [format, ms] : beyond) EXPECT_NEAR(inside.at(format), ms, 0.05 * ms) << format;
 }
 
 TEST(SelectModel, BsrsK3WalkIsSplitOnFewWaves) {

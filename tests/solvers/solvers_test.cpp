@@ -187,8 +187,8 @@ TEST_P(SolverSharedMatrices, SolvesTheListedOnes) {
   if (dir.empty())
     GTEST_SKIP() << "no folder of real matrices ($SPMVKIT_MATRICES or ../shared/matrices)";
   const SharedCase& c = kSharedCases[index];
-  const std::string path = testing::shared_matrix(c.name);
-  System<double> s = make_system<double>(read_matrix_market(path), be, test_seed());
+  // The library's named lookup: NAME.mtx or NAME.mtx.gz in the same folder.
+  System<double> s = make_system<double>(load_matrix(c.name), be, test_seed());
   const SolveResult r = run(s, options(c.method, impl, 1e-8, 20000));
   EXPECT_EQ(r.status, SolveStatus::converged)
       << c.name << " " << to_string(c.method) << ": " << to_string(r.status) << " after "
