@@ -294,6 +294,8 @@ def emit(path, spmv, setup, device='h100', sources=()):
 
 
 K_NEIGHBOURS = 9  # select/model.hpp kNeighbours
+# select/model.cpp stand_in: whose residual stands in where a format refused a table matrix
+STAND_IN = {'ell': 'sellp'}
 
 
 def neighbour_point(info):
@@ -334,7 +336,7 @@ def corrected_pick(table, scale, info, run, skip=None):
     def pred(f):
         num = den = 0.0
         for d2, i in near:
-            r = table[i][2].get(f)
+            r = table[i][2].get(f, table[i][2].get(STAND_IN.get(f)))
             if r is not None:
                 w = math.exp(-d2)
                 num, den = num + w * r, den + w
