@@ -5,9 +5,14 @@
 #   scripts/gpu-suites.sh 0:csr,ell 1:bsr@1/2 2:bsr@2/2 3:real
 # (SUITE@K/N: every N-th matrix of the suite from the K-th, spmvkit bench --part).
 # Env: SKIP_BUILD=1, TIME_LIMIT (s: matrices not started by then are recorded as skipped,
-#      default 240), BENCH_ARGS (more bench options), SPMVKIT_COMMIT.
+#      default 240), BUDGET (s from the start, shared by every GPU: each suite gets what is
+#      left as its time limit, and one with under 40 s left is not started; unset: none),
+#      BENCH_ARGS (more bench options, every suite), EXPAND_ARGS (bsr-expand's; default every
+#      format with auto and the cuSPARSE peers, --builds 3 --reps 20 --warmup 5), REAL_ARGS
+#      (real's; default --builds 3), SPMVKIT_COMMIT.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+start=$(date +%s)
+cd "$(dirname "$0")/.." || exit 1
 OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT"
 . scripts/gpu-env.sh
@@ -31,12 +36,27 @@ for spec in "$@"; do
         tag=${s}_${item#*@}
         tag=${tag//\//of}
       fi
+      limit=${TIME_LIMIT:-240} stop=()
+      if [ -n "${BUDGET:-}" ]; then
+        limit=$(( start + BUDGET - $(date +%s) ))
+        if [ "$limit" -lt 40 ]; then
+          echo "bench $item on GPU $gpu: not started (${limit}s of BUDGET left)" >> "$summary"
+          continue
+        fi
+        stop=(timeout $(( limit + 30 )))  # the matrix running at the deadline: 30 s more
+      fi
+      extra=()
+      case $s in
+        bsr-expand) read -ra extra <<< "${EXPAND_ARGS:---formats csr_scalar,csr_vector,csr_balanced,ell,hyb,hec,sellp,csr3,suraa_static,bsr,bsr_balanced,auto,cusparse_csr_alg1,cusparse_csr_alg2,cusparse_coo,cusparse_bsr,cusparse_bsrmv --builds 3 --reps 20 --warmup 5}" ;;
+        real) read -ra extra <<< "${REAL_ARGS:---builds 3}" ;;
+      esac
       t0=$(date +%s)
       # shellcheck disable=SC2086  # BENCH_ARGS holds several options
-      CUDA_VISIBLE_DEVICES=$gpu OMP_NUM_THREADS=$threads build-gpu/spmvkit bench "$s" "${part[@]}" \
-        --backend cuda --time-limit "${TIME_LIMIT:-240}" --json "$OUT/bench_$tag.json" \
-        ${BENCH_ARGS:-} > "$OUT/bench_$tag.txt" 2>&1
-      echo "bench $item on GPU $gpu: rc=$? in $(( $(date +%s) - t0 ))s" >> "$summary"
+      CUDA_VISIBLE_DEVICES=$gpu OMP_NUM_THREADS=$threads "${stop[@]}" \
+        build-gpu/spmvkit bench "$s" "${part[@]}" "${extra[@]}" --backend cuda \
+        --time-limit "$limit" --json "$OUT/bench_$tag.json" ${BENCH_ARGS:-} \
+        > "$OUT/bench_$tag.txt" 2>&1
+      echo "bench $item on GPU $gpu: rc=$? in $(( $(date +%s) - t0 ))s at $(( $(date +%s) - start ))s" >> "$summary"
     done
   ) &
 done
