@@ -266,7 +266,8 @@ double correction(const Nearest& near, std::string_view format) {
       return c < 0 ? std::numeric_limits<double>::quiet_NaN()
                    : n.entry->residual[static_cast<std::size_t>(c)];
     };
-    const double r = std::isnan(at(j)) ? at(k) : at(j);
+    double r = at(j);
+    if (std::isnan(r)) r = at(k);
     if (std::isnan(r)) continue;
     num += n.w * r;
     den += n.w;
