@@ -47,6 +47,16 @@ select::Features scaled(select::Features f, double k) {
   return f;
 }
 
+// A choice's predictions by format: `of` maps a candidate to the number compared (its linear
+// prediction, its corrected one, their ratio).
+template <class F>
+std::map<std::string, double> by_format(const select::Choice& c, F of) {
+  std::map<std::string, double> out;
+  for (const select::Prediction& p : c.ranked) out[p.format] = of(p);
+  return out;
+}
+double linear_of(const select::Prediction& p) { return p.linear_ms; }
+
 TEST(SelectFeatures, MatchCoreStatisticsWhenExact) {
   for (const char* name :
        {"stencil27_12", "powerlaw_5000", "reservoir_bs4_6", "random_300_200_5"}) {
@@ -493,10 +503,7 @@ TEST(SelectModel, H200ScalesTheByteTerms) {
       scaled(select::measure_features(generate_by_name("stencil27_40"), kH100L2), 50);
   // The linear model's (each device's neighbour table corrects it by its own residuals).
   const auto linear = [&](const std::string& device) {
-    std::map<std::string, double> ms;
-    for (const auto& p : select::choose(f, Backend::cuda, device, 0).ranked)
-      ms[p.format] = p.linear_ms;
-    return ms;
+    return by_format(select::choose(f, Backend::cuda, device, 0), linear_of);
   };
   const auto h100 = linear(kH100), h200 = linear("NVIDIA H200");
   ASSERT_EQ(h100.size(), h200.size());
@@ -531,10 +538,7 @@ TEST(SelectModel, L2ResidencyFadesBeforeTheL2IsFull) {
   // Every candidate's linear prediction (ms), just inside and just beyond the L2.
   const auto linear = [&](double over_l2) {
     f.l2_bytes = static_cast<std::int64_t>(bytes / over_l2);
-    std::map<std::string, double> ms;
-    for (const auto& p : select::choose(f, Backend::cuda, kH100, 0).ranked)
-      ms[p.format] = p.linear_ms;
-    return ms;
+    return by_format(select::choose(f, Backend::cuda, kH100, 0), linear_of);
   };
   const auto inside = linear(0.99), beyond = linear(1.01);
   ASSERT_EQ(inside.size(), beyond.size());
@@ -836,10 +840,8 @@ TEST(SelectModel, SellpsResidualStandsInWhereEllRefusedANeighbour) {
     t.scale.fill(1.0);
     t.formats = std::move(formats);
     t.entries.push_back({"refused", select::neighbour_point(f), std::move(residual)});
-    std::map<std::string, double> out;
-    for (const auto& p : select::choose(f, Backend::cpu, "cpu", 0, &t).ranked)
-      out[p.format] = p.spmv_ms / p.linear_ms;
-    return out;
+    return by_format(select::choose(f, Backend::cpu, "cpu", 0, &t),
+                     [](const select::Prediction& p) { return p.spmv_ms / p.linear_ms; });
   };
   const double shrink = 1 / (1 + 1e-3);  // the correction's regulariser, at weight 1
   const auto refused = factors({"ell", "sellp"}, {nan, std::log(4.0)});
@@ -873,8 +875,7 @@ TEST(SelectModel, EllIsNotPickedOnARandomMatrixBesideRandomsItRefused) {
   const select::Choice c = select::choose(f, Backend::cuda, "NVIDIA H200", 0);
   SCOPED_TRACE(c.why);
   EXPECT_NE(c.ranked.front().format, "ell");
-  std::map<std::string, double> ms;
-  for (const auto& p : c.ranked) ms[p.format] = p.spmv_ms;
+  const auto ms = by_format(c, [](const select::Prediction& p) { return p.spmv_ms; });
   EXPECT_GT(ms.at("ell"), ms.at("csr_balanced"));
 }
 
